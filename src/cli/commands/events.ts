@@ -1,0 +1,61 @@
+/** `watchkeeper events list`. */
+import { eventJson } from '../../db/index.js';
+import { openApp } from '../app.js';
+import { flag, parse, str, toEnum, toInt, usageError } from '../args.js';
+import { clip, json, shortTime, table } from '../format.js';
+import type { CliIo } from '../io.js';
+
+export const EVENTS_USAGE = `watchkeeper events list [--level info|warning|critical] [--service S]
+                        [--session ID] [--source agent|system] [--limit N] [--json]`;
+
+export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'list') throw usageError(`unknown events command "${sub ?? ''}"; try: ${EVENTS_USAGE}`);
+  const p = parse(rest, {
+    level: { type: 'string' },
+    service: { type: 'string' },
+    session: { type: 'string' },
+    source: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const level = str(p, 'level');
+  const source = str(p, 'source');
+  const session = str(p, 'session');
+  const filter = {
+    ...(level ? { level: toEnum('--level', level, ['info', 'warning', 'critical'] as const) } : {}),
+    ...(str(p, 'service') ? { service: str(p, 'service')!.trim().toLowerCase() } : {}),
+    ...(session ? { sessionId: toInt('--session', session, 1, Number.MAX_SAFE_INTEGER) } : {}),
+    ...(source ? { source: toEnum('--source', source, ['agent', 'system'] as const) } : {}),
+    limit: str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 100,
+  };
+  const app = openApp(io);
+  try {
+    const rows = app.stores.events.list(filter);
+    if (flag(p, 'json')) {
+      io.stdout(json(rows.map(eventJson)));
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout('no events\n');
+      return 0;
+    }
+    io.stdout(
+      table(
+        ['ID', 'TIME (UTC)', 'LEVEL', 'SOURCE', 'SERVICE', 'SESSION', 'MESSAGE'],
+        rows.map((e) => [
+          String(e.id),
+          shortTime(e.createdAt),
+          e.level,
+          e.source,
+          e.service ?? '-',
+          e.sessionId === null ? '-' : String(e.sessionId),
+          clip(e.message, 100),
+        ]),
+      ),
+    );
+    return 0;
+  } finally {
+    app.close();
+  }
+}

@@ -1,0 +1,191 @@
+/** `watchkeeper memories list|add|edit|delete|pin|unpin|deactivate|reactivate|history`. */
+import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
+import { CATEGORIES, formatConfidence, validateCategory, validateConfidence, validateService } from '../../memory/index.js';
+import { openApp } from '../app.js';
+import { flag, parse, str, toIds, toInt, usageError } from '../args.js';
+import { clip, json, shortTime, table } from '../format.js';
+import type { CliIo } from '../io.js';
+
+export const MEMORIES_USAGE = `watchkeeper memories list [--service S] [--category C] [--all|--inactive] [--limit N] [--json]
+watchkeeper memories add --category C [--service S] [--confidence X] [--pin] [--json] TEXT
+watchkeeper memories edit ID [--text TEXT] [--confidence X] [--json]
+watchkeeper memories delete ID...
+watchkeeper memories pin|unpin ID
+watchkeeper memories deactivate ID...
+watchkeeper memories reactivate ID [--confidence X]
+watchkeeper memories history ID [--json]
+  Categories: ${CATEGORIES.join(', ')}. Service "general" (or none) means a general memory.`;
+
+function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
+  if (asJson) {
+    io.stdout(json(rows.map(memoryJson)));
+    return;
+  }
+  if (rows.length === 0) {
+    io.stdout('no memories\n');
+    return;
+  }
+  io.stdout(
+    table(
+      ['ID', 'SERVICE', 'CATEGORY', 'CONF', 'STATUS', 'UPDATED (UTC)', 'SESSION', 'OBSERVATION'],
+      rows.map((m) => [
+        String(m.id),
+        m.service ?? 'general',
+        m.category,
+        formatConfidence(m.confidence),
+        `${m.active ? 'active' : 'inactive'}${m.pinned ? ',pinned' : ''}`,
+        shortTime(m.updatedAt),
+        m.sessionId === null ? '-' : String(m.sessionId),
+        clip(m.observation, 90),
+      ]),
+    ),
+  );
+}
+
+const confidenceOf = (v: string | undefined) => (v === undefined ? undefined : validateConfidence(v));
+
+export async function memoriesCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  // Parse and validate everything before the database is opened: bad input changes nothing.
+  switch (sub) {
+    case 'list': {
+      const p = parse(rest, {
+        service: { type: 'string' },
+        category: { type: 'string' },
+        all: { type: 'boolean' },
+        inactive: { type: 'boolean' },
+        limit: { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      if (flag(p, 'all') && flag(p, 'inactive')) throw usageError('--all and --inactive exclude each other');
+      const service = str(p, 'service');
+      const category = str(p, 'category');
+      const filter = {
+        ...(service !== undefined ? { service: validateService(service) } : {}),
+        ...(category !== undefined ? { category: validateCategory(category) } : {}),
+        status: flag(p, 'all') ? ('all' as const) : flag(p, 'inactive') ? ('inactive' as const) : ('active' as const),
+        limit: str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 1_000_000) : 200,
+      };
+      return withApp(io, (app) => printRows(io, app.stores.memories.list(filter), flag(p, 'json')));
+    }
+    case 'add': {
+      const p = parse(
+        rest,
+        {
+          category: { type: 'string' },
+          service: { type: 'string' },
+          confidence: { type: 'string' },
+          pin: { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        1,
+      );
+      const text = p.positionals[0];
+      if (text === undefined) throw usageError('memories add needs the observation text');
+      const category = str(p, 'category');
+      if (category === undefined) throw usageError(`memories add needs --category (${CATEGORIES.join(', ')})`);
+      const input = {
+        category: validateCategory(category),
+        service: validateService(str(p, 'service')),
+        observation: text,
+        ...(str(p, 'confidence') !== undefined ? { confidence: confidenceOf(str(p, 'confidence')) } : {}),
+        pinned: flag(p, 'pin'),
+      };
+      return withApp(io, (app) => {
+        const m = app.keeper.add(input);
+        if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
+        else io.stdout(`memory ${m.id} added\n`);
+      });
+    }
+    case 'edit': {
+      const p = parse(rest, { text: { type: 'string' }, confidence: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const [id] = toIds(p.positionals);
+      const text = str(p, 'text');
+      const confidence = confidenceOf(str(p, 'confidence'));
+      if (text === undefined && confidence === undefined) throw usageError('memories edit needs --text and/or --confidence');
+      return withApp(io, (app) => {
+        const m = app.keeper.edit(id!, {
+          ...(text !== undefined ? { observation: text } : {}),
+          ...(confidence !== undefined ? { confidence } : {}),
+        });
+        if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
+        else io.stdout(`memory ${m.id} updated (confidence ${formatConfidence(m.confidence)}, ${m.active ? 'active' : 'inactive'})\n`);
+      });
+    }
+    case 'delete': {
+      const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
+      const ids = toIds(p.positionals);
+      return withApp(io, (app) => {
+        const n = app.keeper.remove(ids);
+        io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deleted\n`);
+        if (n < ids.length) io.stderr(`${ids.length - n} id(s) did not exist\n`);
+      });
+    }
+    case 'pin':
+    case 'unpin': {
+      const p = parse(rest, {}, 1);
+      const [id] = toIds(p.positionals);
+      return withApp(io, (app) => {
+        const m = app.keeper.setPinned(id!, sub === 'pin');
+        io.stdout(`memory ${m.id} ${m.pinned ? 'pinned: it will not decay' : 'unpinned'}\n`);
+      });
+    }
+    case 'deactivate': {
+      const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
+      const ids = toIds(p.positionals);
+      return withApp(io, (app) => {
+        const n = app.keeper.deactivate(ids);
+        io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deactivated\n`);
+      });
+    }
+    case 'reactivate': {
+      const p = parse(rest, { confidence: { type: 'string' } }, 1);
+      const [id] = toIds(p.positionals);
+      const confidence = confidenceOf(str(p, 'confidence'));
+      return withApp(io, (app) => {
+        const m = app.keeper.reactivate(id!, confidence);
+        io.stdout(`memory ${m.id} active (confidence ${formatConfidence(m.confidence)})\n`);
+      });
+    }
+    case 'history': {
+      const p = parse(rest, { json: { type: 'boolean' } }, 1);
+      const [id] = toIds(p.positionals);
+      return withApp(io, (app) => {
+        const rows = app.stores.memories.history(id!);
+        if (flag(p, 'json')) {
+          io.stdout(json(rows.map(historyJson)));
+          return;
+        }
+        if (rows.length === 0) {
+          io.stdout(`no history for memory ${id}\n`);
+          return;
+        }
+        const conf = (c: number | null) => (c === null ? '-' : formatConfidence(c));
+        io.stdout(
+          table(
+            ['TIME (UTC)', 'ACTION', 'CONFIDENCE', 'SESSION', 'WORDING'],
+            rows.map((h) => [
+              shortTime(h.createdAt),
+              h.action,
+              `${conf(h.oldConfidence)} -> ${conf(h.newConfidence)}`,
+              h.sessionId === null ? '-' : String(h.sessionId),
+              clip(h.observation ?? '', 80),
+            ]),
+          ),
+        );
+      });
+    }
+    default:
+      throw usageError(`unknown memories command "${sub ?? ''}"; usage:\n${MEMORIES_USAGE}`);
+  }
+}
+
+async function withApp(io: CliIo, fn: (app: ReturnType<typeof openApp>) => void): Promise<number> {
+  const app = openApp(io);
+  try {
+    fn(app);
+    return 0;
+  } finally {
+    app.close();
+  }
+}

@@ -1,0 +1,56 @@
+/** The `watchkeeper` command: dispatch, and the one place CLI errors are reported. */
+import { isAppError } from '../errors.js';
+import { usageError } from './args.js';
+import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
+import { INGEST_USAGE, ingestCommand } from './commands/ingest.js';
+import { CONTEXT_USAGE, contextCommand, decayCommand, migrateCommand } from './commands/maintenance.js';
+import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
+import { sessionsCommand, SESSIONS_USAGE } from './commands/sessions.js';
+import type { CliIo } from './io.js';
+
+export const USAGE = `watchkeeper: an ops sidecar with long-term memory for Claude CLI sessions
+
+${INGEST_USAGE}
+
+${MEMORIES_USAGE}
+
+${EVENTS_USAGE}
+${SESSIONS_USAGE}
+
+${CONTEXT_USAGE}
+watchkeeper decay        Apply staleness decay now (it also runs before every context build).
+watchkeeper migrate      Create or upgrade the database.
+
+Data lives in WATCHKEEPER_DATA_DIR (default ./data). Exit codes: 0 done, 1 failed, 2 bad usage.
+`;
+
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  ingest: ingestCommand,
+  memories: memoriesCommand,
+  events: eventsCommand,
+  sessions: sessionsCommand,
+  context: contextCommand,
+  decay: decayCommand,
+  migrate: migrateCommand,
+};
+
+/** Runs one command; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      io.stdout(USAGE);
+      return name === undefined ? 2 : 0;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw usageError(`unknown command "${name}"; run \`watchkeeper help\``);
+    return await command(rest, io);
+  } catch (err) {
+    if (isAppError(err)) {
+      io.stderr(`watchkeeper: ${err.message}\n`);
+      return err.code === 'usage' || err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1;
+    }
+    io.stderr(`watchkeeper: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}

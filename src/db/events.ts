@@ -1,0 +1,53 @@
+/** The events table: what the agent reported (`agent`) and what watchkeeper itself noticed (`system`). */
+import type { EventLevel } from '../stream/markers.js';
+import type { Db } from './open.js';
+
+export type EventSource = 'agent' | 'system';
+
+export interface EventRow {
+  id: number;
+  sessionId: number | null;
+  source: EventSource;
+  level: EventLevel;
+  service: string | null;
+  message: string;
+  createdAt: number;
+}
+
+export type NewEvent = Omit<EventRow, 'id'>;
+
+export interface EventFilter {
+  level?: EventLevel;
+  service?: string;
+  sessionId?: number;
+  source?: EventSource;
+  limit?: number;
+  offset?: number;
+}
+
+const COLUMNS =
+  'id, session_id AS sessionId, source, level, service, message, created_at AS createdAt';
+
+export function createEventStore(db: Db) {
+  const insert = db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
+    VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
+
+  return {
+    insert(event: NewEvent): number {
+      return Number(insert.run(event).lastInsertRowid);
+    },
+    list(filter: EventFilter = {}): EventRow[] {
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.level) (where.push('level = ?'), params.push(filter.level));
+      if (filter.service) (where.push('service = ?'), params.push(filter.service));
+      if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
+      if (filter.source) (where.push('source = ?'), params.push(filter.source));
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
+      return db.prepare(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
+    },
+  };
+}
+
+export type EventStore = ReturnType<typeof createEventStore>;

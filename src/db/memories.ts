@@ -1,0 +1,258 @@
+/**
+ * The memories table and its history. Each mutating method writes the memory row and its
+ * memory_history entry in one transaction; the values themselves (confidence after a
+ * reinforcement or decay) are computed by the caller with the pure functions of src/memory.
+ */
+import type { Category } from '../memory/policy.js';
+import type { ContextMemory } from '../memory/context.js';
+import type { Db } from './open.js';
+
+export interface MemoryRow {
+  id: number;
+  service: string | null;
+  category: Category;
+  observation: string;
+  confidence: number;
+  baseConfidence: number;
+  active: boolean;
+  pinned: boolean;
+  createdAt: number;
+  updatedAt: number;
+  lastReinforcedAt: number;
+  sessionId: number | null;
+  tier: number;
+}
+
+export type HistoryAction =
+  | 'created'
+  | 'reinforced'
+  | 'decayed'
+  | 'deactivated'
+  | 'edited'
+  | 'reactivated'
+  | 'pinned'
+  | 'unpinned'
+  | 'deleted';
+
+export interface HistoryRow {
+  id: number;
+  memoryId: number;
+  action: HistoryAction;
+  oldConfidence: number | null;
+  newConfidence: number | null;
+  observation: string | null;
+  sessionId: number | null;
+  createdAt: number;
+}
+
+export interface NewMemory {
+  service: string | null;
+  category: Category;
+  observation: string;
+  confidence: number;
+  sessionId: number | null;
+  tier: number;
+  pinned?: boolean;
+  at: number;
+}
+
+export interface MemoryFilter {
+  /** `null` selects general memories (no service). */
+  service?: string | null;
+  category?: Category;
+  status?: 'active' | 'inactive' | 'all';
+  pinned?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+/** A change computed by the caller; `confidence`/`active` are the new values. */
+export interface MemoryChange {
+  id: number;
+  action: HistoryAction;
+  confidence: number;
+  active: boolean;
+  /** Set when the change restarts the decay clock (reinforce, edit, reactivate). */
+  resetBase?: boolean;
+  observation?: string;
+  /** Wording recorded in the history (for a reinforcement, the new wording). */
+  historyObservation?: string | null;
+  pinned?: boolean;
+  sessionId?: number | null;
+  at: number;
+}
+
+const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
+  active, pinned, created_at AS createdAt, updated_at AS updatedAt,
+  last_reinforced_at AS lastReinforcedAt, session_id AS sessionId, tier`;
+
+type RawMemory = Omit<MemoryRow, 'active' | 'pinned'> & { active: number; pinned: number };
+
+function fromRaw(raw: RawMemory): MemoryRow {
+  return { ...raw, active: raw.active === 1, pinned: raw.pinned === 1 };
+}
+
+function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.service === null) where.push('service IS NULL');
+  else if (filter.service !== undefined) (where.push('service = ?'), params.push(filter.service));
+  if (filter.category) (where.push('category = ?'), params.push(filter.category));
+  const status = filter.status ?? 'active';
+  if (status !== 'all') where.push(status === 'active' ? 'active = 1' : 'active = 0');
+  if (filter.pinned !== undefined) (where.push('pinned = ?'), params.push(filter.pinned ? 1 : 0));
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+export function createMemoryStore(db: Db) {
+  const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
+    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier)
+    VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
+    @sessionId, @tier)`);
+  const insertHistory = db.prepare(`INSERT INTO memory_history
+    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
+  const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
+    observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
+    base_confidence = CASE WHEN @resetBase THEN @confidence ELSE base_confidence END,
+    last_reinforced_at = CASE WHEN @resetBase THEN @at ELSE last_reinforced_at END,
+    updated_at = @at WHERE id = @id`);
+  const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
+  const candidates = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
+  const decayCandidates = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE active = 1 AND pinned = 0 AND last_reinforced_at <= ?`);
+  const history = db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
+    new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt
+    FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
+  const eligibleCount = db.prepare(
+    'SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?',
+  );
+  const contextServices = db.prepare(`SELECT service, MAX(confidence) AS top FROM memories
+    WHERE active = 1 AND confidence >= ? GROUP BY service ORDER BY top DESC, service`);
+  const contextGroup = db.prepare(`SELECT id, service, category, observation, confidence FROM memories
+    WHERE active = 1 AND confidence >= ? AND service IS ?
+    ORDER BY confidence DESC, last_reinforced_at DESC, id LIMIT ?`);
+
+  const recordChange = (before: MemoryRow, change: MemoryChange): void => {
+    update.run({
+      id: change.id,
+      confidence: change.confidence,
+      active: change.active ? 1 : 0,
+      observation: change.observation ?? null,
+      pinned: change.pinned === undefined ? null : change.pinned ? 1 : 0,
+      resetBase: change.resetBase ? 1 : 0,
+      at: change.at,
+    });
+    insertHistory.run(
+      change.id,
+      change.action,
+      before.confidence,
+      change.confidence,
+      change.historyObservation ?? change.observation ?? null,
+      change.sessionId ?? null,
+      change.at,
+    );
+  };
+
+  const store = {
+    create: db.transaction((m: NewMemory): number => {
+      const id = Number(
+        insertMemory.run({
+          service: m.service,
+          category: m.category,
+          observation: m.observation,
+          confidence: m.confidence,
+          pinned: m.pinned ? 1 : 0,
+          sessionId: m.sessionId,
+          tier: m.tier,
+          at: m.at,
+        }).lastInsertRowid,
+      );
+      insertHistory.run(id, 'created', null, m.confidence, m.observation, m.sessionId, m.at);
+      return id;
+    }),
+
+    get(id: number): MemoryRow | null {
+      const raw = getOne.get(id) as RawMemory | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
+
+    list(filter: MemoryFilter = {}): MemoryRow[] {
+      const { sql, params } = whereOf(filter);
+      const rows = db
+        .prepare(`SELECT ${COLUMNS} FROM memories ${sql}
+          ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`)
+        .all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
+      return rows.map(fromRaw);
+    },
+
+    count(filter: MemoryFilter = {}): number {
+      const { sql, params } = whereOf(filter);
+      return (db.prepare(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number }).n;
+    },
+
+    /** Applies changes computed by the caller, each with its history row, in one transaction. */
+    change: db.transaction((changes: readonly MemoryChange[]): number => {
+      let n = 0;
+      for (const change of changes) {
+        const before = getOne.get(change.id) as RawMemory | undefined;
+        if (!before) continue;
+        recordChange(fromRaw(before), change);
+        n += 1;
+      }
+      return n;
+    }),
+
+    /** Deletes memories (their history stays, with a `deleted` entry). Returns how many existed. */
+    remove: db.transaction((ids: readonly number[], at: number): number => {
+      let n = 0;
+      for (const id of ids) {
+        const before = getOne.get(id) as RawMemory | undefined;
+        if (!before) continue;
+        deleteOne.run(id);
+        insertHistory.run(id, 'deleted', before.confidence, null, before.observation, null, at);
+        n += 1;
+      }
+      return n;
+    }),
+
+    /** Active memories of one (service, category): the pool a new observation may reinforce. */
+    reinforcementCandidates(service: string | null, category: Category): MemoryRow[] {
+      return (candidates.all(service, category) as RawMemory[]).map(fromRaw);
+    },
+
+    /** Active, unpinned memories last reinforced at or before `cutoff`. */
+    decayCandidates(cutoff: number): MemoryRow[] {
+      return (decayCandidates.all(cutoff) as RawMemory[]).map(fromRaw);
+    },
+
+    history(memoryId: number): HistoryRow[] {
+      return history.all(memoryId) as HistoryRow[];
+    },
+
+    /** How many memories the prompt block could include (active, at or above `threshold`). */
+    countEligible(threshold: number): number {
+      return (eligibleCount.get(threshold) as { n: number }).n;
+    },
+
+    /**
+     * Groups for the prompt block, lazily: services ordered by their best confidence, each with
+     * at most `perGroup` memories, fetched only when the consumer gets that far.
+     */
+    *contextGroups(
+      threshold: number,
+      perGroup: number,
+    ): Generator<{ service: string | null; memories: ContextMemory[] }> {
+      const services = contextServices.all(threshold) as { service: string | null }[];
+      for (const { service } of services) {
+        const memories = contextGroup.all(threshold, service, perGroup) as ContextMemory[];
+        yield { service, memories };
+      }
+    },
+  };
+  return store;
+}
+
+export type MemoryStore = ReturnType<typeof createMemoryStore>;

@@ -1,0 +1,155 @@
+/** The sessions table: one row per CLI run (or imported transcript). */
+import type { Db } from './open.js';
+
+export const SESSION_STATUSES = ['running', 'completed', 'failed', 'timed_out', 'stopped', 'escalated'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export const SESSION_TRIGGERS = ['scheduled', 'manual', 'api', 'alert', 'escalation', 'import'] as const;
+export type SessionTrigger = (typeof SESSION_TRIGGERS)[number];
+
+export interface SessionRow {
+  id: number;
+  status: SessionStatus;
+  trigger: SessionTrigger;
+  tier: number;
+  model: string | null;
+  prompt: string | null;
+  parentSessionId: number | null;
+  cliSessionId: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+  resultSubtype: string | null;
+  isError: boolean | null;
+  costUsd: number | null;
+  numTurns: number | null;
+  durationMs: number | null;
+  durationApiMs: number | null;
+  usage: Record<string, unknown> | null;
+  response: string | null;
+  error: string | null;
+  logPath: string | null;
+  streamStats: Record<string, unknown> | null;
+}
+
+export interface SessionStart {
+  trigger: SessionTrigger;
+  tier: number;
+  model?: string | null;
+  prompt?: string | null;
+  parentSessionId?: number | null;
+  logPath?: string | null;
+  startedAt: number;
+}
+
+export interface SessionFinish {
+  status: SessionStatus;
+  endedAt: number;
+  exitCode?: number | null;
+  resultSubtype?: string | null;
+  isError?: boolean | null;
+  costUsd?: number | null;
+  numTurns?: number | null;
+  durationMs?: number | null;
+  durationApiMs?: number | null;
+  usage?: Record<string, unknown> | null;
+  response?: string | null;
+  error?: string | null;
+  cliSessionId?: string | null;
+  model?: string | null;
+  streamStats?: object | null;
+}
+
+const COLUMNS = `id, status, trigger, tier, model, prompt, parent_session_id AS parentSessionId,
+  cli_session_id AS cliSessionId, started_at AS startedAt, ended_at AS endedAt,
+  exit_code AS exitCode, result_subtype AS resultSubtype, is_error AS isError, cost_usd AS costUsd,
+  num_turns AS numTurns, duration_ms AS durationMs, duration_api_ms AS durationApiMs,
+  usage_json AS usage, response, error, log_path AS logPath, stream_stats_json AS streamStats`;
+
+type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats'> & {
+  isError: number | null;
+  usage: string | null;
+  streamStats: string | null;
+};
+
+function fromRaw(raw: RawSession): SessionRow {
+  return {
+    ...raw,
+    isError: raw.isError === null ? null : raw.isError === 1,
+    usage: raw.usage === null ? null : (JSON.parse(raw.usage) as Record<string, unknown>),
+    streamStats: raw.streamStats === null ? null : (JSON.parse(raw.streamStats) as Record<string, unknown>),
+  };
+}
+
+export function createSessionStore(db: Db) {
+  const insert = db.prepare(`INSERT INTO sessions
+    (status, trigger, tier, model, prompt, parent_session_id, log_path, started_at)
+    VALUES ('running', @trigger, @tier, @model, @prompt, @parentSessionId, @logPath, @startedAt)`);
+  const finish = db.prepare(`UPDATE sessions SET status = @status, ended_at = @endedAt,
+    exit_code = @exitCode, result_subtype = @resultSubtype, is_error = @isError, cost_usd = @costUsd,
+    num_turns = @numTurns, duration_ms = @durationMs, duration_api_ms = @durationApiMs,
+    usage_json = @usage, response = @response, error = @error,
+    cli_session_id = COALESCE(@cliSessionId, cli_session_id), model = COALESCE(@model, model),
+    stream_stats_json = @streamStats
+    WHERE id = @id`);
+  const setLogPath = db.prepare('UPDATE sessions SET log_path = ? WHERE id = ?');
+  const setCli = db.prepare(
+    'UPDATE sessions SET cli_session_id = COALESCE(cli_session_id, ?), model = COALESCE(model, ?) WHERE id = ?',
+  );
+  const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
+  const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
+  const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
+
+  return {
+    start(input: SessionStart): number {
+      const info = insert.run({
+        trigger: input.trigger,
+        tier: input.tier,
+        model: input.model ?? null,
+        prompt: input.prompt ?? null,
+        parentSessionId: input.parentSessionId ?? null,
+        logPath: input.logPath ?? null,
+        startedAt: input.startedAt,
+      });
+      return Number(info.lastInsertRowid);
+    },
+    setLogPath(id: number, logPath: string): void {
+      setLogPath.run(logPath, id);
+    },
+    /** Records the CLI's own session id and model as soon as the stream reveals them. */
+    identify(id: number, cliSessionId: string | null, model: string | null): void {
+      setCli.run(cliSessionId, model, id);
+    },
+    finish(id: number, f: SessionFinish): void {
+      finish.run({
+        id,
+        status: f.status,
+        endedAt: f.endedAt,
+        exitCode: f.exitCode ?? null,
+        resultSubtype: f.resultSubtype ?? null,
+        isError: f.isError === undefined || f.isError === null ? null : f.isError ? 1 : 0,
+        costUsd: f.costUsd ?? null,
+        numTurns: f.numTurns ?? null,
+        durationMs: f.durationMs ?? null,
+        durationApiMs: f.durationApiMs ?? null,
+        usage: f.usage ? JSON.stringify(f.usage) : null,
+        response: f.response ?? null,
+        error: f.error ?? null,
+        cliSessionId: f.cliSessionId ?? null,
+        model: f.model ?? null,
+        streamStats: f.streamStats ? JSON.stringify(f.streamStats) : null,
+      });
+    },
+    get(id: number): SessionRow | null {
+      const raw = getOne.get(id) as RawSession | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
+    list(opts: { limit?: number; offset?: number } = {}): SessionRow[] {
+      return (list.all(opts.limit ?? 50, opts.offset ?? 0) as RawSession[]).map(fromRaw);
+    },
+    byCliSessionId(cliSessionId: string): SessionRow[] {
+      return (byCli.all(cliSessionId) as RawSession[]).map(fromRaw);
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

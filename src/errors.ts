@@ -1,0 +1,30 @@
+/** Every failure watchkeeper reports on purpose carries one of these codes. */
+export type ErrorCode =
+  | 'config_invalid'
+  | 'usage'
+  | 'not_found'
+  | 'invalid_input'
+  | 'migration_failed'
+  | 'migration_changed'
+  | 'io_failed';
+
+/** One error type with a code and a cause; the edges (CLI, HTTP, scheduler) report it once. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; data?: Record<string, unknown> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.data = options.data;
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

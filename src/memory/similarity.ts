@@ -1,0 +1,58 @@
+/**
+ * When are two observations "the same memory"? Lexically for now: the Dice coefficient over
+ * content words (lower-cased, stop words dropped, plural/tense endings folded). Kept behind
+ * `textSimilarity` so that embeddings can replace it without touching the callers.
+ */
+
+const STOP_WORDS = new Set(
+  (
+    'a an the and or but of to in on at by for with from into after before about as is are was ' +
+    'were be been being it its this that these those then than so if when while do does did ' +
+    'has have had will would should can could may might must not no very also just only ' +
+    'again once always usually often sometimes there their they them he she we you i'
+  ).split(' '),
+);
+
+const WORD = /[a-z0-9]+/g;
+
+/** Content words of a text, folded to a crude stem. */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (STOP_WORDS.has(word)) continue;
+    out.add(stem(word));
+  }
+  return out;
+}
+
+function stem(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
+  if (word.length > 4 && word.endsWith('es')) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+/** Similarity in 0..1; 1 for the same content words, 0 for none shared. */
+export function textSimilarity(a: string, b: string): number {
+  const wa = contentWords(a);
+  const wb = contentWords(b);
+  if (wa.size === 0 && wb.size === 0) return a.trim().toLowerCase() === b.trim().toLowerCase() ? 1 : 0;
+  let shared = 0;
+  for (const w of wa) if (wb.has(w)) shared += 1;
+  return (2 * shared) / (wa.size + wb.size);
+}
+
+/** The most similar candidate at or above `threshold`, or null. Ties go to the first. */
+export function mostSimilar<T extends { observation: string }>(
+  candidates: readonly T[],
+  text: string,
+  threshold: number,
+): { candidate: T; score: number } | null {
+  let best: { candidate: T; score: number } | null = null;
+  for (const candidate of candidates) {
+    const score = textSimilarity(candidate.observation, text);
+    if (score >= threshold && (best === null || score > best.score)) best = { candidate, score };
+  }
+  return best;
+}

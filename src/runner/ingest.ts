@@ -1,0 +1,171 @@
+/**
+ * The one ingest path, typed messages -> rows, shared by live sessions and `watchkeeper ingest`.
+ * Markers are written as they arrive (an event is in the database seconds after the model wrote
+ * it); the same marker repeated within one session is stored once.
+ */
+import type { Clock } from '../clock.js';
+import type { Stores } from '../db/index.js';
+import { isCategory } from '../memory/index.js';
+import {
+  type Marker,
+  markerKey,
+  markersFromMessage,
+  type StreamMessage,
+  type StreamStats,
+  TranscriptTracker,
+  type TranscriptSummary,
+} from '../stream/index.js';
+import type { MemoryKeeper } from './memory-keeper.js';
+
+export interface IngestCounts {
+  events: number;
+  memoriesCreated: number;
+  memoriesReinforced: number;
+  cooldowns: number;
+  /** Markers reported instead of stored: bad form, over-long, unknown memory category. */
+  rejected: number;
+  duplicates: number;
+}
+
+export interface EscalationRequest {
+  tier: number;
+  reason: string;
+}
+
+export interface SessionIngest {
+  onMessage(message: StreamMessage): void;
+  readonly counts: IngestCounts;
+  readonly escalations: readonly EscalationRequest[];
+  readonly transcript: TranscriptSummary;
+  /** Reports what the parser had to skip as one system event, if anything was skipped. */
+  reportStreamIssues(stats: StreamStats, maxLineBytes: number): void;
+}
+
+// A session that repeats thousands of distinct markers must not grow memory without bound.
+const MAX_REMEMBERED_MARKERS = 50_000;
+
+export function createSessionIngest(deps: {
+  stores: Stores;
+  keeper: MemoryKeeper;
+  clock: Clock;
+  sessionId: number;
+  tier: number;
+}): SessionIngest {
+  const { stores, keeper, clock, sessionId, tier } = deps;
+  const tracker = new TranscriptTracker();
+  const seen = new Set<string>();
+  const counts: IngestCounts = {
+    events: 0,
+    memoriesCreated: 0,
+    memoriesReinforced: 0,
+    cooldowns: 0,
+    rejected: 0,
+    duplicates: 0,
+  };
+  const escalations: EscalationRequest[] = [];
+  let identified = false;
+
+  const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
+    stores.events.insert({ sessionId, source: 'system', level, service, message, createdAt: clock.now() });
+  };
+
+  const ingestMarker = (marker: Marker): void => {
+    switch (marker.kind) {
+      case 'event':
+        stores.events.insert({
+          sessionId,
+          source: 'agent',
+          level: marker.level,
+          service: marker.service,
+          message: marker.message,
+          createdAt: clock.now(),
+        });
+        counts.events += 1;
+        return;
+      case 'memory': {
+        if (!isCategory(marker.category)) {
+          counts.rejected += 1;
+          systemEvent(
+            'warning',
+            marker.service,
+            `Session ${sessionId}: memory with unknown category "${marker.category}" not stored: ${marker.observation}`,
+          );
+          return;
+        }
+        const service = marker.service === 'general' ? null : marker.service;
+        const outcome = keeper.observe({
+          service,
+          category: marker.category,
+          observation: marker.observation,
+          sessionId,
+          tier,
+        });
+        if (outcome.action === 'created') counts.memoriesCreated += 1;
+        else counts.memoriesReinforced += 1;
+        return;
+      }
+      case 'cooldown':
+        stores.cooldowns.insert({
+          service: marker.service,
+          actionType: marker.action,
+          success: marker.success,
+          message: marker.message || null,
+          tier,
+          sessionId,
+          createdAt: clock.now(),
+        });
+        counts.cooldowns += 1;
+        return;
+      case 'escalate':
+        escalations.push({ tier: marker.tier, reason: marker.reason });
+        return;
+      case 'rejected':
+        counts.rejected += 1;
+        systemEvent('warning', null, `Session ${sessionId}: ${marker.markerKind} marker not stored (${marker.reason}): ${marker.line}`);
+        return;
+    }
+  };
+
+  return {
+    onMessage(message: StreamMessage): void {
+      tracker.observe(message);
+      if (!identified) {
+        const t = tracker.summary;
+        if (t.cliSessionId !== null) {
+          stores.sessions.identify(sessionId, t.cliSessionId, t.model);
+          identified = true;
+        }
+      }
+      for (const marker of markersFromMessage(message)) {
+        const key = markerKey(marker);
+        if (seen.has(key)) {
+          counts.duplicates += 1;
+          continue;
+        }
+        if (seen.size < MAX_REMEMBERED_MARKERS) seen.add(key);
+        ingestMarker(marker);
+      }
+    },
+    counts,
+    escalations,
+    get transcript() {
+      return tracker.summary;
+    },
+    reportStreamIssues(stats: StreamStats, maxLineBytes: number): void {
+      const parts: string[] = [];
+      if (stats.oversizedLines > 0) {
+        parts.push(`${stats.oversizedLines} over the ${formatBytes(maxLineBytes)} line limit`);
+      }
+      if (stats.nonJsonLines > 0) parts.push(`${stats.nonJsonLines} not JSON`);
+      if (stats.invalidUtf8Lines > 0) parts.push(`${stats.invalidUtf8Lines} with invalid UTF-8 (read with replacement characters)`);
+      if (parts.length === 0) return;
+      systemEvent('warning', null, `Session ${sessionId}: stream lines skipped or repaired: ${parts.join(', ')}`);
+    },
+  };
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;
+  return `${n} B`;
+}

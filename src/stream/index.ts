@@ -1,0 +1,34 @@
+/** @module stream: bytes -> lines -> typed stream-json messages -> markers. Pure, no I/O. */
+export { LineSplitter, type LineSplitterOptions } from './lines.js';
+export {
+  extractMarkers,
+  type CooldownAction,
+  type EventLevel,
+  MAX_MARKER_TEXT,
+  type Marker,
+  markerKey,
+  type MarkerKind,
+  markersFromMessage,
+  normaliseLevel,
+} from './markers.js';
+export { parseLine, toMessage, toolResultText, type LineOutcome } from './messages.js';
+export { normaliseService, SERVICE_PATTERN } from './names.js';
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  parseStream,
+  StreamParser,
+  type StreamParserOptions,
+} from './parser.js';
+export { TranscriptTracker, type TranscriptSummary } from './transcript.js';
+export type {
+  AssistantMessage,
+  ContentBlock,
+  JsonObject,
+  ResultMessage,
+  StreamMessage,
+  StreamStats,
+  SystemMessage,
+  UnknownMessage,
+  UserMessage,
+} from './types.js';
+export { emptyStats } from './types.js';
