@@ -48,9 +48,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
     const name = sourceName[key] ?? PREFIX + key;
-    throw new AppError('config_invalid', `${name}=${JSON.stringify(input[key])}: ${issue.message}`, {
-      data: { variable: name },
-    });
+    throw new AppError(
+      'config_invalid',
+      `${name}=${JSON.stringify(input[key])}: ${issue.message}`,
+      {
+        data: { variable: name },
+      },
+    );
   }
   const c = parsed.data;
   const dataDir = resolve(c.DATA_DIR);

@@ -14,6 +14,10 @@ export interface CliApp {
 export function openApp(io: CliIo): CliApp {
   const config = loadConfig(io.env);
   const stores = openStores(config.dbPath);
-  const keeper = createMemoryKeeper({ memories: stores.memories, events: stores.events, clock: io.clock });
+  const keeper = createMemoryKeeper({
+    memories: stores.memories,
+    events: stores.events,
+    clock: io.clock,
+  });
   return { config, stores, keeper, close: () => stores.close() };
 }

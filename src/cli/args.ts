@@ -39,7 +39,8 @@ export function flag(parsed: Parsed, name: string): boolean {
 
 /** A whole number in [min, max], from an option or positional named `name`. */
 export function toInt(name: string, value: string, min: number, max: number): number {
-  if (!/^-?\d+$/.test(value.trim())) throw usageError(`${name} must be a whole number, got "${value}"`);
+  if (!/^-?\d+$/.test(value.trim()))
+    throw usageError(`${name} must be a whole number, got "${value}"`);
   const n = Number(value);
   if (n < min || n > max) throw usageError(`${name} must be from ${min} to ${max}, got ${n}`);
   return n;

@@ -3,7 +3,12 @@ import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
 import { INGEST_USAGE, ingestCommand } from './commands/ingest.js';
-import { CONTEXT_USAGE, contextCommand, decayCommand, migrateCommand } from './commands/maintenance.js';
+import {
+  CONTEXT_USAGE,
+  contextCommand,
+  decayCommand,
+  migrateCommand,
+} from './commands/maintenance.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
 import { sessionsCommand, SESSIONS_USAGE } from './commands/sessions.js';
 import type { CliIo } from './io.js';
@@ -48,7 +53,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (isAppError(err)) {
       io.stderr(`watchkeeper: ${err.message}\n`);
-      return err.code === 'usage' || err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1;
+      return err.code === 'usage' || err.code === 'invalid_input' || err.code === 'config_invalid'
+        ? 2
+        : 1;
     }
     io.stderr(`watchkeeper: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
     return 1;

@@ -31,10 +31,12 @@ export function createCooldownStore(db: Db) {
     },
     /** Every action at or after `from` (epoch ms), newest first. */
     since(from: number): CooldownRow[] {
-      return (since.all(from) as (Omit<CooldownRow, 'success'> & { success: number })[]).map((r) => ({
-        ...r,
-        success: r.success === 1,
-      }));
+      return (since.all(from) as (Omit<CooldownRow, 'success'> & { success: number })[]).map(
+        (r) => ({
+          ...r,
+          success: r.success === 1,
+        }),
+      );
     },
   };
 }

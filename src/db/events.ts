@@ -29,7 +29,8 @@ const COLUMNS =
   'id, session_id AS sessionId, source, level, service, message, created_at AS createdAt';
 
 export function createEventStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
+  const insert =
+    db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
     VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
 
   return {
@@ -39,10 +40,14 @@ export function createEventStore(db: Db) {
     list(filter: EventFilter = {}): EventRow[] {
       const where: string[] = [];
       const params: (string | number)[] = [];
-      if (filter.level) (where.push('level = ?'), params.push(filter.level));
-      if (filter.service) (where.push('service = ?'), params.push(filter.service));
-      if (filter.sessionId !== undefined) (where.push('session_id = ?'), params.push(filter.sessionId));
-      if (filter.source) (where.push('source = ?'), params.push(filter.source));
+      const add = (clause: string, value: string | number) => {
+        where.push(clause);
+        params.push(value);
+      };
+      if (filter.level) add('level = ?', filter.level);
+      if (filter.service) add('service = ?', filter.service);
+      if (filter.sessionId !== undefined) add('session_id = ?', filter.sessionId);
+      if (filter.source) add('source = ?', filter.source);
       const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
       return db.prepare(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];

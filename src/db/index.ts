@@ -6,8 +6,20 @@ import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createSessionStore } from './sessions.js';
 
-export { type CooldownRow, type CooldownStore, createCooldownStore, type NewCooldownAction } from './cooldowns.js';
-export { createEventStore, type EventFilter, type EventRow, type EventSource, type EventStore, type NewEvent } from './events.js';
+export {
+  type CooldownRow,
+  type CooldownStore,
+  createCooldownStore,
+  type NewCooldownAction,
+} from './cooldowns.js';
+export {
+  createEventStore,
+  type EventFilter,
+  type EventRow,
+  type EventSource,
+  type EventStore,
+  type NewEvent,
+} from './events.js';
 export {
   createMemoryStore,
   type HistoryAction,
@@ -42,7 +54,10 @@ export interface Stores {
 }
 
 /** Opens the database, applies pending migrations and builds every store. */
-export function openStores(path: string, opts: OpenOptions & { migrationsDir?: string } = {}): Stores {
+export function openStores(
+  path: string,
+  opts: OpenOptions & { migrationsDir?: string } = {},
+): Stores {
   const db = openDatabase(path, opts);
   try {
     migrate(db, opts.migrationsDir);

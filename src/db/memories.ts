@@ -95,12 +95,16 @@ function fromRaw(raw: RawMemory): MemoryRow {
 function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)[] } {
   const where: string[] = [];
   const params: (string | number)[] = [];
+  const add = (clause: string, value: string | number) => {
+    where.push(clause);
+    params.push(value);
+  };
   if (filter.service === null) where.push('service IS NULL');
-  else if (filter.service !== undefined) (where.push('service = ?'), params.push(filter.service));
-  if (filter.category) (where.push('category = ?'), params.push(filter.category));
+  else if (filter.service !== undefined) add('service = ?', filter.service);
+  if (filter.category) add('category = ?', filter.category);
   const status = filter.status ?? 'active';
   if (status !== 'all') where.push(status === 'active' ? 'active = 1' : 'active = 0');
-  if (filter.pinned !== undefined) (where.push('pinned = ?'), params.push(filter.pinned ? 1 : 0));
+  if (filter.pinned !== undefined) add('pinned = ?', filter.pinned ? 1 : 0);
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
@@ -123,7 +127,8 @@ export function createMemoryStore(db: Db) {
     WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
   const decayCandidates = db.prepare(`SELECT ${COLUMNS} FROM memories
     WHERE active = 1 AND pinned = 0 AND last_reinforced_at <= ?`);
-  const history = db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
+  const history =
+    db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
     new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt
     FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
   const eligibleCount = db.prepare(
@@ -131,7 +136,8 @@ export function createMemoryStore(db: Db) {
   );
   const contextServices = db.prepare(`SELECT service, MAX(confidence) AS top FROM memories
     WHERE active = 1 AND confidence >= ? GROUP BY service ORDER BY top DESC, service`);
-  const contextGroup = db.prepare(`SELECT id, service, category, observation, confidence FROM memories
+  const contextGroup =
+    db.prepare(`SELECT id, service, category, observation, confidence FROM memories
     WHERE active = 1 AND confidence >= ? AND service IS ?
     ORDER BY confidence DESC, last_reinforced_at DESC, id LIMIT ?`);
 
@@ -182,15 +188,19 @@ export function createMemoryStore(db: Db) {
     list(filter: MemoryFilter = {}): MemoryRow[] {
       const { sql, params } = whereOf(filter);
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM memories ${sql}
-          ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`)
+        .prepare(
+          `SELECT ${COLUMNS} FROM memories ${sql}
+          ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
+        )
         .all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
       return rows.map(fromRaw);
     },
 
     count(filter: MemoryFilter = {}): number {
       const { sql, params } = whereOf(filter);
-      return (db.prepare(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number }).n;
+      return (
+        db.prepare(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number }
+      ).n;
     },
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */

@@ -28,12 +28,17 @@ export interface MigrateResult {
 }
 
 export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const out: Migration[] = [];
   for (const name of files) {
     const m = FILE_NAME.exec(name);
     if (!m) {
-      throw new AppError('migration_failed', `migration file name must look like 0001_name.sql: ${name}`);
+      throw new AppError(
+        'migration_failed',
+        `migration file name must look like 0001_name.sql: ${name}`,
+      );
     }
     const sql = readFileSync(join(dir, name), 'utf8').replace(/\r\n/g, '\n');
     const version = Number(m[1]);
@@ -83,9 +88,13 @@ export function migrate(db: Db, dir: string = MIGRATIONS_DIR): MigrateResult {
     try {
       apply();
     } catch (cause) {
-      throw new AppError('migration_failed', `migration ${m.name} failed: ${(cause as Error).message}`, {
-        cause,
-      });
+      throw new AppError(
+        'migration_failed',
+        `migration ${m.name} failed: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
     }
     applied.push(m.name);
   }

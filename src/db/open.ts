@@ -19,9 +19,14 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   if (path !== ':memory:' && !opts.readonly) mkdirSync(dirname(path), { recursive: true });
   let db: Db;
   try {
-    db = new Database(path, { readonly: opts.readonly ?? false, timeout: opts.busyTimeoutMs ?? 5000 });
+    db = new Database(path, {
+      readonly: opts.readonly ?? false,
+      timeout: opts.busyTimeoutMs ?? 5000,
+    });
   } catch (cause) {
-    throw new AppError('io_failed', `cannot open database ${path}: ${(cause as Error).message}`, { cause });
+    throw new AppError('io_failed', `cannot open database ${path}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   if (!opts.readonly && path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -1,9 +1,23 @@
 /** The sessions table: one row per CLI run (or imported transcript). */
 import type { Db } from './open.js';
 
-export const SESSION_STATUSES = ['running', 'completed', 'failed', 'timed_out', 'stopped', 'escalated'] as const;
+export const SESSION_STATUSES = [
+  'running',
+  'completed',
+  'failed',
+  'timed_out',
+  'stopped',
+  'escalated',
+] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
-export const SESSION_TRIGGERS = ['scheduled', 'manual', 'api', 'alert', 'escalation', 'import'] as const;
+export const SESSION_TRIGGERS = [
+  'scheduled',
+  'manual',
+  'api',
+  'alert',
+  'escalation',
+  'import',
+] as const;
 export type SessionTrigger = (typeof SESSION_TRIGGERS)[number];
 
 export interface SessionRow {
@@ -76,7 +90,8 @@ function fromRaw(raw: RawSession): SessionRow {
     ...raw,
     isError: raw.isError === null ? null : raw.isError === 1,
     usage: raw.usage === null ? null : (JSON.parse(raw.usage) as Record<string, unknown>),
-    streamStats: raw.streamStats === null ? null : (JSON.parse(raw.streamStats) as Record<string, unknown>),
+    streamStats:
+      raw.streamStats === null ? null : (JSON.parse(raw.streamStats) as Record<string, unknown>),
   };
 }
 

@@ -70,8 +70,14 @@ export function assembleContext(
     }
   }
   if (includedIds.length === 0) return empty;
-  const text = `${headerLine(includedIds.length, totalEligible, tokens)}\n\n${lines.join('\n')}`;
-  return { text, includedIds, totalEligible, estimatedTokens: tokens };
+  const body = lines.join('\n');
+  const render = (t: number) => `${headerLine(includedIds.length, totalEligible, t)}\n\n${body}`;
+  // The header states the block's own estimate; a second pass settles a change in digit count.
+  let estimate = estimateTokens(render(0));
+  for (let i = 0; i < 3 && estimateTokens(render(estimate)) !== estimate; i += 1) {
+    estimate = estimateTokens(render(estimate));
+  }
+  return { text: render(estimate), includedIds, totalEligible, estimatedTokens: estimate };
 }
 
 /** Yields the groups in order, holding back the general group (service null) until the end. */

@@ -22,7 +22,11 @@ export interface DecayOutcome {
 }
 
 /** Whole weeks past the grace period at `now` (0 inside the grace period). */
-export function weeksPastGrace(lastReinforcedAt: number, now: number, policy: MemoryPolicy): number {
+export function weeksPastGrace(
+  lastReinforcedAt: number,
+  now: number,
+  policy: MemoryPolicy,
+): number {
   const past = now - lastReinforcedAt - policy.graceMs;
   return past <= 0 ? 0 : Math.floor(past / WEEK_MS);
 }

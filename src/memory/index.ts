@@ -7,7 +7,13 @@ export {
   GENERAL_GROUP,
   memoryLine,
 } from './context.js';
-export { applyDecay, decayCutoff, type DecayOutcome, type DecayState, weeksPastGrace } from './decay.js';
+export {
+  applyDecay,
+  decayCutoff,
+  type DecayOutcome,
+  type DecayState,
+  weeksPastGrace,
+} from './decay.js';
 export {
   CATEGORIES,
   type Category,

@@ -1,7 +1,13 @@
 /** The memory lifecycle's numbers, from seed 003, in one place. */
 import { DAY_MS } from '../clock.js';
 
-export const CATEGORIES = ['timing', 'dependency', 'behavior', 'remediation', 'maintenance'] as const;
+export const CATEGORIES = [
+  'timing',
+  'dependency',
+  'behavior',
+  'remediation',
+  'maintenance',
+] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export function isCategory(value: string): value is Category {

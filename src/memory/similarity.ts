@@ -37,7 +37,8 @@ function stem(word: string): string {
 export function textSimilarity(a: string, b: string): number {
   const wa = contentWords(a);
   const wb = contentWords(b);
-  if (wa.size === 0 && wb.size === 0) return a.trim().toLowerCase() === b.trim().toLowerCase() ? 1 : 0;
+  if (wa.size === 0 && wb.size === 0)
+    return a.trim().toLowerCase() === b.trim().toLowerCase() ? 1 : 0;
   let shared = 0;
   for (const w of wa) if (wb.has(w)) shared += 1;
   return (2 * shared) / (wa.size + wb.size);

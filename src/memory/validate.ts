@@ -30,7 +30,10 @@ export function validateObservation(value: string): string {
   const text = value.trim();
   if (text.length === 0) throw invalid('observation', 'must not be empty');
   if (text.length > MAX_OBSERVATION_LENGTH) {
-    throw invalid('observation', `is ${text.length} characters, over the limit of ${MAX_OBSERVATION_LENGTH}`);
+    throw invalid(
+      'observation',
+      `is ${text.length} characters, over the limit of ${MAX_OBSERVATION_LENGTH}`,
+    );
   }
   return text;
 }
@@ -40,7 +43,10 @@ export function validateService(value: string | null | undefined): string | null
   const name = (value ?? '').trim().toLowerCase();
   if (name === '' || name === 'general') return null;
   if (!SERVICE.test(name)) {
-    throw invalid('service', `"${value}" may hold only letters, digits, ".", "_" and "-" (100 at most)`);
+    throw invalid(
+      'service',
+      `"${value}" may hold only letters, digits, ".", "_" and "-" (100 at most)`,
+    );
   }
   return name;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import type { Clock } from '../clock.js';
 import type { SessionStatus, Stores } from '../db/index.js';
-import { StreamParser, type StreamStats } from '../stream/index.js';
+import { type ByteSource, StreamParser, type StreamStats } from '../stream/index.js';
 import { createSessionIngest, type IngestCounts } from './ingest.js';
 import type { MemoryKeeper } from './memory-keeper.js';
 import { createRawLog } from './raw-log.js';
@@ -23,8 +23,14 @@ export interface ImportResult {
 }
 
 export async function importTranscript(
-  source: AsyncIterable<Uint8Array | string>,
-  deps: { stores: Stores; keeper: MemoryKeeper; clock: Clock; dataDir: string; maxLineBytes: number },
+  source: ByteSource,
+  deps: {
+    stores: Stores;
+    keeper: MemoryKeeper;
+    clock: Clock;
+    dataDir: string;
+    maxLineBytes: number;
+  },
   opts: { tier?: number; prompt?: string } = {},
 ): Promise<ImportResult> {
   const { stores, keeper, clock } = deps;

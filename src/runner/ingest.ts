@@ -66,7 +66,14 @@ export function createSessionIngest(deps: {
   let identified = false;
 
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
-    stores.events.insert({ sessionId, source: 'system', level, service, message, createdAt: clock.now() });
+    stores.events.insert({
+      sessionId,
+      source: 'system',
+      level,
+      service,
+      message,
+      createdAt: clock.now(),
+    });
   };
 
   const ingestMarker = (marker: Marker): void => {
@@ -121,7 +128,11 @@ export function createSessionIngest(deps: {
         return;
       case 'rejected':
         counts.rejected += 1;
-        systemEvent('warning', null, `Session ${sessionId}: ${marker.markerKind} marker not stored (${marker.reason}): ${marker.line}`);
+        systemEvent(
+          'warning',
+          null,
+          `Session ${sessionId}: ${marker.markerKind} marker not stored (${marker.reason}): ${marker.line}`,
+        );
         return;
     }
   };
@@ -157,9 +168,16 @@ export function createSessionIngest(deps: {
         parts.push(`${stats.oversizedLines} over the ${formatBytes(maxLineBytes)} line limit`);
       }
       if (stats.nonJsonLines > 0) parts.push(`${stats.nonJsonLines} not JSON`);
-      if (stats.invalidUtf8Lines > 0) parts.push(`${stats.invalidUtf8Lines} with invalid UTF-8 (read with replacement characters)`);
+      if (stats.invalidUtf8Lines > 0)
+        parts.push(
+          `${stats.invalidUtf8Lines} with invalid UTF-8 (read with replacement characters)`,
+        );
       if (parts.length === 0) return;
-      systemEvent('warning', null, `Session ${sessionId}: stream lines skipped or repaired: ${parts.join(', ')}`);
+      systemEvent(
+        'warning',
+        null,
+        `Session ${sessionId}: stream lines skipped or repaired: ${parts.join(', ')}`,
+      );
     },
   };
 }

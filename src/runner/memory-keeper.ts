@@ -147,11 +147,17 @@ export function createMemoryKeeper(deps: {
       confidence?: number;
       pinned?: boolean;
     }): MemoryRow {
-      const confidence = roundConfidence(validateConfidence(input.confidence ?? policy.newConfidence));
+      const confidence = roundConfidence(
+        validateConfidence(input.confidence ?? policy.newConfidence),
+      );
       if (confidence < policy.activeThreshold) {
-        throw new AppError('invalid_input', `confidence: a new memory needs at least ${policy.activeThreshold}`, {
-          data: { field: 'confidence' },
-        });
+        throw new AppError(
+          'invalid_input',
+          `confidence: a new memory needs at least ${policy.activeThreshold}`,
+          {
+            data: { field: 'confidence' },
+          },
+        );
       }
       const id = memories.create({
         service: input.service,
@@ -169,9 +175,12 @@ export function createMemoryKeeper(deps: {
     /** Operator edit of wording and/or confidence; restarts the decay clock. */
     edit(id: number, edit: MemoryEdit): MemoryRow {
       const before = mustGet(id);
-      const observation = edit.observation === undefined ? undefined : validateObservation(edit.observation);
+      const observation =
+        edit.observation === undefined ? undefined : validateObservation(edit.observation);
       const confidence =
-        edit.confidence === undefined ? before.confidence : roundConfidence(validateConfidence(edit.confidence));
+        edit.confidence === undefined
+          ? before.confidence
+          : roundConfidence(validateConfidence(edit.confidence));
       const active = before.active && confidence >= policy.activeThreshold;
       memories.change([
         {
@@ -207,16 +216,27 @@ export function createMemoryKeeper(deps: {
 
     deactivate(ids: readonly number[]): number {
       const now = clock.now();
-      const rows = ids.map((id) => memories.get(id)).filter((m): m is MemoryRow => m?.active === true);
+      const rows = ids
+        .map((id) => memories.get(id))
+        .filter((m): m is MemoryRow => m?.active === true);
       return memories.change(
-        rows.map((m) => ({ id: m.id, action: 'deactivated' as const, confidence: m.confidence, active: false, at: now })),
+        rows.map((m) => ({
+          id: m.id,
+          action: 'deactivated' as const,
+          confidence: m.confidence,
+          active: false,
+          at: now,
+        })),
       );
     },
 
     /** Makes an inactive memory active again; its confidence (given or current) must be >= 0.3. */
     reactivate(id: number, confidence?: number): MemoryRow {
       const before = mustGet(id);
-      const next = confidence === undefined ? before.confidence : roundConfidence(validateConfidence(confidence));
+      const next =
+        confidence === undefined
+          ? before.confidence
+          : roundConfidence(validateConfidence(confidence));
       if (next < policy.activeThreshold) {
         throw new AppError(
           'invalid_input',
@@ -226,7 +246,14 @@ export function createMemoryKeeper(deps: {
       }
       if (before.active && next === before.confidence) return before;
       memories.change([
-        { id, action: 'reactivated', confidence: next, active: true, resetBase: true, at: clock.now() },
+        {
+          id,
+          action: 'reactivated',
+          confidence: next,
+          active: true,
+          resetBase: true,
+          at: clock.now(),
+        },
       ]);
       return mustGet(id);
     },

@@ -14,6 +14,7 @@ export {
 export { parseLine, toMessage, toolResultText, type LineOutcome } from './messages.js';
 export { normaliseService, SERVICE_PATTERN } from './names.js';
 export {
+  type ByteSource,
   DEFAULT_MAX_LINE_BYTES,
   parseStream,
   StreamParser,

@@ -27,7 +27,9 @@ export class LineSplitter {
 
   /** Feeds one chunk. Lines completed by it are delivered before this returns. */
   push(chunk: Uint8Array): void {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(NEWLINE, start);
@@ -92,7 +94,8 @@ export class LineSplitter {
   }
 
   private takePending(): Buffer {
-    const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    const line =
+      this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
     return line;

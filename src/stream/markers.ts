@@ -85,7 +85,12 @@ export function markerKey(marker: Marker): string {
 }
 
 function toMarker(kind: MarkerKind, tag: string, text: string, line: string): Marker {
-  const reject = (reason: string): Marker => ({ kind: 'rejected', markerKind: kind, reason, line: clip(line) });
+  const reject = (reason: string): Marker => ({
+    kind: 'rejected',
+    markerKind: kind,
+    reason,
+    line: clip(line),
+  });
   if (text.length > MAX_MARKER_TEXT) {
     return reject(`text is ${text.length} characters, over the limit of ${MAX_MARKER_TEXT}`);
   }

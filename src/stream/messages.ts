@@ -112,7 +112,12 @@ function blocks(content: unknown): ContentBlock[] {
     } else if (type === 'thinking') {
       out.push({ type: 'thinking', thinking: str(block.thinking) ?? '' });
     } else if (type === 'tool_use') {
-      out.push({ type: 'tool_use', id: str(block.id) ?? '', name: str(block.name) ?? '', input: block.input });
+      out.push({
+        type: 'tool_use',
+        id: str(block.id) ?? '',
+        name: str(block.name) ?? '',
+        input: block.input,
+      });
     } else if (type === 'tool_result') {
       out.push({
         type: 'tool_result',

@@ -67,9 +67,12 @@ export class StreamParser {
   }
 }
 
+/** Anything `for await` can read bytes from: a Readable, an async generator, an array. */
+export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
+
 /** Parses a whole readable byte stream; resolves with the stats once it has ended. */
 export async function parseStream(
-  source: AsyncIterable<Uint8Array | string>,
+  source: ByteSource,
   opts: StreamParserOptions,
 ): Promise<StreamStats> {
   const parser = new StreamParser(opts);

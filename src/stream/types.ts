@@ -61,11 +61,7 @@ export interface UnknownMessage {
 }
 
 export type StreamMessage =
-  | SystemMessage
-  | AssistantMessage
-  | UserMessage
-  | ResultMessage
-  | UnknownMessage;
+  SystemMessage | AssistantMessage | UserMessage | ResultMessage | UnknownMessage;
 
 /** Counters for everything the parser tolerated; they only ever grow. */
 export interface StreamStats {

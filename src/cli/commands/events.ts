@@ -10,7 +10,8 @@ export const EVENTS_USAGE = `watchkeeper events list [--level info|warning|criti
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'list') throw usageError(`unknown events command "${sub ?? ''}"; try: ${EVENTS_USAGE}`);
+  if (sub !== 'list')
+    throw usageError(`unknown events command "${sub ?? ''}"; try: ${EVENTS_USAGE}`);
   const p = parse(rest, {
     level: { type: 'string' },
     service: { type: 'string' },

@@ -21,19 +21,27 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
     try {
       await access(file);
     } catch (cause) {
-      throw new AppError('io_failed', `cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, { cause });
+      throw new AppError(
+        'io_failed',
+        `cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
+        { cause },
+      );
     }
   }
   const source = file === '-' ? io.stdin : createReadStream(file);
   const app = openApp(io);
   try {
-    const r = await importTranscript(source, {
-      stores: app.stores,
-      keeper: app.keeper,
-      clock: io.clock,
-      dataDir: app.config.dataDir,
-      maxLineBytes: app.config.maxLineBytes,
-    }, { tier });
+    const r = await importTranscript(
+      source,
+      {
+        stores: app.stores,
+        keeper: app.keeper,
+        clock: io.clock,
+        dataDir: app.config.dataDir,
+        maxLineBytes: app.config.maxLineBytes,
+      },
+      { tier },
+    );
     if (flag(p, 'json')) {
       io.stdout(
         json({
@@ -70,14 +78,19 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
           `  cooldown actions: ${c.cooldowns}\n`,
       );
       const notes: string[] = [];
-      if (c.rejected) notes.push(`${c.rejected} marker(s) not stored (see \`watchkeeper events list --session ${r.sessionId}\`)`);
+      if (c.rejected)
+        notes.push(
+          `${c.rejected} marker(s) not stored (see \`watchkeeper events list --session ${r.sessionId}\`)`,
+        );
       if (c.duplicates) notes.push(`${c.duplicates} repeated marker(s) ingested once`);
       if (s.oversizedLines) notes.push(`${s.oversizedLines} line(s) over the line limit skipped`);
       if (s.nonJsonLines) notes.push(`${s.nonJsonLines} non-JSON line(s) skipped`);
       if (s.invalidUtf8Lines) notes.push(`${s.invalidUtf8Lines} line(s) with invalid UTF-8`);
       if (s.unknownTypes) notes.push(`${s.unknownTypes} message(s) of unknown type ignored`);
       if (r.previousImports.length) {
-        notes.push(`this CLI session was already imported as session ${r.previousImports.join(', ')}`);
+        notes.push(
+          `this CLI session was already imported as session ${r.previousImports.join(', ')}`,
+        );
       }
       for (const n of notes) io.stdout(`  note: ${n}\n`);
     }

@@ -35,7 +35,9 @@ export async function decayCommand(argv: string[], io: CliIo): Promise<number> {
   const app = openApp(io);
   try {
     const r = app.keeper.decay();
-    io.stdout(`${r.decayed} memor${r.decayed === 1 ? 'y' : 'ies'} decayed, ${r.deactivated} deactivated\n`);
+    io.stdout(
+      `${r.decayed} memor${r.decayed === 1 ? 'y' : 'ies'} decayed, ${r.deactivated} deactivated\n`,
+    );
     return 0;
   } finally {
     app.close();

@@ -1,6 +1,12 @@
 /** `watchkeeper memories list|add|edit|delete|pin|unpin|deactivate|reactivate|history`. */
 import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
-import { CATEGORIES, formatConfidence, validateCategory, validateConfidence, validateService } from '../../memory/index.js';
+import {
+  CATEGORIES,
+  formatConfidence,
+  validateCategory,
+  validateConfidence,
+  validateService,
+} from '../../memory/index.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, toIds, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
@@ -42,7 +48,8 @@ function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
   );
 }
 
-const confidenceOf = (v: string | undefined) => (v === undefined ? undefined : validateConfidence(v));
+const confidenceOf = (v: string | undefined) =>
+  v === undefined ? undefined : validateConfidence(v);
 
 export async function memoriesCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -57,13 +64,18 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         limit: { type: 'string' },
         json: { type: 'boolean' },
       });
-      if (flag(p, 'all') && flag(p, 'inactive')) throw usageError('--all and --inactive exclude each other');
+      if (flag(p, 'all') && flag(p, 'inactive'))
+        throw usageError('--all and --inactive exclude each other');
       const service = str(p, 'service');
       const category = str(p, 'category');
       const filter = {
         ...(service !== undefined ? { service: validateService(service) } : {}),
         ...(category !== undefined ? { category: validateCategory(category) } : {}),
-        status: flag(p, 'all') ? ('all' as const) : flag(p, 'inactive') ? ('inactive' as const) : ('active' as const),
+        status: flag(p, 'all')
+          ? ('all' as const)
+          : flag(p, 'inactive')
+            ? ('inactive' as const)
+            : ('active' as const),
         limit: str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 1_000_000) : 200,
       };
       return withApp(io, (app) => printRows(io, app.stores.memories.list(filter), flag(p, 'json')));
@@ -83,12 +95,15 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const text = p.positionals[0];
       if (text === undefined) throw usageError('memories add needs the observation text');
       const category = str(p, 'category');
-      if (category === undefined) throw usageError(`memories add needs --category (${CATEGORIES.join(', ')})`);
+      if (category === undefined)
+        throw usageError(`memories add needs --category (${CATEGORIES.join(', ')})`);
       const input = {
         category: validateCategory(category),
         service: validateService(str(p, 'service')),
         observation: text,
-        ...(str(p, 'confidence') !== undefined ? { confidence: confidenceOf(str(p, 'confidence')) } : {}),
+        ...(str(p, 'confidence') !== undefined
+          ? { confidence: confidenceOf(str(p, 'confidence')) }
+          : {}),
         pinned: flag(p, 'pin'),
       };
       return withApp(io, (app) => {
@@ -98,18 +113,26 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       });
     }
     case 'edit': {
-      const p = parse(rest, { text: { type: 'string' }, confidence: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const p = parse(
+        rest,
+        { text: { type: 'string' }, confidence: { type: 'string' }, json: { type: 'boolean' } },
+        1,
+      );
       const [id] = toIds(p.positionals);
       const text = str(p, 'text');
       const confidence = confidenceOf(str(p, 'confidence'));
-      if (text === undefined && confidence === undefined) throw usageError('memories edit needs --text and/or --confidence');
+      if (text === undefined && confidence === undefined)
+        throw usageError('memories edit needs --text and/or --confidence');
       return withApp(io, (app) => {
         const m = app.keeper.edit(id!, {
           ...(text !== undefined ? { observation: text } : {}),
           ...(confidence !== undefined ? { confidence } : {}),
         });
         if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
-        else io.stdout(`memory ${m.id} updated (confidence ${formatConfidence(m.confidence)}, ${m.active ? 'active' : 'inactive'})\n`);
+        else
+          io.stdout(
+            `memory ${m.id} updated (confidence ${formatConfidence(m.confidence)}, ${m.active ? 'active' : 'inactive'})\n`,
+          );
       });
     }
     case 'delete': {

@@ -9,7 +9,8 @@ export const SESSIONS_USAGE = 'watchkeeper sessions list [--limit N] [--json]';
 
 export async function sessionsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'list') throw usageError(`unknown sessions command "${sub ?? ''}"; try: ${SESSIONS_USAGE}`);
+  if (sub !== 'list')
+    throw usageError(`unknown sessions command "${sub ?? ''}"; try: ${SESSIONS_USAGE}`);
   const p = parse(rest, { limit: { type: 'string' }, json: { type: 'boolean' } });
   const limit = str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 50;
   const app = openApp(io);

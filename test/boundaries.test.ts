@@ -1,0 +1,126 @@
+/**
+ * The import direction of ARCHITECTURE.md, checked on every source file: layers import
+ * downwards only, the two leaves stay pure, and only the composition root reads the environment.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** Top-level area of a path inside src/: a folder name, or the file name for root files. */
+function areaOf(absPath: string): string {
+  const rel = relative(SRC, absPath);
+  const [first] = rel.split(/[\\/]/);
+  return first!.replace(/\.(ts|js)$/, '');
+}
+
+// What each area may import (value imports). Shared leaves are errors, clock, config and log.
+const SHARED = ['errors', 'clock'];
+const ALLOWED: Record<string, string[]> = {
+  errors: [],
+  clock: [],
+  log: ['errors'],
+  config: ['errors'],
+  stream: ['errors'],
+  memory: ['errors', 'clock'],
+  db: [...SHARED],
+  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
+  web: [...SHARED, 'config', 'log', 'memory', 'db'],
+  mcp: [...SHARED, 'config', 'log', 'memory', 'db'],
+  cli: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp'],
+  main: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp', 'cli'],
+};
+// Type-only imports may also reach these.
+const TYPES_ALSO: Record<string, string[]> = {
+  db: ['memory', 'stream'],
+  web: ['runner', 'stream'],
+  mcp: ['runner', 'stream'],
+};
+const IO_MODULES =
+  /^node:(fs|fs\/promises|net|http|https|child_process|dgram|worker_threads|cluster|os)$/;
+
+interface Import {
+  file: string;
+  spec: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const out: Import[] = [];
+  const re =
+    /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (const m of text.matchAll(re)) {
+    out.push({ file, spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]) });
+  }
+  return out;
+}
+
+const files = sourceFiles(SRC);
+
+describe('import direction (ARCHITECTURE.md)', () => {
+  it('finds the source files it checks', () => {
+    expect(files.length).toBeGreaterThan(20);
+  });
+
+  it('imports point down the layers only', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = areaOf(file);
+      const allowed = ALLOWED[from];
+      if (!allowed) {
+        violations.push(`${relative(SRC, file)}: area "${from}" is not in the layer table`);
+        continue;
+      }
+      for (const imp of importsOf(file)) {
+        if (!imp.spec.startsWith('.')) continue;
+        const to = areaOf(resolve(dirname(file), imp.spec));
+        if (to === from) continue;
+        const ok = allowed.includes(to) || (imp.typeOnly && (TYPES_ALSO[from] ?? []).includes(to));
+        if (!ok)
+          violations.push(
+            `${relative(SRC, file)} imports ${imp.spec}${imp.typeOnly ? ' (type)' : ''}`,
+          );
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps the stream and memory leaves free of I/O', () => {
+    const violations = files
+      .filter((f) => ['stream', 'memory'].includes(areaOf(f)))
+      .flatMap((f) =>
+        importsOf(f).filter(
+          (i) => IO_MODULES.test(i.spec) || i.spec === 'better-sqlite3' || i.spec === 'execa',
+        ),
+      )
+      .map((i) => `${relative(SRC, i.file)} imports ${i.spec}`);
+    expect(violations).toEqual([]);
+  });
+
+  it('reads the clock and the environment only at the edges', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const area = areaOf(file);
+      if (/process\.env/.test(text) && area !== 'main' && area !== 'config')
+        violations.push(`${relative(SRC, file)} reads process.env`);
+      if (/Date\.now\(\)/.test(text) && (area === 'stream' || area === 'memory'))
+        violations.push(`${relative(SRC, file)} reads the clock`);
+    }
+    expect(violations).toEqual([]);
+  });
+});

@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { runCli } from '../../src/cli/main.js';
+import type { Clock } from '../../src/clock.js';
+import { fakeClock } from './clock.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `watchkeeper ARGV` in-process against a data folder; stdin is the given text. */
+export function cliIn(
+  dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-cli-')),
+  clock: Clock = fakeClock(),
+) {
+  const run = async (argv: string[], stdin = ''): Promise<CliRun> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      stdin: [Buffer.from(stdin)],
+      env: { WATCHKEEPER_DATA_DIR: dataDir },
+      clock,
+    });
+    return { code, stdout, stderr };
+  };
+  return { run, dataDir };
+}
