@@ -1,22 +1,136 @@
 /**
  * Configuration: one schema, parsed once from the environment, with errors that name the
- * variable and the bad value. The only module that reads `process.env` (through its caller).
- * Every `WATCHKEEPER_X` may also be given as the Go sidecar's `CLAUDEOPS_X`.
+ * variable and the bad value. Only this module interprets environment variables, and only
+ * from the object its caller passes in. Every `WATCHKEEPER_X` may also be given as the Go
+ * sidecar's `CLAUDEOPS_X`.
  */
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+import cron from 'node-cron';
 import { z } from 'zod';
 
 import { AppError } from './errors.js';
 
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Go sidecar defaults (claude-ops cmd/claudeops/main.go). */
+const TIER_TOOLS = {
+  1: {
+    allowed: 'Bash,Read,Grep,Glob,Task,WebFetch,WebSearch',
+    disallowed:
+      'Bash(docker restart:*),Bash(docker stop:*),Bash(docker start:*),Bash(docker rm:*),' +
+      'Bash(docker compose:*),Bash(ansible:*),Bash(ansible-playbook:*),Bash(helm:*),' +
+      'Bash(gh pr create:*),Bash(gh pr merge:*),Bash(tea pr create:*),Bash(git push:*),' +
+      'Bash(git commit:*),Bash(systemctl restart:*),Bash(systemctl stop:*),Bash(systemctl start:*),' +
+      'Bash(apprise:*)',
+  },
+  2: {
+    allowed: 'Bash,Read,Write,Edit,Grep,Glob,Task,WebFetch,WebSearch',
+    disallowed:
+      'Bash(ansible:*),Bash(ansible-playbook:*),Bash(helm:*),Bash(docker compose down:*),Bash(gh pr merge:*)',
+  },
+  3: {
+    allowed: 'Bash,Read,Write,Edit,Grep,Glob,Task,WebFetch,WebSearch',
+    disallowed:
+      'Bash(rm -rf /:*),Bash(docker system prune:*),Bash(git push --force:*),Bash(gh pr merge:*)',
+  },
+} as const;
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `90s`, `1h`, `500ms`, `2d`, or a plain number of seconds -> milliseconds. */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text);
+  if (!m) return null;
+  return Math.round(Number(m[1]) * UNITS[(m[2] ?? 's').toLowerCase()]!);
+}
+
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const duration = (min: number) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === null || ms < min) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a duration such as 90s, 30m or 2h (at least ${min / 1000}s)`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const bool = z.string().transform((text, ctx) => {
+  const t = text.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  if (['0', 'false', 'no', 'off'].includes(t)) return false;
+  ctx.addIssue({ code: 'custom', message: 'expected true or false' });
+  return z.NEVER;
+});
+const list = z.string().transform((text) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+const schedule = z
+  .string()
+  .refine((s) => s.trim().toLowerCase() === 'off' || cron.validate(s.trim()), {
+    message: 'expected a cron expression such as "0 * * * *", or off',
+  });
 
 const SCHEMA = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MEMORY_BUDGET: int(0, 1_000_000).default(2000),
   MAX_LINE_BYTES: int(1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  CLAUDE_BIN: z.string().min(1).optional(),
+  WORKDIR: z.string().min(1).optional(),
+  SCHEDULE: schedule.default('0 * * * *'),
+  SESSION_TIMEOUT: duration(1000).default(30 * 60_000),
+  KILL_GRACE: duration(100).default(10_000),
+  STDOUT_GRACE: duration(100).default(5_000),
+  QUEUE_SIZE: int(1, 1000).default(10),
+  TIER1_MODEL: z.string().min(1).default('haiku'),
+  TIER2_MODEL: z.string().min(1).default('sonnet'),
+  TIER3_MODEL: z.string().min(1).default('opus'),
+  TIER1_PROMPT: z.string().min(1).optional(),
+  TIER2_PROMPT: z.string().min(1).optional(),
+  TIER3_PROMPT: z.string().min(1).optional(),
+  TIER1_ALLOWED_TOOLS: z.string().default(TIER_TOOLS[1].allowed),
+  TIER2_ALLOWED_TOOLS: z.string().default(TIER_TOOLS[2].allowed),
+  TIER3_ALLOWED_TOOLS: z.string().default(TIER_TOOLS[3].allowed),
+  TIER1_DISALLOWED_TOOLS: z.string().default(TIER_TOOLS[1].disallowed),
+  TIER2_DISALLOWED_TOOLS: z.string().default(TIER_TOOLS[2].disallowed),
+  TIER3_DISALLOWED_TOOLS: z.string().default(TIER_TOOLS[3].disallowed),
+  PERMISSION_MODE: z
+    .enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'])
+    .default('dontAsk'),
+  MAX_TIER: int(1, 3).default(3),
+  DRY_RUN: bool.default(false),
+  MAX_TURNS: int(1, 10_000).optional(),
+  MCP_CONFIG: z.string().min(1).optional(),
+  CLAUDE_SETTINGS: z.string().min(1).optional(),
+  CHILD_ENV: list.default([]),
+  RESTART_LIMIT: int(0, 1000).default(2),
+  RESTART_WINDOW: duration(60_000).default(4 * 3_600_000),
+  REDEPLOY_LIMIT: int(0, 1000).default(1),
+  REDEPLOY_WINDOW: duration(60_000).default(24 * 3_600_000),
 });
+
+type Tier = 1 | 2 | 3;
+
+export interface TierConfig {
+  model: string;
+  /** Path of the prompt file for scheduled runs of this tier. */
+  promptFile: string;
+  allowedTools: string;
+  disallowedTools: string;
+}
+
+export interface CooldownLimits {
+  restart: { limit: number; windowMs: number };
+  redeployment: { limit: number; windowMs: number };
+}
 
 export interface Config {
   /** Absolute path of the folder holding watchkeeper.db and sessions/. */
@@ -28,20 +142,49 @@ export interface Config {
   /** Stream lines longer than this are skipped and counted. */
   maxLineBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  runner: {
+    claudeBin: string;
+    /** Working directory of the CLI: kept apart so a developer's CLAUDE.md is never picked up. */
+    workdir: string;
+    /** Cron expression, or null when only triggers start runs. */
+    schedule: string | null;
+    sessionTimeoutMs: number;
+    killGraceMs: number;
+    stdoutGraceMs: number;
+    queueSize: number;
+    tiers: Record<Tier, TierConfig>;
+    permissionMode: string;
+    maxTier: Tier;
+    dryRun: boolean;
+    maxTurns: number | null;
+    mcpConfig: string | null;
+    settingsFile: string | null;
+    /** Extra environment variable names the CLI may see (beyond ANTHROPIC_*, PATH, HOME…). */
+    childEnv: string[];
+  };
+  cooldowns: CooldownLimits;
 }
 
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
+
+export const DEFAULT_PROMPTS_DIR = resolve(PACKAGE_ROOT, 'prompts');
+const DEFAULT_PROMPT_FILES: Record<Tier, string> = {
+  1: resolve(DEFAULT_PROMPTS_DIR, 'tier1-observe.md'),
+  2: resolve(DEFAULT_PROMPTS_DIR, 'tier2-investigate.md'),
+  3: resolve(DEFAULT_PROMPTS_DIR, 'tier3-remediate.md'),
+};
 
 /** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const input: Record<string, string> = {};
   const sourceName: Record<string, string> = {};
   for (const key of Object.keys(SCHEMA.shape)) {
-    const value = env[PREFIX + key] ?? env[ALIAS_PREFIX + key];
+    const own = env[PREFIX + key];
+    const value = own ?? env[ALIAS_PREFIX + key];
     if (value === undefined || value === '') continue;
     input[key] = value;
-    sourceName[key] = env[PREFIX + key] !== undefined ? PREFIX + key : ALIAS_PREFIX + key;
+    sourceName[key] = own !== undefined ? PREFIX + key : ALIAS_PREFIX + key;
   }
   const parsed = SCHEMA.safeParse(input);
   if (!parsed.success) {
@@ -58,6 +201,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const c = parsed.data;
   const dataDir = resolve(c.DATA_DIR);
+  const tier = (n: Tier): TierConfig => ({
+    model: c[`TIER${n}_MODEL`],
+    promptFile: resolve(c[`TIER${n}_PROMPT`] ?? DEFAULT_PROMPT_FILES[n]),
+    allowedTools: c[`TIER${n}_ALLOWED_TOOLS`],
+    disallowedTools: c[`TIER${n}_DISALLOWED_TOOLS`],
+  });
   return {
     dataDir,
     dbPath: resolve(dataDir, 'watchkeeper.db'),
@@ -65,5 +214,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     memoryBudget: c.MEMORY_BUDGET,
     maxLineBytes: c.MAX_LINE_BYTES,
     logLevel: c.LOG_LEVEL,
+    runner: {
+      claudeBin: resolve(c.CLAUDE_BIN ?? resolve(PACKAGE_ROOT, 'node_modules/.bin/claude')),
+      workdir: resolve(c.WORKDIR ?? resolve(dataDir, 'workspace')),
+      schedule: c.SCHEDULE.trim().toLowerCase() === 'off' ? null : c.SCHEDULE.trim(),
+      sessionTimeoutMs: c.SESSION_TIMEOUT,
+      killGraceMs: c.KILL_GRACE,
+      stdoutGraceMs: c.STDOUT_GRACE,
+      queueSize: c.QUEUE_SIZE,
+      tiers: { 1: tier(1), 2: tier(2), 3: tier(3) },
+      permissionMode: c.PERMISSION_MODE,
+      maxTier: c.MAX_TIER as Tier,
+      dryRun: c.DRY_RUN,
+      maxTurns: c.MAX_TURNS ?? null,
+      mcpConfig: c.MCP_CONFIG ? resolve(c.MCP_CONFIG) : null,
+      settingsFile: c.CLAUDE_SETTINGS ? resolve(c.CLAUDE_SETTINGS) : null,
+      childEnv: c.CHILD_ENV,
+    },
+    cooldowns: {
+      restart: { limit: c.RESTART_LIMIT, windowMs: c.RESTART_WINDOW },
+      redeployment: { limit: c.REDEPLOY_LIMIT, windowMs: c.REDEPLOY_WINDOW },
+    },
   };
 }

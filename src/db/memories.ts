@@ -54,6 +54,8 @@ export interface NewMemory {
   tier: number;
   pinned?: boolean;
   at: number;
+  /** When the first decay step falls due (see memory/decay nextDecayAt). */
+  nextDecayAt: number;
 }
 
 export interface MemoryFilter {
@@ -80,6 +82,8 @@ export interface MemoryChange {
   pinned?: boolean;
   sessionId?: number | null;
   at: number;
+  /** When the next decay step falls due; unchanged when omitted. */
+  nextDecayAt?: number;
 }
 
 const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
@@ -110,9 +114,10 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
 
 export function createMemoryStore(db: Db) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
-    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier)
+    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
+    next_decay_at)
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
-    @sessionId, @tier)`);
+    @sessionId, @tier, @nextDecayAt)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history
     (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
@@ -121,12 +126,14 @@ export function createMemoryStore(db: Db) {
     observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
     base_confidence = CASE WHEN @resetBase THEN @confidence ELSE base_confidence END,
     last_reinforced_at = CASE WHEN @resetBase THEN @at ELSE last_reinforced_at END,
+    next_decay_at = COALESCE(@nextDecayAt, next_decay_at),
     updated_at = @at WHERE id = @id`);
+  const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
   const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
   const candidates = db.prepare(`SELECT ${COLUMNS} FROM memories
     WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
-  const decayCandidates = db.prepare(`SELECT ${COLUMNS} FROM memories
-    WHERE active = 1 AND pinned = 0 AND last_reinforced_at <= ?`);
+  const decayDue = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE active = 1 AND pinned = 0 AND next_decay_at <= ?`);
   const history =
     db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
     new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt
@@ -149,6 +156,7 @@ export function createMemoryStore(db: Db) {
       observation: change.observation ?? null,
       pinned: change.pinned === undefined ? null : change.pinned ? 1 : 0,
       resetBase: change.resetBase ? 1 : 0,
+      nextDecayAt: change.nextDecayAt ?? null,
       at: change.at,
     });
     insertHistory.run(
@@ -174,6 +182,7 @@ export function createMemoryStore(db: Db) {
           sessionId: m.sessionId,
           tier: m.tier,
           at: m.at,
+          nextDecayAt: m.nextDecayAt,
         }).lastInsertRowid,
       );
       insertHistory.run(id, 'created', null, m.confidence, m.observation, m.sessionId, m.at);
@@ -233,10 +242,15 @@ export function createMemoryStore(db: Db) {
       return (candidates.all(service, category) as RawMemory[]).map(fromRaw);
     },
 
-    /** Active, unpinned memories last reinforced at or before `cutoff`. */
-    decayCandidates(cutoff: number): MemoryRow[] {
-      return (decayCandidates.all(cutoff) as RawMemory[]).map(fromRaw);
+    /** Active, unpinned memories whose next decay step is due at `now`. */
+    decayDue(now: number): MemoryRow[] {
+      return (decayDue.all(now) as RawMemory[]).map(fromRaw);
     },
+
+    /** Records when each memory's next decay step falls due (no history: nothing changed). */
+    scheduleDecay: db.transaction((updates: readonly { id: number; nextDecayAt: number }[]) => {
+      for (const u of updates) setNextDecay.run(u.nextDecayAt, u.id);
+    }),
 
     history(memoryId: number): HistoryRow[] {
       return history.all(memoryId) as HistoryRow[];

@@ -37,14 +37,23 @@ export function applyDecay(memory: DecayState, now: number, policy: MemoryPolicy
     return { confidence: memory.confidence, active: memory.active, changed: false };
   }
   const weeks = weeksPastGrace(memory.lastReinforcedAt, now, policy);
-  const decayed = roundConfidence(memory.baseConfidence - weeks * policy.decayPerWeek);
+  // Decay stops at the first step below the threshold (the memory is inactive from then on),
+  // so a late run and many punctual runs agree on where it stopped.
+  const stepsToInactive =
+    Math.floor((memory.baseConfidence - policy.activeThreshold) / policy.decayPerWeek + 1e-9) + 1;
+  const steps = Math.min(weeks, Math.max(0, stepsToInactive));
+  const decayed = roundConfidence(memory.baseConfidence - steps * policy.decayPerWeek);
   // Decay only lowers: an operator's edit that raised confidence resets the base anyway.
   const confidence = Math.min(memory.confidence, decayed);
   const active = confidence >= policy.activeThreshold;
   return { confidence, active, changed: confidence !== memory.confidence || !active };
 }
 
-/** The earliest `lastReinforcedAt` that can have decayed at `now`; older rows are candidates. */
-export function decayCutoff(now: number, policy: MemoryPolicy): number {
-  return now - policy.graceMs - WEEK_MS;
+/** When the next weekly decay step after `now` falls due for a memory last reinforced then. */
+export function nextDecayAt(lastReinforcedAt: number, now: number, policy: MemoryPolicy): number {
+  return (
+    lastReinforcedAt +
+    policy.graceMs +
+    (weeksPastGrace(lastReinforcedAt, now, policy) + 1) * WEEK_MS
+  );
 }

@@ -9,9 +9,9 @@ export {
 } from './context.js';
 export {
   applyDecay,
-  decayCutoff,
   type DecayOutcome,
   type DecayState,
+  nextDecayAt,
   weeksPastGrace,
 } from './decay.js';
 export {

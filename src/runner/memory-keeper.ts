@@ -11,11 +11,11 @@ import {
   assembleContext,
   type Category,
   type ContextBlock,
-  decayCutoff,
   DEFAULT_POLICY,
   estimateTokens,
   type MemoryPolicy,
   mostSimilar,
+  nextDecayAt,
   reinforcedConfidence,
   roundConfidence,
   validateConfidence,
@@ -57,6 +57,12 @@ export function createMemoryKeeper(deps: {
   const { memories, events, clock } = deps;
   const policy = deps.policy ?? DEFAULT_POLICY;
 
+  // A change that restarts the decay clock at `now` schedules the first step from there.
+  const restart = (now: number) => ({
+    resetBase: true,
+    nextDecayAt: nextDecayAt(now, now, policy),
+  });
+
   const mustGet = (id: number): MemoryRow => {
     const row = memories.get(id);
     if (!row) throw new AppError('not_found', `memory ${id} does not exist`, { data: { id } });
@@ -80,7 +86,7 @@ export function createMemoryKeeper(deps: {
             action: 'reinforced',
             confidence,
             active: true,
-            resetBase: true,
+            ...restart(now),
             historyObservation: input.observation,
             sessionId: input.sessionId,
             at: now,
@@ -96,6 +102,7 @@ export function createMemoryKeeper(deps: {
         sessionId: input.sessionId,
         tier: input.tier,
         at: now,
+        nextDecayAt: nextDecayAt(now, now, policy),
       });
       const memory = mustGet(id);
       events.insert({
@@ -113,20 +120,27 @@ export function createMemoryKeeper(deps: {
     decay(): DecayReport {
       const now = clock.now();
       const changes = [];
+      const unchanged = [];
       let deactivated = 0;
-      for (const m of memories.decayCandidates(decayCutoff(now, policy))) {
+      for (const m of memories.decayDue(now)) {
         const outcome = applyDecay(m, now, policy);
-        if (!outcome.changed) continue;
+        const next = nextDecayAt(m.lastReinforcedAt, now, policy);
+        if (!outcome.changed) {
+          unchanged.push({ id: m.id, nextDecayAt: next });
+          continue;
+        }
         if (!outcome.active) deactivated += 1;
         changes.push({
           id: m.id,
           action: outcome.active ? ('decayed' as const) : ('deactivated' as const),
           confidence: outcome.confidence,
           active: outcome.active,
+          nextDecayAt: next,
           at: now,
         });
       }
       memories.change(changes);
+      memories.scheduleDecay(unchanged);
       return { decayed: changes.length - deactivated, deactivated };
     },
 
@@ -159,6 +173,7 @@ export function createMemoryKeeper(deps: {
           },
         );
       }
+      const now = clock.now();
       const id = memories.create({
         service: input.service,
         category: input.category,
@@ -167,7 +182,8 @@ export function createMemoryKeeper(deps: {
         sessionId: null,
         tier: 0,
         pinned: input.pinned ?? false,
-        at: clock.now(),
+        at: now,
+        nextDecayAt: nextDecayAt(now, now, policy),
       });
       return mustGet(id);
     },
@@ -182,15 +198,16 @@ export function createMemoryKeeper(deps: {
           ? before.confidence
           : roundConfidence(validateConfidence(edit.confidence));
       const active = before.active && confidence >= policy.activeThreshold;
+      const now = clock.now();
       memories.change([
         {
           id,
           action: active || !before.active ? 'edited' : 'deactivated',
           confidence,
           active,
-          resetBase: true,
+          ...restart(now),
           ...(observation === undefined ? {} : { observation }),
-          at: clock.now(),
+          at: now,
         },
       ]);
       return mustGet(id);
@@ -199,6 +216,7 @@ export function createMemoryKeeper(deps: {
     setPinned(id: number, pinned: boolean): MemoryRow {
       const before = mustGet(id);
       if (before.pinned === pinned) return before;
+      const now = clock.now();
       memories.change([
         {
           id,
@@ -207,8 +225,8 @@ export function createMemoryKeeper(deps: {
           active: before.active,
           pinned,
           // Unpinning restarts the decay clock; otherwise months pinned would decay at once.
-          resetBase: !pinned,
-          at: clock.now(),
+          ...(pinned ? {} : restart(now)),
+          at: now,
         },
       ]);
       return mustGet(id);
@@ -245,15 +263,9 @@ export function createMemoryKeeper(deps: {
         );
       }
       if (before.active && next === before.confidence) return before;
+      const now = clock.now();
       memories.change([
-        {
-          id,
-          action: 'reactivated',
-          confidence: next,
-          active: true,
-          resetBase: true,
-          at: clock.now(),
-        },
+        { id, action: 'reactivated', confidence: next, active: true, ...restart(now), at: now },
       ]);
       return mustGet(id);
     },

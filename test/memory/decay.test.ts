@@ -58,8 +58,16 @@ describe('applyDecay', () => {
     expect(decay(memory(65))).toEqual({ confidence: 0.2, active: false, changed: true });
   });
 
-  it('never raises confidence and never goes below zero', () => {
+  it('never raises confidence, and stops at the first step below 0.3 however late it runs', () => {
     expect(decay(memory(44, { confidence: 0.4 })).confidence).toBe(0.4);
-    expect(decay(memory(1000)).confidence).toBe(0);
+    expect(decay(memory(1000))).toEqual({ confidence: 0.2, active: false, changed: true });
+    expect(decay(memory(1000, { baseConfidence: 1, confidence: 1 }))).toMatchObject({
+      confidence: 0.2,
+      active: false,
+    });
+    expect(decay(memory(1000, { baseConfidence: 0.95, confidence: 0.95 }))).toMatchObject({
+      confidence: 0.25,
+      active: false,
+    });
   });
 });

@@ -53,6 +53,46 @@ describe('memory keeper: decay against the store', () => {
     expect(app.stores.memories.history(m.id).map((h) => h.action)).toEqual(['created', 'decayed']);
   });
 
+  it('gives the same confidences when decay runs daily for 40 days as when it runs once', () => {
+    const ids = [10, 10, 10, 0].map((gap, i) => {
+      const m = observe(`Distinct observation number ${i} about timing`, `svc-${i}`).memory;
+      app.clock.advance(gap * DAY_MS);
+      return m.id;
+    });
+    const start = app.clock.now();
+    const once = testApp();
+    try {
+      // Same memories, same ages, one decay run at the end.
+      const daily: number[] = [];
+      for (let day = 1; day <= 40; day += 1) {
+        app.clock.set(start + day * DAY_MS);
+        app.keeper.decay();
+      }
+      for (const id of ids) daily.push(app.stores.memories.get(id)!.confidence);
+      [10, 10, 10, 0].forEach((gap, i) => {
+        once.keeper.observe({
+          service: `svc-${i}`,
+          category: 'timing',
+          observation: `Distinct observation number ${i} about timing`,
+          sessionId: null,
+          tier: 1,
+        });
+        once.clock.advance(gap * DAY_MS);
+      });
+      once.clock.set(once.clock.now() + 40 * DAY_MS);
+      once.keeper.decay();
+      expect(
+        once.stores.memories
+          .list({ status: 'all' })
+          .sort((a, b) => a.id - b.id)
+          .map((m) => m.confidence),
+      ).toEqual(daily);
+      expect(daily).toEqual([0.2, 0.3, 0.5, 0.6]);
+    } finally {
+      once.close();
+    }
+  });
+
   it('deactivates below 0.3, never touches pinned ones, and a reinforcement restarts the clock', () => {
     const stale = observe('Takes 60s to start after restart').memory;
     const pinned = observe('Needs the NFS share mounted first', 'jellyfin', 'behavior').memory;

@@ -1,0 +1,100 @@
+/**
+ * Cooldowns: at most N restarts (or redeployments) of a service within a sliding window,
+ * counted from the cooldown_actions the agent reported. Pure: rows and `now` in.
+ */
+import type { CooldownLimits } from '../config.js';
+import type { CooldownRow } from '../db/index.js';
+import type { CooldownAction } from '../stream/index.js';
+
+export interface ServiceCooldown {
+  service: string;
+  action: CooldownAction;
+  count: number;
+  limit: number;
+  windowMs: number;
+  inCooldown: boolean;
+  lastAt: number;
+  /** When the oldest counted action leaves the window (and a slot frees), if in cooldown. */
+  freeAt: number | null;
+}
+
+export const ACTIONS: readonly CooldownAction[] = ['restart', 'redeployment'];
+
+/** The oldest time any window can reach back to at `now`. */
+export function cooldownHorizon(limits: CooldownLimits, now: number): number {
+  return now - Math.max(limits.restart.windowMs, limits.redeployment.windowMs);
+}
+
+/** Per service and action, every pair with at least one action inside its window. */
+export function cooldownState(
+  rows: readonly CooldownRow[],
+  limits: CooldownLimits,
+  now: number,
+): ServiceCooldown[] {
+  const groups = new Map<string, number[]>();
+  for (const row of rows) {
+    const { windowMs } = limits[row.actionType];
+    if (row.createdAt < now - windowMs || row.createdAt > now) continue;
+    const key = `${row.service}\u0000${row.actionType}`;
+    const times = groups.get(key) ?? [];
+    times.push(row.createdAt);
+    groups.set(key, times);
+  }
+  const out: ServiceCooldown[] = [];
+  for (const [key, times] of groups) {
+    const [service, action] = key.split('\u0000') as [string, CooldownAction];
+    const { limit, windowMs } = limits[action];
+    times.sort((a, b) => a - b);
+    const inCooldown = times.length >= limit;
+    // With `limit` allowed, a slot frees when the (count - limit + 1)-th oldest leaves the window.
+    const freeing = times[times.length - limit];
+    out.push({
+      service,
+      action,
+      count: times.length,
+      limit,
+      windowMs,
+      inCooldown,
+      lastAt: times[times.length - 1]!,
+      freeAt: inCooldown ? (freeing ?? times[0]!) + windowMs : null,
+    });
+  }
+  return out.sort((a, b) => a.service.localeCompare(b.service) || a.action.localeCompare(b.action));
+}
+
+function hours(ms: number): string {
+  const h = ms / 3_600_000;
+  return Number.isInteger(h) ? `${h}h` : `${Math.round(ms / 60_000)}m`;
+}
+
+function utcTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The cooldown section of the appended system prompt. Empty when nothing is counted. */
+export function formatCooldownContext(
+  state: readonly ServiceCooldown[],
+  limits: CooldownLimits,
+): string {
+  const header =
+    '## Cooldown state\n' +
+    `Limits per service: ${limits.restart.limit} restart(s) per ${hours(limits.restart.windowMs)}, ` +
+    `${limits.redeployment.limit} redeployment(s) per ${hours(limits.redeployment.windowMs)}. ` +
+    'watchkeeper blocks a command that would exceed them.';
+  if (state.length === 0) return `${header}\nNo restarts or redeployments in the current windows.`;
+  const lines = state.map(
+    (s) =>
+      `- ${s.service}: ${s.action} ${s.count}/${s.limit} in ${hours(s.windowMs)}` +
+      (s.inCooldown ? ` - IN COOLDOWN until ${utcTime(s.freeAt!)}` : ''),
+  );
+  return `${header}\n${lines.join('\n')}`;
+}
+
+/** A one-line reason for refusing `action` on `service`. */
+export function cooldownReason(s: ServiceCooldown): string {
+  return (
+    `watchkeeper: ${s.service} is in ${s.action} cooldown (${s.count} of ${s.limit} allowed in ` +
+    `${hours(s.windowMs)}; next allowed after ${utcTime(s.freeAt!)}). Do not retry or work around ` +
+    'this; report that a human is needed.'
+  );
+}
