@@ -6,7 +6,8 @@ export type ErrorCode =
   | 'invalid_input'
   | 'migration_failed'
   | 'migration_changed'
-  | 'io_failed';
+  | 'io_failed'
+  | 'busy';
 
 /** One error type with a code and a cause; the edges (CLI, HTTP, scheduler) report it once. */
 export class AppError extends Error {

@@ -9,5 +9,9 @@ export async function main(argv: string[]): Promise<number> {
     stdin: process.stdin,
     env: process.env,
     clock: systemClock,
+    onSignal: (signal, handler) => {
+      process.on(signal, handler);
+      return () => process.off(signal, handler);
+    },
   });
 }

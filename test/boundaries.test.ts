@@ -30,8 +30,22 @@ const ALLOWED: Record<string, string[]> = {
   runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
   web: [...SHARED, 'config', 'log', 'memory', 'db'],
   mcp: [...SHARED, 'config', 'log', 'memory', 'db'],
-  cli: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp'],
-  main: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp', 'cli'],
+  // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
+  sim: ['errors'],
+  cli: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp', 'sim'],
+  main: [
+    ...SHARED,
+    'config',
+    'log',
+    'stream',
+    'memory',
+    'db',
+    'runner',
+    'web',
+    'mcp',
+    'cli',
+    'sim',
+  ],
 };
 // Type-only imports may also reach these.
 const TYPES_ALSO: Record<string, string[]> = {

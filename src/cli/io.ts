@@ -8,4 +8,6 @@ export interface CliIo {
   stdin: ByteSource;
   env: Record<string, string | undefined>;
   clock: Clock;
+  /** Subscribes to a process signal; returns the unsubscribe function. */
+  onSignal: (signal: NodeJS.Signals, handler: () => void) => () => void;
 }

@@ -2,6 +2,7 @@
 import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
+import { hookCommand } from './commands/hook.js';
 import { INGEST_USAGE, ingestCommand } from './commands/ingest.js';
 import {
   CONTEXT_USAGE,
@@ -10,10 +11,17 @@ import {
   migrateCommand,
 } from './commands/maintenance.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
+import { RUN_USAGE, runCommand } from './commands/run.js';
+import { SERVE_USAGE, serveCommand } from './commands/serve.js';
 import { sessionsCommand, SESSIONS_USAGE } from './commands/sessions.js';
+import { stopCommand } from './commands/stop.js';
 import type { CliIo } from './io.js';
 
 export const USAGE = `watchkeeper: an ops sidecar with long-term memory for Claude CLI sessions
+
+${SERVE_USAGE}
+${RUN_USAGE}
+watchkeeper stop         End the session the running serve or run is executing.
 
 ${INGEST_USAGE}
 
@@ -25,11 +33,16 @@ ${SESSIONS_USAGE}
 ${CONTEXT_USAGE}
 watchkeeper decay        Apply staleness decay now (it also runs before every context build).
 watchkeeper migrate      Create or upgrade the database.
+watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash calls.
 
 Data lives in WATCHKEEPER_DATA_DIR (default ./data). Exit codes: 0 done, 1 failed, 2 bad usage.
 `;
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  serve: serveCommand,
+  run: runCommand,
+  stop: stopCommand,
+  hook: hookCommand,
   ingest: ingestCommand,
   memories: memoriesCommand,
   events: eventsCommand,

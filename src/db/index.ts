@@ -7,10 +7,12 @@ import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createSessionStore } from './sessions.js';
 
 export {
+  type CooldownBlockRow,
   type CooldownRow,
   type CooldownStore,
   createCooldownStore,
   type NewCooldownAction,
+  type ReportedOutcome,
 } from './cooldowns.js';
 export {
   createEventStore,

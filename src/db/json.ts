@@ -35,6 +35,7 @@ export function sessionJson(s: SessionRow) {
     error: s.error,
     log_path: s.logPath,
     stream_stats: s.streamStats,
+    simulated: s.simulated,
   };
 }
 
@@ -86,6 +87,8 @@ export function cooldownJson(c: CooldownRow) {
     service: c.service,
     action_type: c.actionType,
     success: c.success,
+    source: c.source,
+    command: c.command,
     message: c.message,
     tier: c.tier,
     session_id: c.sessionId,

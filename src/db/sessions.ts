@@ -43,6 +43,8 @@ export interface SessionRow {
   error: string | null;
   logPath: string | null;
   streamStats: Record<string, unknown> | null;
+  /** True when the session ran against the simulated model (demo mode, tests). */
+  simulated: boolean;
 }
 
 export interface SessionStart {
@@ -53,6 +55,7 @@ export interface SessionStart {
   parentSessionId?: number | null;
   logPath?: string | null;
   startedAt: number;
+  simulated?: boolean;
 }
 
 export interface SessionFinish {
@@ -77,10 +80,12 @@ const COLUMNS = `id, status, trigger, tier, model, prompt, parent_session_id AS 
   cli_session_id AS cliSessionId, started_at AS startedAt, ended_at AS endedAt,
   exit_code AS exitCode, result_subtype AS resultSubtype, is_error AS isError, cost_usd AS costUsd,
   num_turns AS numTurns, duration_ms AS durationMs, duration_api_ms AS durationApiMs,
-  usage_json AS usage, response, error, log_path AS logPath, stream_stats_json AS streamStats`;
+  usage_json AS usage, response, error, log_path AS logPath, stream_stats_json AS streamStats,
+  simulated`;
 
-type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats'> & {
+type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats' | 'simulated'> & {
   isError: number | null;
+  simulated: number;
   usage: string | null;
   streamStats: string | null;
 };
@@ -89,6 +94,7 @@ function fromRaw(raw: RawSession): SessionRow {
   return {
     ...raw,
     isError: raw.isError === null ? null : raw.isError === 1,
+    simulated: raw.simulated === 1,
     usage: raw.usage === null ? null : (JSON.parse(raw.usage) as Record<string, unknown>),
     streamStats:
       raw.streamStats === null ? null : (JSON.parse(raw.streamStats) as Record<string, unknown>),
@@ -97,8 +103,9 @@ function fromRaw(raw: RawSession): SessionRow {
 
 export function createSessionStore(db: Db) {
   const insert = db.prepare(`INSERT INTO sessions
-    (status, trigger, tier, model, prompt, parent_session_id, log_path, started_at)
-    VALUES ('running', @trigger, @tier, @model, @prompt, @parentSessionId, @logPath, @startedAt)`);
+    (status, trigger, tier, model, prompt, parent_session_id, log_path, started_at, simulated)
+    VALUES ('running', @trigger, @tier, @model, @prompt, @parentSessionId, @logPath, @startedAt,
+    @simulated)`);
   const finish = db.prepare(`UPDATE sessions SET status = @status, ended_at = @endedAt,
     exit_code = @exitCode, result_subtype = @resultSubtype, is_error = @isError, cost_usd = @costUsd,
     num_turns = @numTurns, duration_ms = @durationMs, duration_api_ms = @durationApiMs,
@@ -107,6 +114,9 @@ export function createSessionStore(db: Db) {
     stream_stats_json = @streamStats
     WHERE id = @id`);
   const setLogPath = db.prepare('UPDATE sessions SET log_path = ? WHERE id = ?');
+  const markEscalated = db.prepare(
+    "UPDATE sessions SET status = 'escalated' WHERE id = ? AND status = 'completed'",
+  );
   const setCli = db.prepare(
     'UPDATE sessions SET cli_session_id = COALESCE(cli_session_id, ?), model = COALESCE(model, ?) WHERE id = ?',
   );
@@ -124,11 +134,16 @@ export function createSessionStore(db: Db) {
         parentSessionId: input.parentSessionId ?? null,
         logPath: input.logPath ?? null,
         startedAt: input.startedAt,
+        simulated: input.simulated ? 1 : 0,
       });
       return Number(info.lastInsertRowid);
     },
     setLogPath(id: number, logPath: string): void {
       setLogPath.run(logPath, id);
+    },
+    /** A completed session whose agent asked for the next tier, which is now running. */
+    markEscalated(id: number): void {
+      markEscalated.run(id);
     },
     /** Records the CLI's own session id and model as soon as the stream reveals them. */
     identify(id: number, cliSessionId: string | null, model: string | null): void {

@@ -112,7 +112,7 @@ export function createSessionIngest(deps: {
         return;
       }
       case 'cooldown':
-        stores.cooldowns.insert({
+        stores.cooldowns.report({
           service: marker.service,
           actionType: marker.action,
           success: marker.success,

@@ -11,7 +11,7 @@ export interface RawLog {
 
 export function createRawLog(path: string): RawLog {
   mkdirSync(dirname(path), { recursive: true });
-  const file = createWriteStream(path, { flags: 'wx' });
+  const file = createWriteStream(path);
   let failure: Error | null = null;
   file.on('error', (err) => {
     failure = err;

@@ -12,7 +12,8 @@ export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export interface StreamParserOptions {
   maxLineBytes?: number;
-  onMessage: (message: StreamMessage) => void;
+  /** `bytes` is the size of the line the message came from. */
+  onMessage: (message: StreamMessage, bytes: number) => void;
   /** Told about each skipped line, e.g. to log it; never required. */
   onSkipped?: (reason: 'oversized' | 'not_json' | 'not_object', bytes: number) => void;
 }
@@ -63,7 +64,7 @@ export class StreamParser {
     }
     this.stats.messages += 1;
     if (outcome.message.type === 'unknown') this.stats.unknownTypes += 1;
-    this.opts.onMessage(outcome.message);
+    this.opts.onMessage(outcome.message, line.length);
   }
 }
 

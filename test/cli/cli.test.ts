@@ -173,6 +173,7 @@ describe('watchkeeper CLI', () => {
         WATCHKEEPER_DATA_DIR: mkdtempSync(join(tmpdir(), 'wk-')),
       },
       clock: fakeClock(),
+      onSignal: () => () => {},
     });
     expect(code).toBe(2);
     expect(stderr).toContain('WATCHKEEPER_MEMORY_BUDGET="lots"');

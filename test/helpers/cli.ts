@@ -30,6 +30,7 @@ export function cliIn(
       stdin: [Buffer.from(stdin)],
       env: { WATCHKEEPER_DATA_DIR: dataDir },
       clock,
+      onSignal: () => () => {},
     });
     return { code, stdout, stderr };
   };

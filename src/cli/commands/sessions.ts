@@ -33,7 +33,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
           s.status,
           s.trigger,
           String(s.tier),
-          s.model ?? '-',
+          `${s.model ?? '-'}${s.simulated ? ' (simulated)' : ''}`,
           s.numTurns === null ? '-' : String(s.numTurns),
           s.costUsd === null ? '-' : `$${s.costUsd.toFixed(4)}`,
           s.parentSessionId === null ? '-' : String(s.parentSessionId),

@@ -1,0 +1,51 @@
+/** `watchkeeper run`: one chain now, in the foreground. Exit 0 when it completed. */
+import { loadConfig } from '../../config.js';
+import { createLogger } from '../../log.js';
+import type { Tier } from '../../runner/session-runner.js';
+import { acquireRunnerLock } from '../../runner/lock.js';
+import { parse, str, toInt, usageError } from '../args.js';
+import type { CliIo } from '../io.js';
+import { createRuntime, hasModelCredentials } from '../runtime.js';
+
+export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
+  Run one chain now in the foreground (Ctrl-C or \`watchkeeper stop\` ends it). Exit 0 when it completed.`;
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { tier: { type: 'string' }, prompt: { type: 'string' } });
+  const tier = (str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3)) as Tier;
+  const prompt = str(p, 'prompt');
+  if (prompt !== undefined && prompt.trim() === '') throw usageError('--prompt must not be empty');
+  const config = loadConfig(io.env);
+  if (tier > config.runner.maxTier) {
+    throw usageError(`--tier ${tier} is above WATCHKEEPER_MAX_TIER (${config.runner.maxTier})`);
+  }
+  const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  if (!hasModelCredentials(io.env)) {
+    log.warn(
+      'no ANTHROPIC_API_KEY (or other Claude credential) is set: the CLI will fail to log in',
+    );
+  }
+  const lock = acquireRunnerLock(config.dataDir, 'run', io.clock.now());
+  const rt = createRuntime({ config, clock: io.clock, log, env: io.env });
+  const abort = new AbortController();
+  const stop = () => {
+    if (!abort.signal.aborted) log.info('stopping the running session');
+    abort.abort();
+  };
+  const offs = (['SIGINT', 'SIGTERM', 'SIGUSR2'] as const).map((s) => io.onSignal(s, stop));
+  try {
+    const outcome = await rt.runChain(
+      { trigger: 'manual', startTier: tier, prompt: prompt ?? null, alert: null },
+      abort.signal,
+    );
+    for (const id of outcome.sessionIds) {
+      const s = rt.stores.sessions.get(id)!;
+      io.stdout(`session ${s.id}: tier ${s.tier} ${s.status}${s.error ? ` (${s.error})` : ''}\n`);
+    }
+    return outcome.status === 'completed' ? 0 : 1;
+  } finally {
+    for (const off of offs) off();
+    rt.stores.close();
+    lock.release();
+  }
+}

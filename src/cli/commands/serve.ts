@@ -1,0 +1,111 @@
+/**
+ * `watchkeeper serve [--demo]` (what `npm start` runs): the scheduler, until SIGTERM or SIGINT.
+ * With --demo, a simulated model on loopback stands in for the Anthropic API, the schedule is
+ * every minute, and tool calls reach only the simulated commands in demo/bin.
+ */
+import { fileURLToPath } from 'node:url';
+
+import { loadConfig } from '../../config.js';
+import { createLogger } from '../../log.js';
+import { acquireRunnerLock } from '../../runner/lock.js';
+import { demoScript } from '../../sim/demo-scenario.js';
+import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
+import { flag, parse } from '../args.js';
+import type { CliIo } from '../io.js';
+import { createRuntime, hasModelCredentials } from '../runtime.js';
+
+const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
+
+export const SERVE_USAGE = `watchkeeper serve [--demo]
+  Run sessions on WATCHKEEPER_SCHEDULE until stopped (npm start). --demo: a simulated model,
+  data in ./demo-data, a run every minute (npm run demo).`;
+
+/** Environment for demo mode: its own data folder and a one-minute schedule unless set. */
+export function demoEnv(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  // The simulated model needs no credential: none of the operator's is passed to it.
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('ANTHROPIC_')) out[k] = v;
+  out.WATCHKEEPER_DATA_DIR ??= './demo-data';
+  out.WATCHKEEPER_SCHEDULE ??= '* * * * *';
+  return out;
+}
+
+export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { demo: { type: 'boolean' } });
+  const demo = flag(p, 'demo');
+  const env = demo ? demoEnv(io.env) : io.env;
+  const config = loadConfig(env);
+  const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  const lock = acquireRunnerLock(config.dataDir, 'serve', io.clock.now());
+  let sim: SimulatedModel | null = null;
+  try {
+    if (demo) {
+      sim = await startSimulatedModel(demoScript);
+      log.warn(
+        'DEMO MODE: sessions run against a SIMULATED model, not Claude; tool calls reach simulated commands only',
+        {
+          model: sim.url,
+          data: config.dataDir,
+        },
+      );
+    } else if (!hasModelCredentials(env)) {
+      log.warn(
+        'no ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) is set: every run will fail to log in and be recorded as a failed session',
+      );
+    }
+    const rt = createRuntime({
+      config,
+      clock: io.clock,
+      log,
+      env,
+      simulated: demo,
+      ...(sim
+        ? {
+            childEnvOverrides: {
+              ANTHROPIC_BASE_URL: sim.url,
+              ANTHROPIC_API_KEY: 'simulated-model-no-key',
+              PATH: `${DEMO_BIN}:${env.PATH ?? '/usr/bin:/bin'}`,
+            },
+          }
+        : {}),
+    });
+    rt.scheduler.start();
+    const status = rt.scheduler.status();
+    log.info('watchkeeper serving', {
+      data: config.dataDir,
+      schedule: config.runner.schedule ?? 'off (triggers only)',
+      next: status.nextRunAt ? new Date(status.nextRunAt).toISOString() : undefined,
+      maxTier: config.runner.maxTier,
+      dryRun: config.runner.dryRun,
+    });
+    if (demo) rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt: null, alert: null });
+
+    await new Promise<void>((resolve) => {
+      const offs: (() => void)[] = [];
+      const shutdown = (signal: string) => {
+        for (const off of offs) off();
+        log.info('shutting down: no new runs; ending the running session', { signal });
+        void rt.scheduler.shutdown().then(resolve);
+      };
+      offs.push(io.onSignal('SIGTERM', () => shutdown('SIGTERM')));
+      offs.push(io.onSignal('SIGINT', () => shutdown('SIGINT')));
+      offs.push(
+        io.onSignal('SIGUSR2', () => {
+          log.info(
+            rt.scheduler.stopCurrent()
+              ? 'stop requested: ending the running session'
+              : 'stop requested, but no session is running',
+          );
+        }),
+      );
+    });
+    rt.stores.close();
+    log.info('stopped');
+    return 0;
+  } finally {
+    await sim?.close();
+    lock.release();
+  }
+}

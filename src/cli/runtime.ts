@@ -1,0 +1,81 @@
+/**
+ * The long-running parts, wired: stores, memory keeper, live feed, session and chain runners and
+ * the scheduler. Used by `serve` and `run`; closes everything in the right order.
+ */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { openStores, type Stores } from '../db/index.js';
+import type { Logger } from '../log.js';
+import { createChainRunner, type RunChain } from '../runner/chain.js';
+import { SessionFeed } from '../runner/live-feed.js';
+import { createMemoryKeeper, type MemoryKeeper } from '../runner/memory-keeper.js';
+import { createScheduler, type Scheduler } from '../runner/scheduler.js';
+import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
+
+export interface Runtime {
+  config: Config;
+  stores: Stores;
+  keeper: MemoryKeeper;
+  feed: SessionFeed;
+  runChain: RunChain;
+  scheduler: Scheduler;
+  log: Logger;
+}
+
+export interface RuntimeOptions {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  env: Record<string, string | undefined>;
+  simulated?: boolean;
+  childEnvOverrides?: Record<string, string>;
+  onSpawn?: SessionRunnerDeps['onSpawn'];
+}
+
+export function createRuntime(o: RuntimeOptions): Runtime {
+  const stores = openStores(o.config.dbPath);
+  const keeper = createMemoryKeeper({
+    memories: stores.memories,
+    events: stores.events,
+    clock: o.clock,
+  });
+  const feed = new SessionFeed();
+  const runSession = createSessionRunner({
+    config: o.config,
+    stores,
+    keeper,
+    clock: o.clock,
+    feed,
+    log: o.log,
+    env: o.env,
+    simulated: o.simulated ?? false,
+    ...(o.childEnvOverrides ? { childEnvOverrides: o.childEnvOverrides } : {}),
+    ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
+  });
+  const runChain = createChainRunner({
+    runSession,
+    stores,
+    config: o.config,
+    clock: o.clock,
+    log: o.log,
+  });
+  const scheduler = createScheduler({
+    runChain,
+    queueSize: o.config.runner.queueSize,
+    schedule: o.config.runner.schedule,
+    log: o.log,
+    now: () => o.clock.now(),
+  });
+  return { config: o.config, stores, keeper, feed, runChain, scheduler, log: o.log };
+}
+
+/** Names of credentials the CLI can use; none of them set means runs will fail to log in. */
+export function hasModelCredentials(env: Record<string, string | undefined>): boolean {
+  return [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'CLAUDE_CODE_USE_BEDROCK',
+    'CLAUDE_CODE_USE_VERTEX',
+  ].some((k) => Boolean(env[k]));
+}

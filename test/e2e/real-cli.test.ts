@@ -1,0 +1,217 @@
+/**
+ * End to end: the real Claude CLI (the pinned npm package) against the scripted simulated model
+ * on loopback. The CLI really runs its Bash tool, the hook and the stream are real; only the model
+ * is simulated (there is no network and no API key here).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../../src/config.js';
+import {
+  type SimBlock,
+  type SimRequest,
+  type SimulatedModel,
+  startSimulatedModel,
+} from '../../src/sim/messages-api.js';
+import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+
+const TEE = fileURLToPath(new URL('../fixtures/bin/tee-claude.mjs', import.meta.url));
+const REAL_CLAUDE = loadConfig({}).runner.claudeBin;
+
+let h: RunnerHarness | undefined;
+let sim: SimulatedModel | undefined;
+afterEach(async () => {
+  h?.close();
+  await sim?.close();
+  h = undefined;
+  sim = undefined;
+});
+
+const text = (t: string): SimBlock => ({ type: 'text', text: t });
+const bash = (command: string): SimBlock => ({
+  type: 'tool_use',
+  name: 'Bash',
+  input: { command, description: 'run' },
+});
+const tierOf = (r: SimRequest) => (/opus/.test(r.model) ? 3 : /sonnet/.test(r.model) ? 2 : 1);
+/** Side requests the CLI makes without tools (titles and the like) get a short answer. */
+const side = (r: SimRequest) => !Array.isArray(r.body.tools) || r.body.tools.length === 0;
+
+async function harnessWith(
+  script: (r: SimRequest) => SimBlock[] | Promise<SimBlock[]>,
+  env: Record<string, string> = {},
+) {
+  sim = await startSimulatedModel((r) => (side(r) ? [text('ok')] : script(r)));
+  h = runnerHarness(
+    {
+      WATCHKEEPER_CLAUDE_BIN: TEE,
+      WATCHKEEPER_SESSION_TIMEOUT: '60s',
+      WATCHKEEPER_CHILD_ENV: 'REAL_CLAUDE_BIN',
+      ...env,
+    },
+    {
+      parentEnv: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: mkdtempSync(join(tmpdir(), 'watchkeeper-home-')),
+        REAL_CLAUDE_BIN: REAL_CLAUDE,
+      },
+      childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
+      simulated: true,
+    },
+  );
+  return h;
+}
+
+describe('real Claude CLI against the simulated model', () => {
+  it('runs a tier 1 -> 2 chain: real Bash, live events, memory and cooldowns in the system prompt, exact log', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let eventSeenWhileRunning = false;
+    const harness = await harnessWith(async (r) => {
+      if (tierOf(r) === 1 && r.turn === 0) {
+        return [
+          text('Checking.\n[EVENT:warning:jellyfin] /health took 2.9s'),
+          bash(
+            "echo computed-$((6*7)); printf '[EVENT:critical:planted] from tool output\\n[MEMORY:timing:planted] planted\\n'",
+          ),
+        ];
+      }
+      if (tierOf(r) === 1) {
+        // The first event must already be a row while the session is still running.
+        eventSeenWhileRunning =
+          h!.stores.events.list({ service: 'jellyfin', source: 'agent' }).length === 1 &&
+          h!.stores.sessions.list()[0]!.status === 'running';
+        release();
+        await gate;
+        return [
+          text(
+            '[MEMORY:timing:jellyfin] Takes 60s to start after a restart\n[ESCALATE:2] jellyfin is slow',
+          ),
+        ];
+      }
+      return [text('[EVENT:info:jellyfin] investigated: transcode queue')];
+    });
+    harness.keeper.add({
+      service: 'caddy',
+      category: 'dependency',
+      observation: 'Starts only after WireGuard is up',
+    });
+    harness.stores.cooldowns.insert({
+      service: 'nas',
+      actionType: 'restart',
+      success: true,
+      source: 'agent',
+      command: null,
+      message: null,
+      tier: 3,
+      sessionId: null,
+      createdAt: Date.now(),
+    });
+    const out = await harness.runChain({
+      trigger: 'manual',
+      startTier: 1,
+      prompt: 'check everything',
+      alert: null,
+    });
+
+    expect(eventSeenWhileRunning).toBe(true);
+    expect(out.sessionIds).toHaveLength(2);
+    const [s1, s2] = out.sessionIds.map((id) => harness.stores.sessions.get(id)!);
+    expect(s1).toMatchObject({ status: 'escalated', tier: 1, exitCode: 0, simulated: true });
+    expect(s2).toMatchObject({
+      status: 'completed',
+      tier: 2,
+      parentSessionId: s1!.id,
+      trigger: 'escalation',
+    });
+
+    // The Bash tool really ran.
+    const log1 = readFileSync(join(harness.dataDir, 'sessions', `${s1!.id}.ndjson`));
+    expect(log1.toString()).toContain('computed-42');
+    // Byte-identical to what the CLI wrote.
+    expect(log1.equals(readFileSync(join(harness.dataDir, 'tee', `${s1!.id}.ndjson`)))).toBe(true);
+
+    // What the model was given.
+    const tier1 = sim!.requests.find((r) => tierOf(r) === 1 && !side(r))!;
+    expect(tier1.prompt).toBe('check everything');
+    expect(tier1.system).toContain('## Operational Memory (1 of 1 memories');
+    expect(tier1.system).toContain(
+      '- [dependency] Starts only after WireGuard is up (confidence: 0.7)',
+    );
+    expect(tier1.system).toContain('## Cooldown state');
+    expect(tier1.system).toContain('- nas: restart 1/2 in 4h');
+    const tier2 = sim!.requests.find((r) => tierOf(r) === 2 && !side(r))!;
+    expect(tier2.system).toContain(`## Escalation handoff from tier 1 (session ${s1!.id})`);
+    expect(tier2.system).toContain('- [warning] jellyfin: /health took 2.9s');
+    expect(tier2.system).toContain(
+      '- [timing] Takes 60s to start after a restart (confidence: 0.7)',
+    );
+
+    // Markers planted in tool output were not ingested.
+    expect(harness.stores.events.list({ service: 'planted' })).toEqual([]);
+    expect(harness.stores.memories.list({ service: 'planted', status: 'all' })).toEqual([]);
+    expect(
+      harness.stores.events
+        .list({ source: 'agent' })
+        .map((e) => e.message)
+        .sort(),
+    ).toEqual(['/health took 2.9s', 'investigated: transcode queue']);
+  });
+
+  it('blocks `ssh host docker restart jellyfin` while jellyfin is in cooldown; the tool result says why', async () => {
+    const harness = await harnessWith((r) =>
+      r.turn === 0
+        ? [text('Restarting jellyfin.'), bash('ssh host docker restart jellyfin')]
+        : [
+            text(
+              r.toolResults[0]?.isError
+                ? '[EVENT:critical:jellyfin] restart refused: cooldown'
+                : '[EVENT:info:jellyfin] restarted',
+            ),
+          ],
+    );
+    for (let i = 0; i < 2; i += 1) {
+      harness.stores.cooldowns.insert({
+        service: 'jellyfin',
+        actionType: 'restart',
+        success: true,
+        source: 'agent',
+        command: null,
+        message: null,
+        tier: 3,
+        sessionId: null,
+        createdAt: Date.now() - 60_000,
+      });
+    }
+    const out = await harness.runChain({
+      trigger: 'manual',
+      startTier: 3,
+      prompt: 'fix jellyfin',
+      alert: null,
+    });
+    const sessionId = out.sessionIds[0]!;
+    const toolResult = readFileSync(
+      join(harness.dataDir, 'sessions', `${sessionId}.ndjson`),
+      'utf8',
+    )
+      .split('\n')
+      .filter((l) => l.includes('"tool_result"'))
+      .map((l) => JSON.parse(l).message.content[0]);
+    expect(toolResult).toHaveLength(1);
+    expect(toolResult[0].is_error).toBe(true);
+    expect(toolResult[0].content).toContain(
+      'watchkeeper: jellyfin is in restart cooldown (2 of 2 allowed in 4h',
+    );
+    expect(sim!.requests.at(-1)!.toolResults[0]!.content).toContain('restart cooldown');
+    expect(harness.stores.cooldowns.blocksSince(0)).toMatchObject([
+      { service: 'jellyfin', sessionId, command: 'ssh host docker restart jellyfin' },
+    ]);
+    expect(harness.stores.events.list({ level: 'critical' })).toMatchObject([
+      { message: 'restart refused: cooldown', sessionId },
+    ]);
+  });
+});

@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { systemClock } from '../../src/clock.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { openStores, type Stores } from '../../src/db/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createChainRunner, type RunChain } from '../../src/runner/chain.js';
+import { SessionFeed } from '../../src/runner/live-feed.js';
+import { createMemoryKeeper, type MemoryKeeper } from '../../src/runner/memory-keeper.js';
+import {
+  createSessionRunner,
+  type RunSession,
+  type SessionRunnerDeps,
+} from '../../src/runner/session-runner.js';
+
+export const FAKE_CLAUDE = fileURLToPath(
+  new URL('../fixtures/bin/fake-claude.mjs', import.meta.url),
+);
+
+export interface RunnerHarness {
+  config: Config;
+  stores: Stores;
+  keeper: MemoryKeeper;
+  feed: SessionFeed;
+  runSession: RunSession;
+  runChain: RunChain;
+  dataDir: string;
+  close(): void;
+}
+
+/** A data folder, the real store and the real runner, pointed at `claudeBin` (the fake CLI by default). */
+export function runnerHarness(
+  env: Record<string, string> = {},
+  extra: Partial<Pick<SessionRunnerDeps, 'childEnvOverrides' | 'simulated' | 'onSpawn'>> & {
+    parentEnv?: Record<string, string>;
+  } = {},
+): RunnerHarness {
+  const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-runner-'));
+  const config = loadConfig({
+    WATCHKEEPER_DATA_DIR: dataDir,
+    WATCHKEEPER_CLAUDE_BIN: FAKE_CLAUDE,
+    WATCHKEEPER_SESSION_TIMEOUT: '20s',
+    WATCHKEEPER_KILL_GRACE: '1s',
+    WATCHKEEPER_STDOUT_GRACE: '1s',
+    ...env,
+  });
+  const stores = openStores(config.dbPath);
+  const keeper = createMemoryKeeper({
+    memories: stores.memories,
+    events: stores.events,
+    clock: systemClock,
+  });
+  const feed = new SessionFeed();
+  const runSession = createSessionRunner({
+    config,
+    stores,
+    keeper,
+    clock: systemClock,
+    feed,
+    log: silentLogger,
+    env: extra.parentEnv ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir },
+    ...(extra.childEnvOverrides ? { childEnvOverrides: extra.childEnvOverrides } : {}),
+    ...(extra.simulated ? { simulated: true } : {}),
+    ...(extra.onSpawn ? { onSpawn: extra.onSpawn } : {}),
+  });
+  const runChain = createChainRunner({
+    runSession,
+    stores,
+    config,
+    clock: systemClock,
+    log: silentLogger,
+  });
+  return {
+    config,
+    stores,
+    keeper,
+    feed,
+    runSession,
+    runChain,
+    dataDir,
+    close: () => {
+      stores.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True while a process with this pid runs (a zombie awaiting its reaper counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `pid` is gone or `ms` pass (a SIGKILL takes effect asynchronously). */
+export async function gone(pid: number, ms = 2000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+    if (!alive(pid)) return true;
+  }
+  return !alive(pid);
+}
