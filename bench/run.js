@@ -3,7 +3,7 @@
  *
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
- * Parts: parser, huge-line, memory-store. A failing part prints its error; the run still
+ * Parts: parser, huge-line, memory-store, runner, serve-rss. A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { runHugeLineBench } from './huge-line.js';
 import { runMemoryStoreBench } from './memory-store.js';
 import { runParserBench } from './parser.js';
+import { runRunnerBench } from './runner.js';
+import { runServeRssBench } from './serve-rss.js';
 import { formatTable } from './table.js';
 
 // Listed in table order; `runOrder` puts huge-line first, while this process is still small:
@@ -22,6 +24,8 @@ const PARTS = [
   { name: 'parser', runOrder: 2, run: runParserBench },
   { name: 'huge-line', runOrder: 1, run: runHugeLineBench },
   { name: 'memory-store', runOrder: 3, run: runMemoryStoreBench },
+  { name: 'runner', runOrder: 4, run: runRunnerBench },
+  { name: 'serve-rss', runOrder: 5, run: runServeRssBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 
