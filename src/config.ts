@@ -115,6 +115,13 @@ const SCHEMA = z.object({
   RESTART_WINDOW: duration(60_000).default(4 * 3_600_000),
   REDEPLOY_LIMIT: int(0, 1000).default(1),
   REDEPLOY_WINDOW: duration(60_000).default(24 * 3_600_000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(0, 65535).default(8080),
+  AUTH_TOKEN: z.string().min(16, 'must be at least 16 characters (use a random token)').optional(),
+  AUTH_USER: z.string().min(1).optional(),
+  AUTH_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+  WEBHOOK_MAX_BYTES: int(256, 10 * 1024 * 1024).default(64 * 1024),
+  SECURE_COOKIES: bool.default(false),
 });
 
 type Tier = 1 | 2 | 3;
@@ -163,8 +170,27 @@ export interface Config {
     childEnv: string[];
   };
   cooldowns: CooldownLimits;
+  web: WebConfig;
 }
 
+export interface WebConfig {
+  host: string;
+  port: number;
+  /** Bearer token for scripts and sign-in; null when not configured. */
+  authToken: string | null;
+  /** A user and password for sign-in; null when not configured. */
+  authUser: { user: string; password: string } | null;
+  webhookMaxBytes: number;
+  /** Mark cookies Secure (when served over HTTPS, e.g. behind a proxy). */
+  secureCookies: boolean;
+}
+
+/** True for addresses that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const SECRET_KEYS = new Set(['AUTH_TOKEN', 'AUTH_PASSWORD']);
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
 
@@ -193,13 +219,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const name = sourceName[key] ?? PREFIX + key;
     throw new AppError(
       'config_invalid',
-      `${name}=${JSON.stringify(input[key])}: ${issue.message}`,
+      // Secrets are never echoed, not even in an error.
+      `${name}=${SECRET_KEYS.has(key) ? `(hidden, ${input[key]?.length ?? 0} characters)` : JSON.stringify(input[key])}: ${issue.message}`,
       {
         data: { variable: name },
       },
     );
   }
   const c = parsed.data;
+  if ((c.AUTH_USER === undefined) !== (c.AUTH_PASSWORD === undefined)) {
+    const missing =
+      c.AUTH_USER === undefined ? 'WATCHKEEPER_AUTH_USER' : 'WATCHKEEPER_AUTH_PASSWORD';
+    throw new AppError(
+      'config_invalid',
+      `${missing} is missing: set both the user and the password, or neither`,
+      {
+        data: { variable: missing },
+      },
+    );
+  }
   const dataDir = resolve(c.DATA_DIR);
   const tier = (n: Tier): TierConfig => ({
     model: c[`TIER${n}_MODEL`],
@@ -234,6 +272,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cooldowns: {
       restart: { limit: c.RESTART_LIMIT, windowMs: c.RESTART_WINDOW },
       redeployment: { limit: c.REDEPLOY_LIMIT, windowMs: c.REDEPLOY_WINDOW },
+    },
+    web: {
+      host: c.HOST,
+      port: c.PORT,
+      authToken: c.AUTH_TOKEN ?? null,
+      authUser:
+        c.AUTH_USER && c.AUTH_PASSWORD ? { user: c.AUTH_USER, password: c.AUTH_PASSWORD } : null,
+      webhookMaxBytes: c.WEBHOOK_MAX_BYTES,
+      secureCookies: c.SECURE_COOKIES,
     },
   };
 }

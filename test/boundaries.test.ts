@@ -28,7 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   memory: ['errors', 'clock'],
   db: [...SHARED],
   runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
-  web: [...SHARED, 'config', 'log', 'memory', 'db'],
+  web: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
   mcp: [...SHARED, 'config', 'log', 'memory', 'db'],
   // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
   sim: ['errors'],

@@ -7,10 +7,12 @@ import type { Config } from '../config.js';
 import { openStores, type Stores } from '../db/index.js';
 import type { Logger } from '../log.js';
 import { createChainRunner, type RunChain } from '../runner/chain.js';
+import { cooldownHorizon, cooldownState } from '../runner/cooldown-policy.js';
 import { SessionFeed } from '../runner/live-feed.js';
 import { createMemoryKeeper, type MemoryKeeper } from '../runner/memory-keeper.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
+import type { RunnerControl } from '../web/deps.js';
 
 export interface Runtime {
   config: Config;
@@ -30,6 +32,22 @@ export interface RuntimeOptions {
   simulated?: boolean;
   childEnvOverrides?: Record<string, string>;
   onSpawn?: SessionRunnerDeps['onSpawn'];
+}
+
+/** The runner behaviour the web layer is given (it may import runner types only). */
+export function runnerControl(rt: Runtime): RunnerControl {
+  return {
+    trigger: (request) => rt.scheduler.trigger(request),
+    ticket: (id) => rt.scheduler.ticket(id),
+    stopCurrent: () => rt.scheduler.stopCurrent(),
+    status: () => rt.scheduler.status(),
+    cooldownState: (now) =>
+      cooldownState(
+        rt.stores.cooldowns.since(cooldownHorizon(rt.config.cooldowns, now)),
+        rt.config.cooldowns,
+        now,
+      ),
+  };
 }
 
 export function createRuntime(o: RuntimeOptions): Runtime {

@@ -130,6 +130,9 @@ export function createMemoryStore(db: Db) {
     updated_at = @at WHERE id = @id`);
   const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
   const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
+  const servicesStmt = db.prepare(
+    'SELECT DISTINCT service FROM memories WHERE service IS NOT NULL ORDER BY service',
+  );
   const candidates = db.prepare(`SELECT ${COLUMNS} FROM memories
     WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
   const decayDue = db.prepare(`SELECT ${COLUMNS} FROM memories
@@ -203,6 +206,11 @@ export function createMemoryStore(db: Db) {
         )
         .all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
       return rows.map(fromRaw);
+    },
+
+    /** Every service that has a memory, sorted (general memories are not listed). */
+    services(): string[] {
+      return (servicesStmt.all() as { service: string }[]).map((r) => r.service);
     },
 
     count(filter: MemoryFilter = {}): number {

@@ -40,6 +40,13 @@ export interface DecayReport {
   deactivated: number;
 }
 
+export interface MemoryPatch {
+  observation?: string;
+  confidence?: number;
+  active?: boolean;
+  pinned?: boolean;
+}
+
 export interface MemoryEdit {
   observation?: string;
   confidence?: number;
@@ -267,6 +274,38 @@ export function createMemoryKeeper(deps: {
       memories.change([
         { id, action: 'reactivated', confidence: next, active: true, ...restart(now), at: now },
       ]);
+      return mustGet(id);
+    },
+
+    /**
+     * One change from the dashboard or API: wording and confidence, active, pinned. Everything is
+     * validated before anything is written, so a bad field changes nothing.
+     */
+    update(id: number, patch: MemoryPatch): MemoryRow {
+      const before = mustGet(id);
+      const observation =
+        patch.observation === undefined ? undefined : validateObservation(patch.observation);
+      const confidence =
+        patch.confidence === undefined
+          ? undefined
+          : roundConfidence(validateConfidence(patch.confidence));
+      const after = confidence ?? before.confidence;
+      if (patch.active === true && after < policy.activeThreshold) {
+        throw new AppError(
+          'invalid_input',
+          `confidence: an active memory needs a confidence of at least ${policy.activeThreshold} (it would be ${after})`,
+          { data: { field: 'confidence' } },
+        );
+      }
+      if (observation !== undefined || confidence !== undefined) {
+        keeper.edit(id, {
+          ...(observation !== undefined ? { observation } : {}),
+          ...(confidence !== undefined ? { confidence } : {}),
+        });
+      }
+      if (patch.active === true && !mustGet(id).active) keeper.reactivate(id);
+      if (patch.active === false) keeper.deactivate([id]);
+      if (patch.pinned !== undefined) keeper.setPinned(id, patch.pinned);
       return mustGet(id);
     },
 

@@ -12,7 +12,14 @@ import { demoScript } from '../../sim/demo-scenario.js';
 import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
-import { createRuntime, hasModelCredentials } from '../runtime.js';
+import { createRuntime, hasModelCredentials, runnerControl } from '../runtime.js';
+import { createApp } from '../../web/app.js';
+import {
+  checkListenAddress,
+  loadSecret,
+  startWebServer,
+  type WebServer,
+} from '../../web/server.js';
 
 const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
 
@@ -38,8 +45,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const env = demo ? demoEnv(io.env) : io.env;
   const config = loadConfig(env);
   const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  checkListenAddress(config.web);
   const lock = acquireRunnerLock(config.dataDir, 'serve', io.clock.now());
   let sim: SimulatedModel | null = null;
+  let web: WebServer | null = null;
   try {
     if (demo) {
       sim = await startSimulatedModel(demoScript);
@@ -71,9 +80,23 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
           }
         : {}),
     });
+    const app = createApp({
+      config,
+      stores: rt.stores,
+      keeper: rt.keeper,
+      feed: rt.feed,
+      runner: runnerControl(rt),
+      clock: io.clock,
+      log,
+      demo,
+      secret: loadSecret(config.dataDir),
+    });
+    web = await startWebServer(app, config.web);
     rt.scheduler.start();
     const status = rt.scheduler.status();
     log.info('watchkeeper serving', {
+      dashboard: web.url,
+      auth: config.web.authToken || config.web.authUser ? 'required' : 'none (loopback only)',
       data: config.dataDir,
       schedule: config.runner.schedule ?? 'off (triggers only)',
       next: status.nextRunAt ? new Date(status.nextRunAt).toISOString() : undefined,
@@ -101,10 +124,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         }),
       );
     });
+    await web.close();
+    web = null;
     rt.stores.close();
     log.info('stopped');
     return 0;
   } finally {
+    await web?.close();
     await sim?.close();
     lock.release();
   }

@@ -1,0 +1,10 @@
+/** /api/v1/events. */
+import { Hono } from 'hono';
+
+import type { AppEnv } from '../app.js';
+import type { WebDeps } from '../deps.js';
+
+export function eventApi(_deps: WebDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  return app;
+}

@@ -1,0 +1,48 @@
+/** JSON request bodies: size-limited, and a clear 400 when they are not a JSON object. */
+import type { Context } from 'hono';
+
+import { AppError } from '../../errors.js';
+
+export async function jsonBody(
+  c: Context,
+  maxBytes = 1024 * 1024,
+): Promise<Record<string, unknown>> {
+  const type = c.req.header('Content-Type') ?? '';
+  if (!type.startsWith('application/json')) {
+    throw new AppError('usage', 'send the body as JSON with Content-Type: application/json');
+  }
+  const raw = await c.req.text();
+  if (Buffer.byteLength(raw) > maxBytes) throw new AppError('usage', `body over ${maxBytes} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError('usage', 'body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AppError('usage', 'body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `limit` and `offset` query parameters, checked. */
+export function paging(
+  c: Context,
+  defaultLimit: number,
+  maxLimit = 1000,
+): { limit: number; offset: number } {
+  const num = (name: string, fallback: number, max: number) => {
+    const v = c.req.query(name);
+    if (v === undefined || v === '') return fallback;
+    if (!/^\d+$/.test(v) || Number(v) > max) {
+      throw new AppError('usage', `${name} must be a whole number from 0 to ${max}`, {
+        data: { field: name },
+      });
+    }
+    return Number(v);
+  };
+  return {
+    limit: Math.max(1, num('limit', defaultLimit, maxLimit)),
+    offset: num('offset', 0, 10_000_000),
+  };
+}

@@ -1,0 +1,10 @@
+/** /api/v1/stats. */
+import { Hono } from 'hono';
+
+import type { AppEnv } from '../app.js';
+import type { WebDeps } from '../deps.js';
+
+export function statsApi(_deps: WebDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  return app;
+}

@@ -1,0 +1,35 @@
+/** What the web layer is given by the composition root. Runner behaviour arrives injected. */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Stores } from '../db/index.js';
+import type { Logger } from '../log.js';
+import type { ChainRequest } from '../runner/chain.js';
+import type { ServiceCooldown } from '../runner/cooldown-policy.js';
+import type { SessionFeed } from '../runner/live-feed.js';
+import type { MemoryKeeper } from '../runner/memory-keeper.js';
+import type { RunTicket, Scheduler } from '../runner/scheduler.js';
+
+export interface RunnerControl {
+  /** Queues a chain; throws AppError `busy` when the queue is full. */
+  trigger(request: ChainRequest): RunTicket;
+  ticket(id: string): RunTicket | null;
+  /** Ends the running session; false when none runs. */
+  stopCurrent(): boolean;
+  status(): ReturnType<Scheduler['status']>;
+  /** Per service and action, the counts inside the cooldown windows at `now`. */
+  cooldownState(now: number): ServiceCooldown[];
+}
+
+export interface WebDeps {
+  config: Config;
+  stores: Stores;
+  keeper: MemoryKeeper;
+  feed: SessionFeed;
+  runner: RunnerControl;
+  clock: Clock;
+  log: Logger;
+  /** Demo mode: every page says the model is simulated. */
+  demo: boolean;
+  /** Key material for session cookies (persisted in the data folder). */
+  secret: Buffer;
+}

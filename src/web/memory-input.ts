@@ -1,0 +1,103 @@
+/**
+ * Memory fields from a form (strings) or a JSON body (typed), with errors that name the field.
+ * The same rules for the dashboard and the API.
+ */
+import { AppError } from '../errors.js';
+import {
+  type Category,
+  validateCategory,
+  validateConfidence,
+  validateObservation,
+  validateService,
+} from '../memory/index.js';
+import type { MemoryPatch } from '../runner/memory-keeper.js';
+
+type Input = Record<string, unknown>;
+
+export const MAX_BULK_IDS = 10_000;
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
+}
+
+function text(input: Input, field: string): string | undefined {
+  const v = input[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalid(field, 'must be text');
+  return v;
+}
+
+function bool(input: Input, field: string): boolean | undefined {
+  const v = input[field];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === '1' || v === 'on') return true;
+  if (v === 'false' || v === '0' || v === 'off') return false;
+  throw invalid(field, 'must be true or false');
+}
+
+function confidence(input: Input): number | undefined {
+  const v = input.confidence;
+  if (v === undefined || v === null || v === '') return undefined;
+  return validateConfidence(v);
+}
+
+export interface MemoryCreate {
+  service: string | null;
+  category: Category;
+  observation: string;
+  confidence?: number;
+  pinned: boolean;
+}
+
+export function parseMemoryCreate(input: Input): MemoryCreate {
+  const category = text(input, 'category');
+  if (!category) throw invalid('category', 'is required');
+  const observation = text(input, 'observation');
+  if (observation === undefined) throw invalid('observation', 'is required');
+  const c = confidence(input);
+  return {
+    service: validateService(text(input, 'service')),
+    category: validateCategory(category),
+    observation: validateObservation(observation),
+    ...(c === undefined ? {} : { confidence: c }),
+    pinned: bool(input, 'pinned') ?? false,
+  };
+}
+
+export function parseMemoryPatch(input: Input): MemoryPatch {
+  const observation = text(input, 'observation');
+  const c = confidence(input);
+  const active = bool(input, 'active');
+  const pinned = bool(input, 'pinned');
+  const patch: MemoryPatch = {
+    ...(observation === undefined ? {} : { observation: validateObservation(observation) }),
+    ...(c === undefined ? {} : { confidence: c }),
+    ...(active === undefined ? {} : { active }),
+    ...(pinned === undefined ? {} : { pinned }),
+  };
+  if (Object.keys(patch).length === 0) {
+    throw invalid('body', 'give at least one of observation, confidence, active, pinned');
+  }
+  return patch;
+}
+
+/** Memory ids from a list of strings or numbers: positive whole numbers, at most MAX_BULK_IDS. */
+export function parseIds(values: unknown): number[] {
+  const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
+  if (list.length === 0) throw invalid('ids', 'select at least one memory');
+  if (list.length > MAX_BULK_IDS) throw invalid('ids', `at most ${MAX_BULK_IDS} at once`);
+  return list.map((v) => {
+    const n =
+      typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw invalid('ids', `"${String(v)}" is not a memory id`);
+    return n;
+  });
+}
+
+/** A path id: a positive whole number, or a 404-worthy error. */
+export function parseId(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw new AppError('not_found', `no memory ${value}`);
+  return Number(value);
+}

@@ -1,0 +1,57 @@
+/**
+ * Eta templates from views/, escaped by default (`<%= %>`; `<%~ %>` only for HTML we built).
+ * Pages render inside views/layout.eta; partials render alone for htmx requests.
+ */
+import { fileURLToPath } from 'node:url';
+
+import { Eta } from 'eta';
+import type { Context } from 'hono';
+
+import type { AuthInfo } from './auth.js';
+import { viewHelpers } from './view-helpers.js';
+
+export const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url));
+
+const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim: false });
+
+export interface PageFrame {
+  title: string;
+  nav: 'overview' | 'sessions' | 'events' | 'memories' | 'cooldowns' | 'none';
+}
+
+/** True for requests made by htmx (they get partials, not whole pages). */
+export function isHtmx(c: Context): boolean {
+  return c.req.header('HX-Request') === 'true';
+}
+
+function common(c: Context) {
+  const auth = c.get('auth' as never) as AuthInfo | undefined;
+  const app = c.get('app' as never) as
+    { demo: boolean; signedIn: boolean; now: number } | undefined;
+  return {
+    h: viewHelpers,
+    csrf: auth?.csrf ?? '',
+    demo: app?.demo ?? false,
+    signedIn: app?.signedIn ?? false,
+    now: app?.now ?? Date.now(),
+  };
+}
+
+/** Renders a template to a string, with the helpers, the CSRF token and the demo flag. */
+export function renderView(c: Context, name: string, data: Record<string, unknown>): string {
+  return eta.render(name, { ...common(c), ...data });
+}
+
+export function page(
+  c: Context,
+  name: string,
+  frame: PageFrame,
+  data: Record<string, unknown>,
+  status = 200,
+) {
+  return c.html(renderView(c, name, { ...frame, ...data }), status as 200);
+}
+
+export function partial(c: Context, name: string, data: Record<string, unknown>, status = 200) {
+  return c.html(renderView(c, name, data), status as 200);
+}

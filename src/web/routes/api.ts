@@ -1,0 +1,23 @@
+/** The JSON API under /api/v1: one router per resource, mounted here. */
+import { Hono } from 'hono';
+
+import { cooldownApi } from '../api/cooldowns.js';
+import { eventApi } from '../api/events.js';
+import { memoryApi } from '../api/memories.js';
+import { sessionApi } from '../api/sessions.js';
+import { statsApi } from '../api/stats.js';
+import { webhookApi } from '../api/webhook.js';
+import type { AppEnv } from '../app.js';
+import type { WebDeps } from '../deps.js';
+
+export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/stats', statsApi(deps));
+  app.route('/sessions', sessionApi(deps));
+  app.route('/events', eventApi(deps));
+  app.route('/memories', memoryApi(deps));
+  app.route('/cooldowns', cooldownApi(deps));
+  app.route('/webhook', webhookApi(deps));
+  return app;
+}

@@ -1,0 +1,162 @@
+/**
+ * The Memories page (seed 003): list with filters and a 5 s refresh, create, inline edit,
+ * delete, bulk delete and deactivate, reactivate, pin, and each memory's history.
+ */
+import { type Context, Hono } from 'hono';
+
+import type { MemoryRow } from '../../db/index.js';
+import { AppError, isAppError } from '../../errors.js';
+import { CATEGORIES } from '../../memory/index.js';
+import type { AppEnv } from '../app.js';
+import type { WebDeps } from '../deps.js';
+import { errorFromAppError } from '../errors.js';
+import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
+import { listQuery, type MemoryListQuery, toFilter } from '../memory-query.js';
+import { isHtmx, page, partial } from '../render.js';
+import { sparkline } from '../sparkline.js';
+
+export const PAGE_SIZE = 50;
+const SERVICES_TTL_MS = 10_000;
+
+export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { stores, keeper } = deps;
+  let services: { at: number; list: string[] } = { at: -Infinity, list: [] };
+  const knownServices = () => {
+    const now = deps.clock.now();
+    if (now - services.at > SERVICES_TTL_MS)
+      services = { at: now, list: stores.memories.services() };
+    return services.list;
+  };
+
+  const tableData = (q: MemoryListQuery) => {
+    // One row more than a page tells whether there is a next page, without counting the table.
+    const rows = stores.memories.list({
+      ...toFilter(q),
+      limit: PAGE_SIZE + 1,
+      offset: (q.page - 1) * PAGE_SIZE,
+    });
+    return { q, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
+  };
+  const row = (m: MemoryRow) => ({ m });
+
+  app.get('/memories', (c) => {
+    const q = listQuery((n) => c.req.query(n));
+    if (isHtmx(c)) return partial(c, 'partials/memory-table', tableData(q));
+    return page(
+      c,
+      'pages/memories',
+      { title: 'Memories', nav: 'memories' },
+      {
+        ...tableData(q),
+        categories: CATEGORIES,
+        services: knownServices(),
+        createError: null,
+        createValues: {},
+      },
+    );
+  });
+
+  app.post('/memories', async (c) => {
+    const form = await c.req.parseBody();
+    try {
+      const m = keeper.add(parseMemoryCreate(form));
+      deps.log.info('memory created by the operator', { memory: m.id });
+      if (!isHtmx(c)) return c.redirect('/memories', 303);
+      c.header('HX-Trigger', 'memories-changed');
+      return partial(c, 'partials/memory-create', {
+        categories: CATEGORIES,
+        createError: null,
+        createValues: {},
+        created: m,
+      });
+    } catch (err) {
+      if (!isAppError(err) || !isHtmx(c)) throw err;
+      return partial(
+        c,
+        'partials/memory-create',
+        { categories: CATEGORIES, createError: err.message, createValues: form, created: null },
+        422,
+      );
+    }
+  });
+
+  app.get('/memories/:id{[0-9]+}/row', (c) => {
+    const m = stores.memories.get(parseId(c.req.param('id')));
+    if (!m) return c.html('', 200); // deleted meanwhile: the row disappears
+    return partial(c, 'partials/memory-row', row(m));
+  });
+
+  app.get('/memories/:id{[0-9]+}/edit', (c) => {
+    const m = stores.memories.get(parseId(c.req.param('id')));
+    if (!m) return c.html('', 200);
+    return partial(c, 'partials/memory-edit-row', { m, error: null, values: {} });
+  });
+
+  app.get('/memories/:id{[0-9]+}/history', (c) => {
+    const id = parseId(c.req.param('id'));
+    const m = stores.memories.get(id);
+    const history = stores.memories.history(id);
+    const points = history
+      .filter((h) => h.newConfidence !== null)
+      .map((h) => ({ at: h.createdAt, value: h.newConfidence! }));
+    return partial(c, 'partials/memory-history', { m, id, history, spark: sparkline(points) });
+  });
+
+  app.put('/memories/:id{[0-9]+}', async (c) => {
+    const id = parseId(c.req.param('id'));
+    const form = await c.req.parseBody();
+    try {
+      const m = keeper.update(id, parseMemoryPatch(form));
+      return partial(c, 'partials/memory-row', row(m));
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'invalid_input') throw err;
+      const m = stores.memories.get(id);
+      if (!m || !isHtmx(c)) return errorFromAppError(c, err);
+      // The row stays in edit mode with the operator's values and the reason; nothing changed.
+      return partial(c, 'partials/memory-edit-row', { m, error: err.message, values: form }, 422);
+    }
+  });
+
+  app.delete('/memories/bulk', async (c) => {
+    const ids = parseIds(await bulkIds(c));
+    const n = keeper.remove(ids);
+    c.header('HX-Trigger', 'memories-changed');
+    return partial(c, 'partials/flash', {
+      message: `Deleted ${n} ${n === 1 ? 'memory' : 'memories'}.`,
+    });
+  });
+
+  app.post('/memories/bulk/deactivate', async (c) => {
+    const ids = parseIds(await bulkIds(c));
+    const n = keeper.deactivate(ids);
+    c.header('HX-Trigger', 'memories-changed');
+    return partial(c, 'partials/flash', {
+      message: `Deactivated ${n} ${n === 1 ? 'memory' : 'memories'}.`,
+    });
+  });
+
+  app.delete('/memories/:id{[0-9]+}', (c) => {
+    const id = parseId(c.req.param('id'));
+    if (keeper.remove([id]) === 0) throw new AppError('not_found', `memory ${id} does not exist`);
+    c.header('HX-Trigger', 'memories-changed');
+    return c.html('', 200);
+  });
+
+  return app;
+}
+
+/** Ids from the query string (htmx sends DELETE parameters there) or the body. */
+export async function bulkIds(c: Context): Promise<unknown> {
+  const fromQuery = c.req.queries('ids');
+  if (fromQuery && fromQuery.length > 0) return fromQuery;
+  const type = c.req.header('Content-Type') ?? '';
+  if (type.startsWith('application/json')) return ((await c.req.json()) as { ids?: unknown }).ids;
+  if (
+    type.startsWith('application/x-www-form-urlencoded') ||
+    type.startsWith('multipart/form-data')
+  ) {
+    return (await c.req.parseBody({ all: true })).ids;
+  }
+  return undefined;
+}

@@ -1,0 +1,49 @@
+/** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
+import { formatConfidence } from '../memory/index.js';
+
+export function time(ms: number | null): string {
+  if (ms === null) return '-';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function isoTime(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString();
+}
+
+export function ago(ms: number | null, now: number): string {
+  if (ms === null) return '-';
+  const s = Math.round((now - ms) / 1000);
+  if (s < 60) return `${Math.max(0, s)}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86_400)}d ago`;
+}
+
+export function duration(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  if (s < 90) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+export function cost(usd: number | null): string {
+  return usd === null ? '-' : `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+}
+
+export function confidence(c: number): string {
+  return formatConfidence(c);
+}
+
+export function clip(text: string | null, max: number): string {
+  if (!text) return '';
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+export const viewHelpers = { time, isoTime, ago, duration, cost, confidence, clip, plural };
+export type ViewHelpers = typeof viewHelpers;

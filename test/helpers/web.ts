@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import type { ChainRequest } from '../../src/runner/chain.js';
+import { SessionFeed } from '../../src/runner/live-feed.js';
+import type { RunTicket } from '../../src/runner/scheduler.js';
+import { type AppEnv, createApp } from '../../src/web/app.js';
+import type { RunnerControl } from '../../src/web/deps.js';
+import { testApp, type TestApp } from './db.js';
+import type { Hono } from 'hono';
+
+export const TOKEN = 'test-token-0123456789abcdef';
+
+/** A RunnerControl that records what it is asked and runs nothing. */
+export function fakeRunner(): RunnerControl & {
+  requests: ChainRequest[];
+  stops: number;
+  queueLimit: number;
+} {
+  const tickets = new Map<string, RunTicket>();
+  const fake = {
+    requests: [] as ChainRequest[],
+    stops: 0,
+    queueLimit: 10,
+    running: false,
+    trigger(request: ChainRequest): RunTicket {
+      if (fake.requests.length >= fake.queueLimit) {
+        throw Object.assign(new Error('the run queue is full (10 waiting); try again later'), {
+          code: 'busy',
+          name: 'AppError',
+        });
+      }
+      fake.requests.push(request);
+      const ticket: RunTicket = {
+        id: `ticket-${fake.requests.length}`,
+        request,
+        state: 'queued',
+        queuedAt: Date.now(),
+        sessionIds: [],
+        outcome: null,
+        error: null,
+      };
+      tickets.set(ticket.id, ticket);
+      return ticket;
+    },
+    ticket: (id: string) => tickets.get(id) ?? null,
+    stopCurrent() {
+      fake.stops += 1;
+      return fake.running;
+    },
+    status: () => ({ running: null, queued: [], nextRunAt: null, schedule: '0 * * * *' }),
+    cooldownState: () => [],
+  };
+  return fake;
+}
+
+export interface WebHarness extends TestApp {
+  app: Hono<AppEnv>;
+  feed: SessionFeed;
+  runner: ReturnType<typeof fakeRunner>;
+  /** Signs in with the token; returns the cookie header and the CSRF token. */
+  login(): Promise<{ cookie: string; csrf: string }>;
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** The real app over a real (temp) database, with authentication on unless `open`. */
+export function webHarness(
+  opts: { open?: boolean; demo?: boolean; env?: Record<string, string> } = {},
+): WebHarness {
+  const base = testApp();
+  const config = loadConfig({
+    WATCHKEEPER_DATA_DIR: base.dataDir,
+    ...(opts.open ? {} : { WATCHKEEPER_AUTH_TOKEN: TOKEN }),
+    ...opts.env,
+  });
+  const feed = new SessionFeed();
+  const runner = fakeRunner();
+  const app = createApp({
+    config,
+    stores: base.stores,
+    keeper: base.keeper,
+    feed,
+    runner,
+    clock: base.clock,
+    log: silentLogger,
+    demo: opts.demo ?? false,
+    secret: randomBytes(32),
+  });
+  const request = (path: string, init: RequestInit = {}) =>
+    Promise.resolve(
+      app.request(`http://localhost${path}`, {
+        ...init,
+        headers: { Host: 'localhost', ...(init.headers as Record<string, string>) },
+      }),
+    );
+  return {
+    ...base,
+    app,
+    feed,
+    runner,
+    request,
+    async login() {
+      const res = await request('/login', {
+        method: 'POST',
+        body: new URLSearchParams({ token: TOKEN, next: '/' }),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: 'http://localhost',
+        },
+      });
+      const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const page = await (await request('/memories', { headers: { Cookie: cookie } })).text();
+      const csrf = /&quot;X-CSRF-Token&quot;:&quot;([^&]+)&quot;/.exec(page)?.[1] ?? '';
+      return { cookie, csrf };
+    },
+  };
+}
