@@ -25,5 +25,7 @@ COPY --from=build /app/demo ./demo
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.WATCHKEEPER_PORT || 8080) + '/api/v1/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/watchkeeper.js"]
 CMD ["serve"]

@@ -19,6 +19,12 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         globalThis: 'readonly',
+        fetch: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
+        Headers: 'readonly',
+        AbortController: 'readonly',
+        performance: 'readonly',
       },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -34,7 +40,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**/*.js', 'test/fixtures/**/*.{js,mjs}', 'bin/**/*.js'],
+    files: ['bench/**/*.js', 'test/fixtures/**/*.{js,mjs}', 'bin/**/*.js', 'scripts/**/*.mjs'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['public/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', window: 'readonly' },
+    },
   },
 );

@@ -1,6 +1,6 @@
 /** The events table: what the agent reported (`agent`) and what watchkeeper itself noticed (`system`). */
 import type { EventLevel } from '../stream/markers.js';
-import type { Db } from './open.js';
+import { type Db, statementCache } from './open.js';
 
 export type EventSource = 'agent' | 'system';
 
@@ -29,6 +29,7 @@ const COLUMNS =
   'id, session_id AS sessionId, source, level, service, message, created_at AS createdAt';
 
 export function createEventStore(db: Db) {
+  const cached = statementCache(db);
   const insert =
     db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
     VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
@@ -50,7 +51,7 @@ export function createEventStore(db: Db) {
       if (filter.source) add('source = ?', filter.source);
       const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
-      return db.prepare(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
+      return cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
     },
   };
 }

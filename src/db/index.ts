@@ -5,6 +5,7 @@ import { createMemoryStore } from './memories.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createSessionStore } from './sessions.js';
+import { createStatsStore } from './stats.js';
 
 export {
   type CooldownBlockRow,
@@ -33,7 +34,7 @@ export {
   type NewMemory,
 } from './memories.js';
 export { migrate, type MigrateResult, MIGRATIONS_DIR, readMigrations } from './migrate.js';
-export { type Db, openDatabase, type OpenOptions } from './open.js';
+export { dataVersion, type Db, openDatabase, type OpenOptions, statementCache } from './open.js';
 export {
   createSessionStore,
   SESSION_STATUSES,
@@ -45,6 +46,13 @@ export {
   type SessionStore,
   type SessionTrigger,
 } from './sessions.js';
+export {
+  type ActivityItem,
+  createStatsStore,
+  type LastRun,
+  type OverviewCounts,
+  type StatsStore,
+} from './stats.js';
 
 export interface Stores {
   db: Db;
@@ -52,6 +60,7 @@ export interface Stores {
   events: ReturnType<typeof createEventStore>;
   memories: ReturnType<typeof createMemoryStore>;
   cooldowns: ReturnType<typeof createCooldownStore>;
+  stats: ReturnType<typeof createStatsStore>;
   close(): void;
 }
 
@@ -73,6 +82,7 @@ export function openStores(
     events: createEventStore(db),
     memories: createMemoryStore(db),
     cooldowns: createCooldownStore(db),
+    stats: createStatsStore(db),
     close: () => db.close(),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Category } from '../memory/policy.js';
 import type { ContextMemory } from '../memory/context.js';
-import type { Db } from './open.js';
+import { type Db, statementCache } from './open.js';
 
 export interface MemoryRow {
   id: number;
@@ -113,6 +113,7 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
 }
 
 export function createMemoryStore(db: Db) {
+  const cached = statementCache(db);
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
     next_decay_at)
@@ -199,12 +200,10 @@ export function createMemoryStore(db: Db) {
 
     list(filter: MemoryFilter = {}): MemoryRow[] {
       const { sql, params } = whereOf(filter);
-      const rows = db
-        .prepare(
-          `SELECT ${COLUMNS} FROM memories ${sql}
+      const rows = cached(
+        `SELECT ${COLUMNS} FROM memories ${sql}
           ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
-        )
-        .all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
+      ).all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
       return rows.map(fromRaw);
     },
 
@@ -215,9 +214,8 @@ export function createMemoryStore(db: Db) {
 
     count(filter: MemoryFilter = {}): number {
       const { sql, params } = whereOf(filter);
-      return (
-        db.prepare(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number }
-      ).n;
+      return (cached(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number })
+        .n;
     },
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */

@@ -34,3 +34,29 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
   return db;
 }
+
+/**
+ * Prepared statements for SQL built from a few filter combinations, prepared once each. The
+ * number of distinct texts is small and fixed by the code, so the cache is bounded.
+ */
+export function statementCache(db: Db): (sql: string) => Database.Statement {
+  const statements = new Map<string, Database.Statement>();
+  return (sql) => {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    return stmt;
+  };
+}
+
+/**
+ * Changes whenever the database changes: commits from other connections (`data_version`) or
+ * from this one (`total_changes()`). Cheap enough to check on every request.
+ */
+export function dataVersion(db: Db): () => string {
+  const stmt = db.prepare('SELECT total_changes() AS t');
+  return () =>
+    `${db.pragma('data_version', { simple: true }) as number}.${(stmt.get() as { t: number }).t}`;
+}

@@ -1,4 +1,5 @@
 /** The sessions table: one row per CLI run (or imported transcript). */
+import type { HistoryRow } from './memories.js';
 import type { Db } from './open.js';
 
 export const SESSION_STATUSES = [
@@ -123,6 +124,28 @@ export function createSessionStore(db: Db) {
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
   const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
   const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
+  const countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions');
+  const children = db.prepare(
+    `SELECT ${COLUMNS} FROM sessions WHERE parent_session_id = ? ORDER BY id`,
+  );
+  // Walks the parent links up and down; the depth cap keeps a corrupt cycle from looping.
+  const ancestors = db.prepare(`WITH RECURSIVE up(id, depth) AS (
+      SELECT parent_session_id, 1 FROM sessions WHERE id = ? AND parent_session_id IS NOT NULL
+      UNION ALL
+      SELECT s.parent_session_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.id
+      WHERE s.parent_session_id IS NOT NULL AND up.depth < 100)
+    SELECT ${COLUMNS} FROM sessions WHERE id IN (SELECT id FROM up) ORDER BY id`);
+  const descendants = db.prepare(`WITH RECURSIVE down(id, depth) AS (
+      SELECT id, 1 FROM sessions WHERE parent_session_id = ?
+      UNION ALL
+      SELECT s.id, down.depth + 1 FROM sessions s JOIN down ON s.parent_session_id = down.id
+      WHERE down.depth < 100)
+    SELECT ${COLUMNS} FROM sessions WHERE id IN (SELECT id FROM down) ORDER BY id`);
+  const memoryHistory = db.prepare(`SELECT id, memory_id AS memoryId, action,
+    old_confidence AS oldConfidence, new_confidence AS newConfidence, observation,
+    session_id AS sessionId, created_at AS createdAt
+    FROM memory_history WHERE session_id = ? ORDER BY created_at, id`);
+  const createdMemories = db.prepare('SELECT id FROM memories WHERE session_id = ? ORDER BY id');
 
   return {
     start(input: SessionStart): number {
@@ -178,6 +201,45 @@ export function createSessionStore(db: Db) {
     },
     byCliSessionId(cliSessionId: string): SessionRow[] {
       return (byCli.all(cliSessionId) as RawSession[]).map(fromRaw);
+    },
+    count(): number {
+      return (countAll.get() as { n: number }).n;
+    },
+    /** Sessions started by this one (its escalations), oldest first. */
+    children(id: number): SessionRow[] {
+      return (children.all(id) as RawSession[]).map(fromRaw);
+    },
+    /** How many children each of `ids` has; ids without children are absent from the map. */
+    childCounts(ids: readonly number[]): Map<number, number> {
+      const out = new Map<number, number>();
+      if (ids.length === 0) return out;
+      const rows = db
+        .prepare(
+          `SELECT parent_session_id AS id, COUNT(*) AS n FROM sessions
+          WHERE parent_session_id IN (${ids.map(() => '?').join(', ')})
+          GROUP BY parent_session_id`,
+        )
+        .all(...ids) as { id: number; n: number }[];
+      for (const r of rows) out.set(r.id, r.n);
+      return out;
+    },
+    /** The parent, its parent and so on up to the chain's first session, oldest first. */
+    ancestors(id: number): SessionRow[] {
+      return (ancestors.all(id) as RawSession[]).map(fromRaw);
+    },
+    /** Every session below this one in its chain (children, theirs, ...), by id. */
+    descendants(id: number): SessionRow[] {
+      return (descendants.all(id) as RawSession[]).map(fromRaw);
+    },
+    /**
+     * What a session did to memories: the memory_history entries it wrote, and the ids of the
+     * memories whose row names it as their creator (an entry may be missing for those).
+     */
+    memoryActivity(id: number): { history: HistoryRow[]; createdIds: number[] } {
+      return {
+        history: memoryHistory.all(id) as HistoryRow[],
+        createdIds: (createdMemories.all(id) as { id: number }[]).map((r) => r.id),
+      };
     },
   };
 }

@@ -90,11 +90,18 @@ export function createChainRunner(deps: {
     let handoff = null;
     for (;;) {
       const outcome = await runSession(
-        { trigger, tier, prompt, parentSessionId, handoff, alert: req.alert },
+        {
+          trigger,
+          tier,
+          prompt,
+          parentSessionId,
+          handoff,
+          alert: req.alert,
+          onStarted: (id) => onSession?.(id),
+        },
         signal,
       );
       sessionIds.push(outcome.sessionId);
-      onSession?.(outcome.sessionId);
       if (outcome.status !== 'completed' || signal?.aborted) {
         if (outcome.escalations.length > 0 && outcome.status !== 'completed') {
           systemEvent(

@@ -32,6 +32,8 @@ export interface SessionRequest {
   parentSessionId: number | null;
   handoff: Handoff | null;
   alert: string | null;
+  /** Told the session id as soon as its row exists (before the CLI runs). */
+  onStarted?: (sessionId: number) => void;
 }
 
 export interface SessionOutcome {
@@ -112,6 +114,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
     const logRelative = join('sessions', `${sessionId}.ndjson`);
     stores.sessions.setLogPath(sessionId, logRelative);
     feed.open(sessionId);
+    req.onStarted?.(sessionId);
     log.info('session started', {
       session: sessionId,
       tier: req.tier,

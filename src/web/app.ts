@@ -26,7 +26,7 @@ export interface AppEnv {
   };
 }
 
-const PUBLIC_PATHS = new Set(['/login', '/api/v1/health']);
+const PUBLIC_PATHS = new Set(['/login', '/api/v1/health', '/api/v1/openapi.json']);
 const MAX_FAILED_LOGINS = 10;
 
 /** True for requests a cross-site HTML form can send (POST with a form or text body). */
@@ -138,8 +138,9 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
         return apiError(c, 403, 'csrf', 'missing or invalid CSRF token');
     }
     if (!session) {
-      if (wantsJson(c))
+      if (wantsJson(c) || isMutation(c.req.method)) {
         return apiError(c, 401, 'unauthorized', 'sign in, or send Authorization: Bearer TOKEN');
+      }
       const target = `/login?next=${encodeURIComponent(c.req.path)}`;
       if (isHtmx(c)) {
         c.header('HX-Redirect', target);

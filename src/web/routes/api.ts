@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { cooldownApi } from '../api/cooldowns.js';
 import { eventApi } from '../api/events.js';
 import { memoryApi } from '../api/memories.js';
+import { OPENAPI } from '../api/openapi.js';
 import { sessionApi } from '../api/sessions.js';
 import { statsApi } from '../api/stats.js';
 import { webhookApi } from '../api/webhook.js';
@@ -13,6 +14,7 @@ import type { WebDeps } from '../deps.js';
 export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/openapi.json', (c) => c.json(OPENAPI));
   app.route('/stats', statsApi(deps));
   app.route('/sessions', sessionApi(deps));
   app.route('/events', eventApi(deps));

@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from 'hono';
 
-import type { MemoryRow } from '../../db/index.js';
+import { dataVersion, type MemoryRow } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
 import type { AppEnv } from '../app.js';
@@ -12,7 +12,7 @@ import type { WebDeps } from '../deps.js';
 import { errorFromAppError } from '../errors.js';
 import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
 import { listQuery, type MemoryListQuery, toFilter } from '../memory-query.js';
-import { isHtmx, page, partial } from '../render.js';
+import { isHtmx, page, partial, renderView } from '../render.js';
 import { sparkline } from '../sparkline.js';
 
 export const PAGE_SIZE = 50;
@@ -29,6 +29,21 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     return services.list;
   };
 
+  // The table is re-rendered only when the database changed (any process) or the filters differ:
+  // every open dashboard polls it every 5 s.
+  const version = dataVersion(stores.db);
+  const tables = new Map<string, { version: string; html: string }>();
+  const tableHtml = (c: Context, q: MemoryListQuery): string => {
+    const key = `${q.service}\u0000${q.category}\u0000${q.status}\u0000${q.page}`;
+    const v = version();
+    const hit = tables.get(key);
+    if (hit?.version === v) return hit.html;
+    const html = renderView(c, 'partials/memory-table', tableData(q));
+    if (tables.size >= 100) tables.clear();
+    tables.set(key, { version: v, html });
+    return html;
+  };
+
   const tableData = (q: MemoryListQuery) => {
     // One row more than a page tells whether there is a next page, without counting the table.
     const rows = stores.memories.list({
@@ -38,17 +53,18 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     });
     return { q, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
   };
-  const row = (m: MemoryRow) => ({ m });
+  const row = (m: MemoryRow) => ({ rows: [m] });
 
   app.get('/memories', (c) => {
     const q = listQuery((n) => c.req.query(n));
-    if (isHtmx(c)) return partial(c, 'partials/memory-table', tableData(q));
+    if (isHtmx(c)) return c.html(tableHtml(c, q));
     return page(
       c,
       'pages/memories',
       { title: 'Memories', nav: 'memories' },
       {
-        ...tableData(q),
+        q,
+        table: tableHtml(c, q),
         categories: CATEGORIES,
         services: knownServices(),
         createError: null,
@@ -84,7 +100,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   app.get('/memories/:id{[0-9]+}/row', (c) => {
     const m = stores.memories.get(parseId(c.req.param('id')));
     if (!m) return c.html('', 200); // deleted meanwhile: the row disappears
-    return partial(c, 'partials/memory-row', row(m));
+    return partial(c, 'partials/memory-rows', row(m));
   });
 
   app.get('/memories/:id{[0-9]+}/edit', (c) => {
@@ -108,7 +124,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     const form = await c.req.parseBody();
     try {
       const m = keeper.update(id, parseMemoryPatch(form));
-      return partial(c, 'partials/memory-row', row(m));
+      return partial(c, 'partials/memory-rows', row(m));
     } catch (err) {
       if (!isAppError(err) || err.code !== 'invalid_input') throw err;
       const m = stores.memories.get(id);

@@ -1,10 +1,210 @@
-/** Routes of the sessions page. */
+/**
+ * The Sessions pages: the list with a 5 s refresh and "Run now", one session's detail (metadata,
+ * chain, response, events, memories, activity log), its live log over SSE, and Stop.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { Hono } from 'hono';
 
+import type { HistoryRow, MemoryRow, SessionRow, Stores } from '../../db/index.js';
+import { AppError, isAppError } from '../../errors.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
+import { apiError } from '../errors.js';
+import { renderMarkdown } from '../markdown.js';
+import { isHtmx, page, partial } from '../render.js';
+import { MAX_PROMPT_CHARS, parseRunInput, queueRun } from '../run-input.js';
+import { logFilePath, readLogTail } from '../session-log-file.js';
+import { sessionChain } from '../session-chain.js';
+import { streamSessionLog } from '../session-stream.js';
 
-export function sessionRoutes(_deps: WebDeps): Hono<AppEnv> {
+export const PAGE_SIZE = 50;
+/** The static log shows at most this many entries (the newest). */
+export const MAX_LOG_ENTRIES = 2_000;
+const START_WAIT_POLLS = 20;
+const START_POLL_MS = 100;
+
+/** Reported run time: the CLI's own figure, else the wall-clock span; null while running. */
+export function sessionDurationMs(s: SessionRow): number | null {
+  return s.durationMs ?? (s.endedAt === null ? null : s.endedAt - s.startedAt);
+}
+
+function pageNumber(value: string | undefined): number {
+  const n = value && /^\d{1,6}$/.test(value) ? Number(value) : 1;
+  return Math.max(1, n);
+}
+
+/** Memories the session created or reinforced, each with what the session did to it. */
+function sessionMemories(stores: Stores, sessionId: number) {
+  const { history, createdIds } = stores.sessions.memoryActivity(sessionId);
+  const byMemory = new Map<number, HistoryRow[]>(createdIds.map((id) => [id, []]));
+  for (const h of history) {
+    const actions = byMemory.get(h.memoryId);
+    if (actions) actions.push(h);
+    else byMemory.set(h.memoryId, [h]);
+  }
+  return [...byMemory].map(([id, actions]) => {
+    const memory: MemoryRow | null = stores.memories.get(id);
+    const observation =
+      memory?.observation ?? actions.findLast((a) => a.observation !== null)?.observation ?? '';
+    return { id, memory, observation, actions };
+  });
+}
+
+/**
+ * The first session of a just-queued run, polled for a short while without blocking; null
+ * when it has not started by then (it is waiting behind another run).
+ */
+async function startedSession(
+  deps: Pick<WebDeps, 'runner'>,
+  ticketId: string,
+): Promise<{ sessionId: number | null; error: string | null }> {
+  for (let i = 0; ; i += 1) {
+    const t = deps.runner.ticket(ticketId);
+    // A ticket lists each session as soon as the session starts.
+    const sessionId = t?.sessionIds[0] ?? null;
+    if (!t || sessionId !== null || t.state === 'failed' || i >= START_WAIT_POLLS) {
+      return { sessionId, error: t?.state === 'failed' ? (t.error ?? 'the run failed') : null };
+    }
+    await sleep(START_POLL_MS);
+  }
+}
+
+/**
+ * GET /sessions, /sessions/rows, /sessions/:id and /sessions/:id/stream; POST /sessions/trigger
+ * and /sessions/:id/stop.
+ */
+export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const { stores, config } = deps;
+
+  // The route pattern lets only digits through.
+  const mustGet = (param: string) => {
+    const s = stores.sessions.get(Number(param));
+    if (!s) throw new AppError('not_found', `session ${param} does not exist`);
+    return s;
+  };
+
+  const rowsData = (pageNo: number) => {
+    // One row more than a page tells whether there is a next page, without counting the table.
+    const sessions = stores.sessions.list({
+      limit: PAGE_SIZE + 1,
+      offset: (pageNo - 1) * PAGE_SIZE,
+    });
+    const shown = sessions.slice(0, PAGE_SIZE);
+    const children = stores.sessions.childCounts(shown.map((s) => s.id));
+    return {
+      page: pageNo,
+      hasNext: sessions.length > PAGE_SIZE,
+      rows: shown.map((s) => ({
+        s,
+        durationMs: sessionDurationMs(s),
+        children: children.get(s.id) ?? 0,
+      })),
+    };
+  };
+
+  const runForm = (extra: {
+    runError?: string | null;
+    runValues?: Record<string, unknown>;
+    queued?: string | null;
+  }) => ({
+    maxTier: config.runner.maxTier,
+    maxPromptChars: MAX_PROMPT_CHARS,
+    runError: null,
+    runValues: {},
+    queued: null,
+    ...extra,
+  });
+
+  app.get('/sessions', (c) => {
+    const data = rowsData(pageNumber(c.req.query('page')));
+    if (isHtmx(c)) return partial(c, 'partials/session-table', data);
+    return page(
+      c,
+      'pages/sessions',
+      { title: 'Sessions', nav: 'sessions' },
+      {
+        ...data,
+        ...runForm({}),
+      },
+    );
+  });
+
+  app.get('/sessions/rows', (c) =>
+    partial(c, 'partials/session-rows', rowsData(pageNumber(c.req.query('page')))),
+  );
+
+  app.post('/sessions/trigger', async (c) => {
+    const form = await c.req.parseBody();
+    let ticketId: string;
+    try {
+      const input = parseRunInput(form, config.runner.maxTier);
+      ticketId = queueRun(deps.runner, { trigger: 'manual', ...input, alert: null }).id;
+    } catch (err) {
+      if (!isAppError(err) || !isHtmx(c)) throw err;
+      const status = err.code === 'busy' ? 409 : 422;
+      return partial(
+        c,
+        'partials/session-run',
+        runForm({ runError: err.message, runValues: form }),
+        status,
+      );
+    }
+    deps.log.info('run requested from the dashboard', { request: ticketId });
+    if (!isHtmx(c)) return c.redirect('/sessions', 303);
+    const { sessionId, error } = await startedSession(deps, ticketId);
+    if (sessionId !== null) {
+      c.header('HX-Redirect', `/sessions/${sessionId}`);
+      return c.body(null, 200);
+    }
+    c.header('HX-Trigger', 'sessions-changed');
+    return partial(
+      c,
+      'partials/session-run',
+      error ? runForm({ runError: error }) : runForm({ queued: ticketId }),
+    );
+  });
+
+  app.get('/sessions/:id{[0-9]+}', async (c) => {
+    const s = mustGet(c.req.param('id'));
+    const live = deps.feed.isLive(s.id);
+    const chain = sessionChain(stores.sessions, s);
+    return page(
+      c,
+      'pages/session',
+      { title: `Session #${s.id}`, nav: 'sessions' },
+      {
+        s,
+        durationMs: sessionDurationMs(s),
+        chain,
+        responseHtml: s.response ? renderMarkdown(s.response) : null,
+        events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse(),
+        memories: sessionMemories(stores, s.id),
+        live,
+        log: live
+          ? null
+          : await readLogTail(logFilePath(config.dataDir, s.logPath), {
+              maxEntries: MAX_LOG_ENTRIES,
+              maxLineBytes: config.maxLineBytes,
+            }),
+      },
+    );
+  });
+
+  app.get('/sessions/:id{[0-9]+}/stream', (c) =>
+    streamSessionLog(c, deps, mustGet(c.req.param('id'))),
+  );
+
+  app.post('/sessions/:id{[0-9]+}/stop', (c) => {
+    const s = mustGet(c.req.param('id'));
+    if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {
+      return apiError(c, 409, 'not_running', `session ${s.id} is not running`);
+    }
+    deps.log.info('session stopped from the dashboard', { session: s.id });
+    if (!isHtmx(c)) return c.redirect(`/sessions/${s.id}`, 303);
+    return partial(c, 'partials/flash', { message: 'Stopping: the session ends in a moment.' });
+  });
+
   return app;
 }

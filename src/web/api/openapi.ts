@@ -1,0 +1,378 @@
+/**
+ * The OpenAPI document of /api/v1, served at /api/v1/openapi.json. test/web/openapi.test.ts
+ * checks it against the routes the app really defines, both ways.
+ */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const time = { type: ['string', 'null'], format: 'date-time' };
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const ok = (description: string, schema: object) => ({ description, ...json(schema) });
+const err = (description: string) => ({ description, ...json(ref('Error')) });
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
+const paging = [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+];
+const common = {
+  '401': err('missing or wrong credential'),
+  '403': err('missing or wrong CSRF token, or a cross-site request'),
+};
+
+export const OPENAPI = {
+  openapi: '3.1.0',
+  info: {
+    title: 'watchkeeper API',
+    version: '1',
+    description:
+      'Sessions, events, memories and cooldowns of a watchkeeper sidecar. Authenticate with ' +
+      '`Authorization: Bearer TOKEN` (WATCHKEEPER_AUTH_TOKEN). Times are ISO 8601 strings in UTC; ' +
+      'errors are `{"error": {"code", "message"}}`.',
+  },
+  servers: [{ url: '/api/v1' }],
+  security: [{ bearer: [] }],
+  paths: {
+    '/health': {
+      get: {
+        summary: 'Liveness',
+        security: [],
+        responses: { '200': ok('up', { type: 'object', properties: { status: { const: 'ok' } } }) },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        summary: 'This document',
+        security: [],
+        responses: { '200': ok('the document', { type: 'object' }) },
+      },
+    },
+    '/stats': {
+      get: {
+        summary: 'The overview numbers',
+        responses: { '200': ok('stats', { type: 'object' }), ...common },
+      },
+    },
+    '/sessions': {
+      get: {
+        summary: 'Sessions, newest first',
+        parameters: paging,
+        responses: {
+          '200': ok('sessions', {
+            type: 'object',
+            properties: { sessions: { type: 'array', items: ref('Session') } },
+          }),
+          ...common,
+        },
+      },
+      post: {
+        summary: 'Queue a run (a chain starting at `tier`)',
+        requestBody: json({
+          type: 'object',
+          properties: {
+            prompt: { type: 'string', maxLength: 20000 },
+            tier: { type: 'integer', minimum: 1, maximum: 3 },
+          },
+        }),
+        responses: {
+          '202': ok('queued', ref('RunRequest')),
+          '409': err('the run queue is full'),
+          '422': err('a bad field, named'),
+          ...common,
+        },
+      },
+    },
+    '/sessions/requests/{id}': {
+      get: {
+        summary: 'A queued run and the sessions it started',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': ok('the run', ref('RunRequest')),
+          '404': err('unknown request'),
+          ...common,
+        },
+      },
+    },
+    '/sessions/{id}': {
+      get: {
+        summary: 'One session with its children, events and chain cost',
+        parameters: [idParam],
+        responses: {
+          '200': ok('the session', ref('Session')),
+          '404': err('no such session'),
+          ...common,
+        },
+      },
+    },
+    '/sessions/{id}/stop': {
+      post: {
+        summary: 'Stop the session (SIGTERM to its process group)',
+        parameters: [idParam],
+        responses: {
+          '200': ok('stopped', { type: 'object', properties: { stopped: { const: true } } }),
+          '409': err('the session is not running'),
+          ...common,
+        },
+      },
+    },
+    '/events': {
+      get: {
+        summary: 'Events, newest first',
+        parameters: [
+          ...paging,
+          { name: 'level', in: 'query', schema: { enum: ['info', 'warning', 'critical'] } },
+          { name: 'service', in: 'query', schema: { type: 'string' } },
+          { name: 'session', in: 'query', schema: { type: 'integer' } },
+          { name: 'source', in: 'query', schema: { enum: ['agent', 'system'] } },
+        ],
+        responses: {
+          '200': ok('events', {
+            type: 'object',
+            properties: { events: { type: 'array', items: ref('Event') } },
+          }),
+          '400': err('a bad filter, named'),
+          ...common,
+        },
+      },
+    },
+    '/memories': {
+      get: {
+        summary: 'Memories: active first, most confident first',
+        parameters: [
+          ...paging,
+          {
+            name: 'service',
+            in: 'query',
+            schema: { type: 'string' },
+            description: '`general` for memories without a service',
+          },
+          { name: 'category', in: 'query', schema: ref('Category') },
+          { name: 'status', in: 'query', schema: { enum: ['all', 'active', 'inactive'] } },
+        ],
+        responses: {
+          '200': ok('memories', {
+            type: 'object',
+            properties: {
+              memories: { type: 'array', items: ref('Memory') },
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+            },
+          }),
+          ...common,
+        },
+      },
+      post: {
+        summary: 'Create a memory (operator, tier 0)',
+        requestBody: json({
+          type: 'object',
+          required: ['category', 'observation'],
+          properties: {
+            service: nullable('string'),
+            category: ref('Category'),
+            observation: { type: 'string', maxLength: 2000 },
+            confidence: { type: 'number', minimum: 0.3, maximum: 1 },
+            pinned: { type: 'boolean' },
+          },
+        }),
+        responses: {
+          '201': ok('created', ref('Memory')),
+          '422': err('a bad field, named'),
+          ...common,
+        },
+      },
+    },
+    '/memories/bulk': {
+      delete: {
+        summary: 'Delete many memories in one request (history is kept)',
+        requestBody: json({
+          type: 'object',
+          required: ['ids'],
+          properties: { ids: { type: 'array', items: { type: 'integer' }, maxItems: 10000 } },
+        }),
+        responses: {
+          '200': ok('deleted', { type: 'object', properties: { deleted: { type: 'integer' } } }),
+          '422': err('bad ids'),
+          ...common,
+        },
+      },
+    },
+    '/memories/{id}': {
+      get: {
+        summary: 'One memory',
+        parameters: [idParam],
+        responses: {
+          '200': ok('the memory', ref('Memory')),
+          '404': err('no such memory'),
+          ...common,
+        },
+      },
+      put: {
+        summary:
+          'Edit wording or confidence (restarts the decay clock), deactivate, reactivate (needs confidence >= 0.3), pin',
+        parameters: [idParam],
+        requestBody: json({
+          type: 'object',
+          properties: {
+            observation: { type: 'string' },
+            confidence: { type: 'number', minimum: 0, maximum: 1 },
+            active: { type: 'boolean' },
+            pinned: { type: 'boolean' },
+          },
+        }),
+        responses: {
+          '200': ok('the memory after the change', ref('Memory')),
+          '404': err('no such memory'),
+          '422': err('a bad field, named; nothing changed'),
+          ...common,
+        },
+      },
+      delete: {
+        summary: 'Delete a memory (its history is kept)',
+        parameters: [idParam],
+        responses: { '204': { description: 'deleted' }, '404': err('no such memory'), ...common },
+      },
+    },
+    '/memories/{id}/history': {
+      get: {
+        summary: 'Every change to a memory, oldest first',
+        parameters: [idParam],
+        responses: {
+          '200': ok('history', {
+            type: 'object',
+            properties: { history: { type: 'array', items: ref('MemoryHistory') } },
+          }),
+          ...common,
+        },
+      },
+    },
+    '/cooldowns': {
+      get: {
+        summary: 'Limits, per-service counts in the windows, recent actions and blocked attempts',
+        responses: { '200': ok('cooldowns', { type: 'object' }), ...common },
+      },
+    },
+    '/webhook': {
+      post: {
+        summary: 'An alert from monitoring: queues an `alert` run with the alert text as context',
+        description:
+          'JSON (a `text`, `message` or `summary` field, else the whole body) or text/plain; optional `tier`. The body size is limited by WATCHKEEPER_WEBHOOK_MAX_BYTES.',
+        requestBody: {
+          content: {
+            'application/json': { schema: { type: 'object' } },
+            'text/plain': { schema: { type: 'string' } },
+          },
+        },
+        responses: {
+          '202': ok('queued', { type: 'object', properties: { request_id: { type: 'string' } } }),
+          '409': err('the run queue is full'),
+          '413': err('body too large'),
+          '415': err('not JSON or text'),
+          ...common,
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: {
+              code: { type: 'string' },
+              message: { type: 'string' },
+              field: { type: 'string' },
+            },
+          },
+        },
+      },
+      Category: { enum: ['timing', 'dependency', 'behavior', 'remediation', 'maintenance'] },
+      Memory: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          service: nullable('string'),
+          category: ref('Category'),
+          observation: { type: 'string' },
+          confidence: { type: 'number' },
+          active: { type: 'boolean' },
+          pinned: { type: 'boolean' },
+          created_at: time,
+          updated_at: time,
+          last_reinforced_at: time,
+          session_id: nullable('integer'),
+          tier: { type: 'integer', description: '0 = operator' },
+        },
+      },
+      MemoryHistory: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          memory_id: { type: 'integer' },
+          action: {
+            enum: [
+              'created',
+              'reinforced',
+              'decayed',
+              'deactivated',
+              'edited',
+              'reactivated',
+              'pinned',
+              'unpinned',
+              'deleted',
+            ],
+          },
+          old_confidence: nullable('number'),
+          new_confidence: nullable('number'),
+          observation: nullable('string'),
+          session_id: nullable('integer'),
+          created_at: time,
+        },
+      },
+      Event: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          session_id: nullable('integer'),
+          source: { enum: ['agent', 'system'] },
+          level: { enum: ['info', 'warning', 'critical'] },
+          service: nullable('string'),
+          message: { type: 'string' },
+          created_at: time,
+        },
+      },
+      Session: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          status: { enum: ['running', 'completed', 'failed', 'timed_out', 'stopped', 'escalated'] },
+          trigger: { enum: ['scheduled', 'manual', 'api', 'alert', 'escalation', 'import'] },
+          tier: { type: 'integer' },
+          model: nullable('string'),
+          parent_session_id: nullable('integer'),
+          started_at: time,
+          ended_at: time,
+          exit_code: nullable('integer'),
+          cost_usd: nullable('number'),
+          num_turns: nullable('integer'),
+          duration_ms: nullable('integer'),
+          response: nullable('string'),
+          error: nullable('string'),
+          simulated: { type: 'boolean' },
+        },
+      },
+      RunRequest: {
+        type: 'object',
+        properties: {
+          request_id: { type: 'string' },
+          state: { enum: ['queued', 'running', 'done', 'failed'] },
+          session_ids: { type: 'array', items: { type: 'integer' } },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,70 @@
+/**
+ * Starting a run from the web: the tier and prompt from a form or a JSON body, checked with errors
+ * that name the field, and the hand-off to the runner. The same rules for the dashboard, the API
+ * and the webhook.
+ */
+import { AppError, isAppError } from '../errors.js';
+import type { ChainRequest } from '../runner/chain.js';
+import type { RunTicket } from '../runner/scheduler.js';
+import type { Tier } from '../runner/session-runner.js';
+import type { RunnerControl } from './deps.js';
+
+export const MAX_PROMPT_CHARS = 20_000;
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
+}
+
+/** A tier from a form (text) or JSON (number); absent means 1. At most `maxTier`. */
+export function parseTier(value: unknown, maxTier: Tier, field = 'tier'): Tier {
+  if (value === undefined || value === null || value === '') return 1;
+  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (n !== 1 && n !== 2 && n !== 3) throw invalid(field, 'must be 1, 2 or 3');
+  if (n > maxTier) {
+    throw invalid(field, `must be at most ${maxTier}, the highest tier allowed (MAX_TIER)`);
+  }
+  return n;
+}
+
+/** An operator's prompt: blank means none (the tier's prompt file is used). */
+export function parsePrompt(value: unknown, field = 'prompt'): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalid(field, 'must be text');
+  const prompt = value.trim();
+  if (prompt.length > MAX_PROMPT_CHARS) {
+    const n = (x: number) => x.toLocaleString('en-US');
+    throw invalid(field, `is ${n(prompt.length)} characters; the limit is ${n(MAX_PROMPT_CHARS)}`);
+  }
+  return prompt === '' ? null : prompt;
+}
+
+/** `{tier, prompt}` from a form or a JSON body, both optional. */
+export function parseRunInput(
+  input: Record<string, unknown>,
+  maxTier: Tier,
+): { startTier: Tier; prompt: string | null } {
+  return { startTier: parseTier(input.tier, maxTier), prompt: parsePrompt(input.prompt) };
+}
+
+/** Queues a chain; a full queue is AppError `busy` (409 at the HTTP edge). */
+export function queueRun(runner: RunnerControl, request: ChainRequest): RunTicket {
+  try {
+    return runner.trigger(request);
+  } catch (err) {
+    // The runner is injected: accept its refusal by code even when it is not our AppError class.
+    if (!isAppError(err) && (err as { code?: unknown }).code === 'busy') {
+      throw new AppError('busy', (err as Error).message, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** The ticket as the API shows it. */
+export function ticketJson(ticket: RunTicket) {
+  return {
+    request_id: ticket.id,
+    state: ticket.state,
+    session_ids: [...ticket.sessionIds],
+    error: ticket.error,
+  };
+}

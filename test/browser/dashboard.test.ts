@@ -1,0 +1,288 @@
+/**
+ * The dashboard in a real browser: sign in, curate memories while the table refreshes itself,
+ * watch a live session (the real Claude CLI against the simulated model), and take the
+ * screenshots the README shows.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { runnerControl, createRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { systemClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import {
+  type SimBlock,
+  type SimulatedModel,
+  startSimulatedModel,
+} from '../../src/sim/messages-api.js';
+import { createApp } from '../../src/web/app.js';
+import { loadSecret, startWebServer, type WebServer } from '../../src/web/server.js';
+import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
+import { TOKEN } from '../helpers/web.js';
+import { XSS_CORPUS } from '../helpers/xss.js';
+
+// Screenshots go to a temp folder unless WATCHKEEPER_SCREENSHOTS names one (npm run screenshots).
+const SCREENSHOTS =
+  process.env.WATCHKEEPER_SCREENSHOTS ?? join(tmpdir(), 'watchkeeper-screenshots');
+
+let browser: Browser;
+let page: Page;
+let rt: Runtime;
+let web: WebServer;
+let sim: SimulatedModel;
+let dataDir: string;
+let release: () => void = () => {};
+let gate: Promise<void> = Promise.resolve();
+const dialogs: string[] = [];
+
+const text = (t: string): SimBlock => ({ type: 'text', text: t });
+
+beforeAll(async () => {
+  if (!HAVE_CHROMIUM) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-browser-'));
+  sim = await startSimulatedModel(async (r) => {
+    if (!Array.isArray(r.body.tools) || r.body.tools.length === 0) return [text('ok')];
+    if (r.turn === 0) {
+      return [
+        text('Checking jellyfin.\n[EVENT:warning:jellyfin] /health took 2.9s (threshold 1s)'),
+        {
+          type: 'tool_use',
+          name: 'Bash',
+          input: {
+            command: "printf 'line one\\nline two\\nline three\\n'",
+            description: 'multi-line output',
+          },
+        },
+      ];
+    }
+    await gate; // the test decides when the session goes on
+    return [
+      text(
+        'jellyfin is slow but up.\n[MEMORY:timing:jellyfin] Takes 60s to start after a restart\n[EVENT:info:jellyfin] still answering',
+      ),
+    ];
+  });
+  const config = loadConfig({
+    WATCHKEEPER_DATA_DIR: dataDir,
+    WATCHKEEPER_AUTH_TOKEN: TOKEN,
+    WATCHKEEPER_PORT: '0',
+    WATCHKEEPER_SCHEDULE: 'off',
+    WATCHKEEPER_SESSION_TIMEOUT: '60s',
+  });
+  rt = createRuntime({
+    config,
+    clock: systemClock,
+    log: silentLogger,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: mkdtempSync(join(tmpdir(), 'watchkeeper-home-')),
+    },
+    simulated: true,
+    childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
+  });
+  const app = createApp({
+    config,
+    stores: rt.stores,
+    keeper: rt.keeper,
+    feed: rt.feed,
+    runner: runnerControl(rt),
+    clock: systemClock,
+    log: silentLogger,
+    demo: false,
+    secret: loadSecret(dataDir),
+  });
+  web = await startWebServer(app, config.web);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (!HAVE_CHROMIUM) return;
+  release();
+  await browser?.close();
+  await rt?.scheduler.shutdown();
+  await web?.close();
+  await sim?.close();
+  rt?.stores.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const url = (path: string) => new URL(path, web.url).toString();
+const rowOf = (observation: string) => page.locator('#memory-rows tr', { hasText: observation });
+
+describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
+  it('signs in with the token', async () => {
+    await page.goto(url('/memories'));
+    expect(page.url()).toContain('/login?next=%2Fmemories');
+    await page.fill('input[name=token]', TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForURL(url('/memories'));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Memories');
+  });
+
+  it('creates a memory from the form', async () => {
+    await page.click('summary:has-text("New memory")');
+    await page.fill('#memory-create input[name=service]', 'caddy');
+    await page.selectOption('#memory-create select[name=category]', 'dependency');
+    await page.fill('#memory-create input[name=observation]', 'Starts only after WireGuard is up');
+    await page.click('#memory-create button[type=submit]');
+    await rowOf('Starts only after WireGuard is up').waitFor();
+    expect(rt.stores.memories.list().map((m) => m.service)).toContain('caddy');
+  });
+
+  it('keeps an inline edit while the table refreshes itself, then saves it', async () => {
+    const m = rt.keeper.add({
+      service: 'jellyfin',
+      category: 'timing',
+      observation: 'Takes 60s to start',
+    });
+    await page.reload();
+    await rowOf('Takes 60s to start').locator('button', { hasText: 'Edit' }).click();
+    const editor = page.locator(`#memory-${m.id} textarea[name=observation]`);
+    await editor.fill('Takes 90s to start on the NAS');
+    // Meanwhile the agent changes another memory; the refresh must not clobber the open edit.
+    rt.keeper.add({
+      service: 'postgres',
+      category: 'maintenance',
+      observation: 'Needs VACUUM weekly',
+    });
+    await page.waitForTimeout(6500);
+    expect(await editor.inputValue()).toBe('Takes 90s to start on the NAS');
+    await page.fill(`#memory-${m.id} input[name=confidence]`, '1.5');
+    await page.click(`#memory-${m.id} button:has-text("Save")`);
+    await page.locator(`#memory-${m.id} .error`).waitFor();
+    expect(await page.locator(`#memory-${m.id} .error`).textContent()).toContain(
+      'confidence: must be a number from 0 to 1',
+    );
+    expect(rt.stores.memories.get(m.id)!.observation).toBe('Takes 60s to start');
+    await page.fill(`#memory-${m.id} input[name=confidence]`, '0.9');
+    await page.click(`#memory-${m.id} button:has-text("Save")`);
+    await page.locator(`#memory-${m.id}:not(.editing)`).waitFor();
+    expect(rt.stores.memories.get(m.id)).toMatchObject({
+      observation: 'Takes 90s to start on the NAS',
+      confidence: 0.9,
+    });
+    // With the edit closed, the refresh brings in what the agent added meanwhile.
+    await rowOf('Needs VACUUM weekly').waitFor({ timeout: 8000 });
+  });
+
+  it('filters by category and keeps the filter across refreshes', async () => {
+    await page.selectOption('#memory-filters select[name=category]', 'maintenance');
+    await page.waitForFunction("document.querySelectorAll('#memory-rows tr').length === 1");
+    await page.waitForTimeout(6000);
+    const rows = await page.locator('#memory-rows tr').allTextContents();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('Needs VACUUM weekly');
+    await page.selectOption('#memory-filters select[name=category]', '');
+  });
+
+  it('bulk-deletes selected memories and reactivates an inactive one', async () => {
+    const ids = ['one', 'two', 'three'].map(
+      (n) =>
+        rt.keeper.add({ service: 'bulk', category: 'behavior', observation: `bulk memory ${n}` })
+          .id,
+    );
+    const inactive = rt.keeper.add({
+      service: 'old',
+      category: 'behavior',
+      observation: 'an old stale memory',
+    });
+    rt.keeper.deactivate([inactive.id]);
+    await page.goto(url('/memories'));
+    for (const id of ids) await page.check(`input[name=ids][value="${id}"]`);
+    expect(await page.locator('#bulk-count').textContent()).toBe('3');
+    await page.click('#bulk-bar button:has-text("Delete")');
+    await page.locator('#flash', { hasText: 'Deleted 3 memories.' }).waitFor();
+    expect(dialogs.at(-1)).toContain('Delete the selected memories?');
+    await page.waitForFunction("!document.body.textContent.includes('bulk memory one')");
+    expect(ids.map((id) => rt.stores.memories.get(id))).toEqual([null, null, null]);
+
+    const row = page.locator(`#memory-${inactive.id}`);
+    expect(await row.getAttribute('class')).toContain('inactive');
+    await row.locator('button', { hasText: 'Reactivate' }).click();
+    await page.locator(`#memory-${inactive.id}:not(.inactive)`).waitFor();
+    expect(rt.stores.memories.get(inactive.id)!.active).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'memories.png'), fullPage: false });
+  });
+
+  it('follows a live session: the log grows and events appear without a reload', async () => {
+    gate = new Promise<void>((r) => (release = r));
+    rt.scheduler.trigger({
+      trigger: 'manual',
+      startTier: 1,
+      prompt: 'check jellyfin',
+      alert: null,
+    });
+    let sessionId = 0;
+    for (let i = 0; i < 200 && !sessionId; i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      sessionId = rt.feed.liveSessions()[0] ?? 0;
+    }
+    expect(sessionId).toBeGreaterThan(0);
+    await page.goto(url(`/sessions/${sessionId}`));
+    const log = page.locator('#live-log');
+    await log.locator('text=line three').waitFor({ timeout: 15_000 });
+    // Every line of the multi-line tool result arrived.
+    const logText = (await log.textContent()) ?? '';
+    expect(logText).toContain('line one');
+    expect(logText).toContain('line two');
+    const before = await log.locator('.entry').count();
+    await page.screenshot({ path: join(SCREENSHOTS, 'session-live.png'), fullPage: false });
+
+    // An events page opened now shows the live session's event, then picks up the next one by itself.
+    const events = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+    await events.context().addCookies(await page.context().cookies());
+    await events.goto(url('/events'));
+    await events.locator('text=/health took 2.9s').waitFor();
+    release();
+    await log.locator('text=still answering').waitFor({ timeout: 15_000 });
+    expect(await log.locator('.entry').count()).toBeGreaterThan(before);
+    await events.locator('text=still answering').waitFor({ timeout: 10_000 });
+    await events.close();
+    expect(page.url()).toBe(url(`/sessions/${sessionId}`)); // never reloaded
+  });
+
+  it('shows the overview', async () => {
+    await page.goto(url('/'));
+    await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: false });
+    expect(await page.locator('main').textContent()).toContain('Active memories');
+  });
+
+  it('renders the XSS corpus inert: no script runs, no dialog opens', async () => {
+    const before = dialogs.length;
+    for (const payload of XSS_CORPUS)
+      rt.keeper.add({ service: null, category: 'behavior', observation: payload });
+    const id = rt.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: Date.now() });
+    rt.stores.sessions.finish(id, {
+      status: 'completed',
+      endedAt: Date.now(),
+      response: XSS_CORPUS.join('\n\n'),
+    });
+    for (const payload of XSS_CORPUS) {
+      rt.stores.events.insert({
+        sessionId: id,
+        source: 'agent',
+        level: 'critical',
+        service: null,
+        message: payload,
+        createdAt: Date.now(),
+      });
+    }
+    for (const path of ['/memories', '/events', `/sessions/${id}`, '/sessions', '/']) {
+      await page.goto(url(path));
+      await page.waitForTimeout(300);
+    }
+    await page.goto(url('/memories'));
+    await page.locator('img').count(); // images from payloads would have fired onerror by now
+    expect(dialogs.slice(before)).toEqual([]);
+  });
+});
