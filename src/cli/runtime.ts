@@ -12,7 +12,9 @@ import { SessionFeed } from '../runner/live-feed.js';
 import { createMemoryKeeper, type MemoryKeeper } from '../runner/memory-keeper.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
+import { createApp } from '../web/app.js';
 import type { RunnerControl } from '../web/deps.js';
+import { loadSecret } from '../web/server.js';
 
 export interface Runtime {
   config: Config;
@@ -47,6 +49,7 @@ export function runnerControl(rt: Runtime): RunnerControl {
         rt.config.cooldowns,
         now,
       ),
+    cooldownHorizon: (now) => cooldownHorizon(rt.config.cooldowns, now),
   };
 }
 
@@ -85,6 +88,21 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     now: () => o.clock.now(),
   });
   return { config: o.config, stores, keeper, feed, runChain, scheduler, log: o.log };
+}
+
+/** The dashboard over a runtime: what `serve` listens with, and what the browser tests drive. */
+export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean }) {
+  return createApp({
+    config: rt.config,
+    stores: rt.stores,
+    keeper: rt.keeper,
+    feed: rt.feed,
+    runner: runnerControl(rt),
+    clock: o.clock,
+    log: rt.log,
+    demo: o.demo,
+    secret: loadSecret(rt.config.dataDir),
+  });
 }
 
 /** Names of credentials the CLI can use; none of them set means runs will fail to log in. */

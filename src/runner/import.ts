@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { SessionStatus, Stores } from '../db/index.js';
 import { type ByteSource, StreamParser, type StreamStats } from '../stream/index.js';
-import { createSessionIngest, type IngestCounts } from './ingest.js';
+import { createSessionIngest, type IngestCounts, transcriptFields } from './ingest.js';
 import type { MemoryKeeper } from './memory-keeper.js';
 import { createRawLog } from './raw-log.js';
 
@@ -81,18 +81,8 @@ export async function importTranscript(
   stores.sessions.finish(sessionId, {
     status,
     endedAt: clock.now(),
-    resultSubtype: result?.subtype ?? null,
-    isError: result ? result.isError : null,
-    costUsd: result?.totalCostUsd ?? null,
-    numTurns: result?.numTurns ?? null,
-    durationMs: result?.durationMs ?? null,
-    durationApiMs: result?.durationApiMs ?? null,
-    usage: result?.usage ?? null,
-    response: t.finalText,
     error,
-    cliSessionId: t.cliSessionId,
-    model: t.model,
-    streamStats: parser.stats,
+    ...transcriptFields(t, parser.stats),
   });
   const previousImports =
     t.cliSessionId === null

@@ -182,6 +182,24 @@ export function createSessionIngest(deps: {
   };
 }
 
+/** The session-row fields a transcript fills: result line, final text, CLI identity, stream stats. */
+export function transcriptFields(t: TranscriptSummary, stats: StreamStats) {
+  const r = t.result;
+  return {
+    resultSubtype: r?.subtype ?? null,
+    isError: r ? r.isError : null,
+    costUsd: r?.totalCostUsd ?? null,
+    numTurns: r?.numTurns ?? null,
+    durationMs: r?.durationMs ?? null,
+    durationApiMs: r?.durationApiMs ?? null,
+    usage: r?.usage ?? null,
+    response: t.finalText,
+    cliSessionId: t.cliSessionId,
+    model: t.model,
+    streamStats: stats,
+  };
+}
+
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
   if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;

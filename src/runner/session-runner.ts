@@ -16,7 +16,7 @@ import { StreamParser } from '../stream/index.js';
 import { childEnv, cliArgs, hookSettings } from './cli-args.js';
 import { type CliProcessResult, runCliProcess } from './cli-process.js';
 import { cooldownHorizon, cooldownState, formatCooldownContext } from './cooldown-policy.js';
-import { createSessionIngest, type EscalationRequest } from './ingest.js';
+import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import type { SessionFeed } from './live-feed.js';
 import type { MemoryKeeper } from './memory-keeper.js';
 import { createRawLog } from './raw-log.js';
@@ -260,18 +260,8 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       status,
       endedAt: clock.now(),
       exitCode: result.exitCode,
-      resultSubtype: r?.subtype ?? null,
-      isError: r ? r.isError : null,
-      costUsd: r?.totalCostUsd ?? null,
-      numTurns: r?.numTurns ?? null,
-      durationMs: r?.durationMs ?? null,
-      durationApiMs: r?.durationApiMs ?? null,
-      usage: r?.usage ?? null,
-      response: t.finalText,
       error,
-      cliSessionId: t.cliSessionId,
-      model: t.model,
-      streamStats: parser.stats,
+      ...transcriptFields(t, parser.stats),
     });
     feed.close(sessionId, status);
     log.info('session ended', {

@@ -18,6 +18,8 @@ export interface RunnerControl {
   status(): ReturnType<Scheduler['status']>;
   /** Per service and action, the counts inside the cooldown windows at `now`. */
   cooldownState(now: number): ServiceCooldown[];
+  /** The oldest time any cooldown window reaches back to at `now`: older actions count for none. */
+  cooldownHorizon(now: number): number;
 }
 
 export interface WebDeps {

@@ -51,6 +51,12 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
+/** A window length for people: whole hours as "6 h", anything else in minutes. */
+export function windowText(ms: number): string {
+  const hours = ms / 3_600_000;
+  return Number.isInteger(hours) ? `${hours} h` : `${Math.round(ms / 60_000)} min`;
+}
+
 export const viewHelpers = {
   time,
   shortTime,
@@ -61,5 +67,6 @@ export const viewHelpers = {
   confidence,
   clip,
   plural,
+  windowText,
 };
 export type ViewHelpers = typeof viewHelpers;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runnerControl, createRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
@@ -19,8 +19,7 @@ import {
   type SimulatedModel,
   startSimulatedModel,
 } from '../../src/sim/messages-api.js';
-import { createApp } from '../../src/web/app.js';
-import { loadSecret, startWebServer, type WebServer } from '../../src/web/server.js';
+import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
 import { TOKEN } from '../helpers/web.js';
 import { XSS_CORPUS } from '../helpers/xss.js';
@@ -85,17 +84,7 @@ beforeAll(async () => {
     simulated: true,
     childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
   });
-  const app = createApp({
-    config,
-    stores: rt.stores,
-    keeper: rt.keeper,
-    feed: rt.feed,
-    runner: runnerControl(rt),
-    clock: systemClock,
-    log: silentLogger,
-    demo: false,
-    secret: loadSecret(dataDir),
-  });
+  const app = createDashboard(rt, { clock: systemClock, demo: false });
   web = await startWebServer(app, config.web);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1360, height: 860 } });

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cooldownRow } from '../helpers/db.js';
+
 import { openStores } from '../../src/db/index.js';
 import { FAKE_CLAUDE } from '../helpers/runner.js';
 
@@ -71,17 +73,7 @@ describe('runner commands', () => {
     const { env, dataDir } = envFor();
     const stores = openStores(join(dataDir, 'watchkeeper.db'));
     for (let i = 0; i < 2; i += 1) {
-      stores.cooldowns.insert({
-        service: 'jellyfin',
-        actionType: 'restart',
-        success: true,
-        source: 'agent',
-        command: null,
-        message: null,
-        tier: 3,
-        sessionId: null,
-        createdAt: Date.now(),
-      });
+      stores.cooldowns.insert(cooldownRow());
     }
     stores.close();
     const call = (command: string) =>

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cooldownRow } from '../helpers/db.js';
+
 import { loadConfig } from '../../src/config.js';
 import {
   type SimBlock,
@@ -100,17 +102,7 @@ describe('real Claude CLI against the simulated model', () => {
       category: 'dependency',
       observation: 'Starts only after WireGuard is up',
     });
-    harness.stores.cooldowns.insert({
-      service: 'nas',
-      actionType: 'restart',
-      success: true,
-      source: 'agent',
-      command: null,
-      message: null,
-      tier: 3,
-      sessionId: null,
-      createdAt: Date.now(),
-    });
+    harness.stores.cooldowns.insert(cooldownRow({ service: 'nas' }));
     const out = await harness.runChain({
       trigger: 'manual',
       startTier: 1,
@@ -175,17 +167,7 @@ describe('real Claude CLI against the simulated model', () => {
           ],
     );
     for (let i = 0; i < 2; i += 1) {
-      harness.stores.cooldowns.insert({
-        service: 'jellyfin',
-        actionType: 'restart',
-        success: true,
-        source: 'agent',
-        command: null,
-        message: null,
-        tier: 3,
-        sessionId: null,
-        createdAt: Date.now() - 60_000,
-      });
+      harness.stores.cooldowns.insert(cooldownRow({ createdAt: Date.now() - 60_000 }));
     }
     const out = await harness.runChain({
       trigger: 'manual',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { openStores, type Stores } from '../../src/db/index.js';
+import { type NewCooldownAction, openStores, type Stores } from '../../src/db/index.js';
 import { createMemoryKeeper, type MemoryKeeper } from '../../src/runner/memory-keeper.js';
 import type { FakeClock } from './clock.js';
 import { fakeClock } from './clock.js';
@@ -30,5 +30,21 @@ export function testApp(): TestApp {
       stores.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A cooldown action row (a successful jellyfin restart reported by the agent, now), with overrides. */
+export function cooldownRow(over: Partial<NewCooldownAction> = {}): NewCooldownAction {
+  return {
+    service: 'jellyfin',
+    actionType: 'restart',
+    success: true,
+    source: 'agent',
+    command: null,
+    message: null,
+    tier: 3,
+    sessionId: null,
+    createdAt: Date.now(),
+    ...over,
   };
 }

@@ -51,6 +51,8 @@ export function fakeRunner(): RunnerControl & {
     },
     status: () => ({ running: null, queued: [], nextRunAt: null, schedule: '0 * * * *' }),
     cooldownState: () => [],
+    // The widest default window (the 24 h of REDEPLOY_WINDOW in src/config.ts).
+    cooldownHorizon: (now: number) => now - 24 * 3_600_000,
   };
   return fake;
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { decidePreToolUse } from '../../src/runner/pre-tool-use.js';
-import { testApp, type TestApp } from '../helpers/db.js';
+import { testApp, type TestApp, cooldownRow } from '../helpers/db.js';
 
 let app: TestApp;
 beforeEach(() => {
@@ -27,17 +27,7 @@ const decide = (command: string, sessionId: number | null = null) =>
     tier: 3,
   });
 const restartAt = (service: string, at: number) =>
-  app.stores.cooldowns.insert({
-    service,
-    actionType: 'restart',
-    success: true,
-    source: 'agent',
-    command: null,
-    message: null,
-    tier: 3,
-    sessionId: null,
-    createdAt: at,
-  });
+  app.stores.cooldowns.insert(cooldownRow({ service, createdAt: at }));
 
 describe('PreToolUse cooldown enforcement', () => {
   it('lets ordinary commands and other tools through untouched', () => {
@@ -78,17 +68,9 @@ describe('PreToolUse cooldown enforcement', () => {
   });
 
   it('blocks a redeployment command that only mentions a service in cooldown', () => {
-    app.stores.cooldowns.insert({
-      service: 'jellyfin',
-      actionType: 'redeployment',
-      success: true,
-      source: 'agent',
-      command: null,
-      message: null,
-      tier: 3,
-      sessionId: null,
-      createdAt: app.clock.now(),
-    });
+    app.stores.cooldowns.insert(
+      cooldownRow({ actionType: 'redeployment', createdAt: app.clock.now() }),
+    );
     expect(decide('ansible-playbook site.yml --limit jellyfin').exitCode).toBe(2);
     expect(decide('cd /srv/jellyfin && docker compose up -d').exitCode).toBe(2);
     expect(decide('ansible-playbook site.yml --limit caddy').exitCode).toBe(0);

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cooldownRow } from '../helpers/db.js';
+
 import type { SessionRequest } from '../../src/runner/session-runner.js';
 import { gone, runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 
@@ -178,17 +180,7 @@ describe('session runner with a fixture CLI', () => {
   it('passes the memory block, the cooldown state and the hook in its arguments', async () => {
     h = runnerHarness({ WATCHKEEPER_MAX_TURNS: '12' });
     h.keeper.add({ service: 'jellyfin', category: 'timing', observation: 'Takes 60s to start' });
-    h.stores.cooldowns.insert({
-      service: 'jellyfin',
-      actionType: 'restart',
-      success: true,
-      source: 'agent',
-      command: null,
-      message: null,
-      tier: 3,
-      sessionId: null,
-      createdAt: Date.now(),
-    });
+    h.stores.cooldowns.insert(cooldownRow());
     const out = await h.runSession(request('--looks-like-a-flag'));
     const { argv } = recorded(out.sessionId);
     const append = argv[argv.indexOf('--append-system-prompt') + 1]!;

@@ -12,14 +12,8 @@ import { demoScript } from '../../sim/demo-scenario.js';
 import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
-import { createRuntime, hasModelCredentials, runnerControl } from '../runtime.js';
-import { createApp } from '../../web/app.js';
-import {
-  checkListenAddress,
-  loadSecret,
-  startWebServer,
-  type WebServer,
-} from '../../web/server.js';
+import { createDashboard, createRuntime, hasModelCredentials } from '../runtime.js';
+import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
 const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
 
@@ -80,17 +74,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
           }
         : {}),
     });
-    const app = createApp({
-      config,
-      stores: rt.stores,
-      keeper: rt.keeper,
-      feed: rt.feed,
-      runner: runnerControl(rt),
-      clock: io.clock,
-      log,
-      demo,
-      secret: loadSecret(config.dataDir),
-    });
+    const app = createDashboard(rt, { clock: io.clock, demo });
     web = await startWebServer(app, config.web);
     rt.scheduler.start();
     const status = rt.scheduler.status();

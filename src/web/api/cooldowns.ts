@@ -8,8 +8,8 @@ import type { CooldownBlockRow } from '../../db/index.js';
 import { cooldownJson, isoTime } from '../../db/index.js';
 import type { ServiceCooldown } from '../../runner/cooldown-policy.js';
 import type { AppEnv } from '../app.js';
+import { cooldownOverview } from '../cooldown-data.js';
 import type { WebDeps } from '../deps.js';
-import { cooldownOverview } from '../routes/cooldowns.js';
 
 function serviceJson(s: ServiceCooldown) {
   return {

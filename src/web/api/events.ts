@@ -9,7 +9,7 @@ import { eventJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
-import { parseEventQuery } from '../routes/events.js';
+import { parseEventQuery } from '../event-query.js';
 import { paging } from './json-body.js';
 
 export function eventApi(deps: WebDeps): Hono<AppEnv> {

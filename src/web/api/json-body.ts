@@ -13,16 +13,20 @@ export async function jsonBody(
   }
   const raw = await c.req.text();
   if (Buffer.byteLength(raw) > maxBytes) throw new AppError('usage', `body over ${maxBytes} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new AppError('usage', 'body is not valid JSON');
-  }
+  const value = parseJson(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AppError('usage', 'body must be a JSON object');
   }
   return value as Record<string, unknown>;
+}
+
+/** JSON.parse with the API's error for a body that is not JSON. */
+export function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new AppError('usage', 'body is not valid JSON');
+  }
 }
 
 /** `limit` and `offset` query parameters, checked. */

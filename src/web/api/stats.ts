@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { isoTime } from '../../db/index.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
-import { overviewStats } from '../routes/overview.js';
+import { overviewStats } from '../overview-data.js';
 
 export function statsApi(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -11,6 +11,7 @@ import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
 import { parseTier, queueRun } from '../run-input.js';
+import { parseJson } from './json-body.js';
 
 const TEXT_FIELDS = ['text', 'message', 'summary'] as const;
 
@@ -38,12 +39,7 @@ async function limitedBody(c: Context, maxBytes: number): Promise<string | null>
 
 /** The alert text and requested tier of a JSON alert. */
 function fromJson(raw: string): { text: string; tier: unknown } {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new AppError('usage', 'body is not valid JSON');
-  }
+  const value = parseJson(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { text: JSON.stringify(value, null, 2), tier: undefined };
   }

@@ -9,6 +9,7 @@ import { AppError, isAppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
+import { cachedFor } from '../ttl-cache.js';
 import { errorFromAppError } from '../errors.js';
 import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
 import { listQuery, type MemoryListQuery, toFilter } from '../memory-query.js';
@@ -21,13 +22,11 @@ const SERVICES_TTL_MS = 10_000;
 export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { stores, keeper } = deps;
-  let services: { at: number; list: string[] } = { at: -Infinity, list: [] };
-  const knownServices = () => {
-    const now = deps.clock.now();
-    if (now - services.at > SERVICES_TTL_MS)
-      services = { at: now, list: stores.memories.services() };
-    return services.list;
-  };
+  const knownServices = cachedFor(
+    SERVICES_TTL_MS,
+    () => deps.clock.now(),
+    () => stores.memories.services(),
+  );
 
   // The table is re-rendered only when the database changed (any process) or the filters differ:
   // every open dashboard polls it every 5 s.
