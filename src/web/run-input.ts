@@ -3,11 +3,9 @@
  * that name the field, and the hand-off to the runner. The same rules for the dashboard, the API
  * and the webhook.
  */
-import { AppError, isAppError } from '../errors.js';
-import type { ChainRequest } from '../runner/chain.js';
+import { AppError } from '../errors.js';
 import type { RunTicket } from '../runner/scheduler.js';
 import type { Tier } from '../runner/session-runner.js';
-import type { RunnerControl } from './deps.js';
 
 export const MAX_PROMPT_CHARS = 20_000;
 
@@ -44,19 +42,6 @@ export function parseRunInput(
   maxTier: Tier,
 ): { startTier: Tier; prompt: string | null } {
   return { startTier: parseTier(input.tier, maxTier), prompt: parsePrompt(input.prompt) };
-}
-
-/** Queues a chain; a full queue is AppError `busy` (409 at the HTTP edge). */
-export function queueRun(runner: RunnerControl, request: ChainRequest): RunTicket {
-  try {
-    return runner.trigger(request);
-  } catch (err) {
-    // The runner is injected: accept its refusal by code even when it is not our AppError class.
-    if (!isAppError(err) && (err as { code?: unknown }).code === 'busy') {
-      throw new AppError('busy', (err as Error).message, { cause: err });
-    }
-    throw err;
-  }
 }
 
 /** The ticket as the API shows it. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { loadConfig } from '../../src/config.js';
+import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChainRequest } from '../../src/runner/chain.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
@@ -26,10 +27,7 @@ export function fakeRunner(): RunnerControl & {
     running: false,
     trigger(request: ChainRequest): RunTicket {
       if (fake.requests.length >= fake.queueLimit) {
-        throw Object.assign(new Error('the run queue is full (10 waiting); try again later'), {
-          code: 'busy',
-          name: 'AppError',
-        });
+        throw new AppError('busy', 'the run queue is full (10 waiting); try again later');
       }
       fake.requests.push(request);
       const ticket: RunTicket = {

@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
-import { parseRunInput, queueRun, ticketJson } from '../run-input.js';
+import { parseRunInput, ticketJson } from '../run-input.js';
 import { sessionChain } from '../session-chain.js';
 import { jsonBody, paging } from './json-body.js';
 
@@ -36,7 +36,7 @@ export function sessionApi(deps: WebDeps): Hono<AppEnv> {
 
   app.post('/', async (c) => {
     const input = parseRunInput(await jsonBody(c), deps.config.runner.maxTier);
-    const ticket = queueRun(deps.runner, { trigger: 'api', ...input, alert: null });
+    const ticket = deps.runner.trigger({ trigger: 'api', ...input, alert: null });
     deps.log.info('run requested over the API', { request: ticket.id });
     const { request_id, state, session_ids } = ticketJson(ticket);
     return c.json({ request_id, state, session_ids }, 202);

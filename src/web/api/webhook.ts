@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js';
 import type { AppEnv } from '../app.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
-import { parseTier, queueRun } from '../run-input.js';
+import { parseTier } from '../run-input.js';
 import { parseJson } from './json-body.js';
 
 const TEXT_FIELDS = ['text', 'message', 'summary'] as const;
@@ -76,7 +76,7 @@ export function webhookApi(deps: WebDeps): Hono<AppEnv> {
     if (text === '') {
       throw new AppError('invalid_input', 'text: the alert is empty', { data: { field: 'text' } });
     }
-    const ticket = queueRun(deps.runner, {
+    const ticket = deps.runner.trigger({
       trigger: 'alert',
       startTier,
       prompt: null,

@@ -13,7 +13,7 @@ import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
 import { renderMarkdown } from '../markdown.js';
 import { isHtmx, page, partial } from '../render.js';
-import { MAX_PROMPT_CHARS, parseRunInput, queueRun } from '../run-input.js';
+import { MAX_PROMPT_CHARS, parseRunInput } from '../run-input.js';
 import { logFilePath, readLogTail } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
 import { streamSessionLog } from '../session-stream.js';
@@ -140,7 +140,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     let ticketId: string;
     try {
       const input = parseRunInput(form, config.runner.maxTier);
-      ticketId = queueRun(deps.runner, { trigger: 'manual', ...input, alert: null }).id;
+      ticketId = deps.runner.trigger({ trigger: 'manual', ...input, alert: null }).id;
     } catch (err) {
       if (!isAppError(err) || !isHtmx(c)) throw err;
       const status = err.code === 'busy' ? 409 : 422;
