@@ -28,13 +28,12 @@ export type SimScript = (request: SimRequest) => SimBlock[] | Promise<SimBlock[]
 
 export interface SimulatedModel {
   url: string;
-  /** Every /v1/messages request received, oldest first (the last 200). */
+  /** The last `keepRequests` /v1/messages requests received (default 200), oldest first. */
   requests: SimRequest[];
   close(): Promise<void>;
 }
 
 const MAX_BODY = 32 * 1024 * 1024;
-const KEPT_REQUESTS = 200;
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -195,8 +194,13 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 /** Starts the simulated model on 127.0.0.1 (an ephemeral port unless one is given). */
 export async function startSimulatedModel(
   script: SimScript,
-  opts: { port?: number } = {},
+  opts: {
+    port?: number;
+    /** How many requests to keep in `requests` (each holds the CLI's whole system prompt). */
+    keepRequests?: number;
+  } = {},
 ): Promise<SimulatedModel> {
+  const keep = opts.keepRequests ?? 200;
   const requests: SimRequest[] = [];
   const server = createServer((req, res) => {
     void (async () => {
@@ -223,8 +227,10 @@ export async function startSimulatedModel(
         return apiError(res, 400, 'invalid_request_error', 'body is not JSON');
       }
       const request = toSimRequest(body);
-      requests.push(request);
-      if (requests.length > KEPT_REQUESTS) requests.shift();
+      if (keep > 0) {
+        requests.push(request);
+        if (requests.length > keep) requests.shift();
+      }
       let blocks: SimBlock[];
       try {
         blocks = await script(request);

@@ -45,7 +45,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   let web: WebServer | null = null;
   try {
     if (demo) {
-      sim = await startSimulatedModel(demoScript);
+      // A long-running demo keeps no requests: each holds the CLI's whole system prompt.
+      sim = await startSimulatedModel(demoScript, { keepRequests: 0 });
       log.warn(
         'DEMO MODE: sessions run against a SIMULATED model, not Claude; tool calls reach simulated commands only',
         {
