@@ -86,4 +86,12 @@ export function openStores(
     close: () => db.close(),
   };
 }
-export { cooldownJson, eventJson, historyJson, isoTime, memoryJson, sessionJson } from './json.js';
+export {
+  cooldownBlockJson,
+  cooldownJson,
+  eventJson,
+  historyJson,
+  isoTime,
+  memoryJson,
+  sessionJson,
+} from './json.js';

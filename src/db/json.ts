@@ -2,7 +2,7 @@
  * The stable JSON form of each row, shared by `--json` output and the HTTP API: snake_case
  * field names, times as ISO 8601 strings (null when unset). Documented in README.md.
  */
-import type { CooldownRow } from './cooldowns.js';
+import type { CooldownBlockRow, CooldownRow } from './cooldowns.js';
 import type { EventRow } from './events.js';
 import type { HistoryRow, MemoryRow } from './memories.js';
 import type { SessionRow } from './sessions.js';
@@ -93,5 +93,17 @@ export function cooldownJson(c: CooldownRow) {
     tier: c.tier,
     session_id: c.sessionId,
     created_at: isoTime(c.createdAt),
+  };
+}
+
+export function cooldownBlockJson(b: CooldownBlockRow) {
+  return {
+    id: b.id,
+    service: b.service,
+    action_type: b.actionType,
+    command: b.command,
+    reason: b.reason,
+    session_id: b.sessionId,
+    created_at: isoTime(b.createdAt),
   };
 }

@@ -3,8 +3,7 @@
  * events and memories, the latest run's chain, the merged recent-activity feed, and the distinct
  * services named by events. Nothing here writes.
  */
-import type { EventLevel } from '../stream/markers.js';
-import type { EventSource } from './events.js';
+import type { EventRow } from './events.js';
 import type { HistoryAction } from './memories.js';
 import type { Db } from './open.js';
 import type { SessionStatus, SessionTrigger } from './sessions.js';
@@ -61,16 +60,7 @@ export type ActivityItem =
       tier: number;
       parentSessionId: number | null;
     }
-  | {
-      kind: 'event';
-      at: number;
-      id: number;
-      sessionId: number | null;
-      source: EventSource;
-      level: EventLevel;
-      service: string | null;
-      message: string;
-    }
+  | ({ kind: 'event'; at: number } & Omit<EventRow, 'createdAt'>)
   | {
       kind: 'memory';
       at: number;

@@ -76,6 +76,34 @@ export function createMemoryKeeper(deps: {
     return row;
   };
 
+  /** Wording and confidence checked and rounded: what an edit may write. */
+  const validEdit = (edit: MemoryEdit): MemoryEdit => ({
+    ...(edit.observation === undefined
+      ? {}
+      : { observation: validateObservation(edit.observation) }),
+    ...(edit.confidence === undefined
+      ? {}
+      : { confidence: roundConfidence(validateConfidence(edit.confidence)) }),
+  });
+
+  /** Writes a validated edit; it restarts the decay clock, and below 0.3 deactivates. */
+  const writeEdit = (before: MemoryRow, edit: MemoryEdit): void => {
+    const confidence = edit.confidence ?? before.confidence;
+    const active = before.active && confidence >= policy.activeThreshold;
+    const now = clock.now();
+    memories.change([
+      {
+        id: before.id,
+        action: active || !before.active ? 'edited' : 'deactivated',
+        confidence,
+        active,
+        ...restart(now),
+        ...(edit.observation === undefined ? {} : { observation: edit.observation }),
+        at: now,
+      },
+    ]);
+  };
+
   const keeper = {
     policy,
 
@@ -198,25 +226,7 @@ export function createMemoryKeeper(deps: {
     /** Operator edit of wording and/or confidence; restarts the decay clock. */
     edit(id: number, edit: MemoryEdit): MemoryRow {
       const before = mustGet(id);
-      const observation =
-        edit.observation === undefined ? undefined : validateObservation(edit.observation);
-      const confidence =
-        edit.confidence === undefined
-          ? before.confidence
-          : roundConfidence(validateConfidence(edit.confidence));
-      const active = before.active && confidence >= policy.activeThreshold;
-      const now = clock.now();
-      memories.change([
-        {
-          id,
-          action: active || !before.active ? 'edited' : 'deactivated',
-          confidence,
-          active,
-          ...restart(now),
-          ...(observation === undefined ? {} : { observation }),
-          at: now,
-        },
-      ]);
+      writeEdit(before, validEdit(edit));
       return mustGet(id);
     },
 
@@ -283,13 +293,8 @@ export function createMemoryKeeper(deps: {
      */
     update(id: number, patch: MemoryPatch): MemoryRow {
       const before = mustGet(id);
-      const observation =
-        patch.observation === undefined ? undefined : validateObservation(patch.observation);
-      const confidence =
-        patch.confidence === undefined
-          ? undefined
-          : roundConfidence(validateConfidence(patch.confidence));
-      const after = confidence ?? before.confidence;
+      const edit = validEdit(patch);
+      const after = edit.confidence ?? before.confidence;
       if (patch.active === true && after < policy.activeThreshold) {
         throw new AppError(
           'invalid_input',
@@ -297,12 +302,7 @@ export function createMemoryKeeper(deps: {
           { data: { field: 'confidence' } },
         );
       }
-      if (observation !== undefined || confidence !== undefined) {
-        keeper.edit(id, {
-          ...(observation !== undefined ? { observation } : {}),
-          ...(confidence !== undefined ? { confidence } : {}),
-        });
-      }
+      if (edit.observation !== undefined || edit.confidence !== undefined) writeEdit(before, edit);
       if (patch.active === true && !mustGet(id).active) keeper.reactivate(id);
       if (patch.active === false) keeper.deactivate([id]);
       if (patch.pinned !== undefined) keeper.setPinned(id, patch.pinned);

@@ -4,8 +4,7 @@
  */
 import { Hono } from 'hono';
 
-import type { CooldownBlockRow } from '../../db/index.js';
-import { cooldownJson, isoTime } from '../../db/index.js';
+import { cooldownBlockJson, cooldownJson, isoTime } from '../../db/index.js';
 import type { ServiceCooldown } from '../../runner/cooldown-policy.js';
 import type { AppEnv } from '../app.js';
 import { cooldownOverview } from '../cooldown-data.js';
@@ -24,18 +23,6 @@ function serviceJson(s: ServiceCooldown) {
   };
 }
 
-function blockJson(b: CooldownBlockRow) {
-  return {
-    id: b.id,
-    service: b.service,
-    action_type: b.actionType,
-    command: b.command,
-    reason: b.reason,
-    session_id: b.sessionId,
-    created_at: isoTime(b.createdAt),
-  };
-}
-
 export function cooldownApi(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -50,7 +37,7 @@ export function cooldownApi(deps: WebDeps): Hono<AppEnv> {
       },
       services: services.map(serviceJson),
       recent_actions: recentActions.map(cooldownJson),
-      blocked: blocked.map(blockJson),
+      blocked: blocked.map(cooldownBlockJson),
     });
   });
 
