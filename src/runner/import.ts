@@ -9,7 +9,7 @@ import type { SessionStatus, Stores } from '../db/index.js';
 import { type ByteSource, StreamParser, type StreamStats } from '../stream/index.js';
 import { createSessionIngest, type IngestCounts, transcriptFields } from './ingest.js';
 import type { MemoryKeeper } from './memory-keeper.js';
-import { createRawLog } from './raw-log.js';
+import { createSessionTee } from './raw-log.js';
 
 export interface ImportResult {
   sessionId: number;
@@ -43,25 +43,23 @@ export async function importTranscript(
   });
   const logRelative = join('sessions', `${sessionId}.ndjson`);
   stores.sessions.setLogPath(sessionId, logRelative);
-  const log = createRawLog(join(deps.dataDir, logRelative));
   const ingest = createSessionIngest({ stores, keeper, clock, sessionId, tier });
   const parser = new StreamParser({
     maxLineBytes: deps.maxLineBytes,
     onMessage: (m) => ingest.onMessage(m),
   });
+  const tee = createSessionTee(join(deps.dataDir, logRelative), parser);
 
   let readError: Error | null = null;
   try {
     for await (const chunk of source) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      await log.write(bytes);
-      parser.write(bytes);
+      await tee.write(bytes);
     }
   } catch (err) {
     readError = err as Error;
   }
-  parser.end();
-  await log.close();
+  await tee.close();
   ingest.reportStreamIssues(parser.stats, deps.maxLineBytes);
 
   const t = ingest.transcript;
@@ -78,6 +76,8 @@ export async function importTranscript(
     status = 'failed';
     error = result.errors.length > 0 ? result.errors.join('; ') : (result.result ?? result.subtype);
   }
+  if (tee.logFailure)
+    error = `${error ? `${error}; ` : ''}writing the session log failed: ${tee.logFailure}`;
   stores.sessions.finish(sessionId, {
     status,
     endedAt: clock.now(),

@@ -29,3 +29,50 @@ export function createRawLog(path: string): RawLog {
     },
   };
 }
+
+export interface SessionTee {
+  /** Raw bytes to the log (unless it has failed), then to the parser. Never throws for the log. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Ends the parser and closes the log. */
+  close(): Promise<void>;
+  /** Why writing the log failed, if it did; parsing went on regardless. */
+  readonly logFailure: string | null;
+}
+
+/**
+ * The one tee of a session's stdout: the unmodified bytes to the session log, then to the parser.
+ * A log that cannot be written costs the copy, not the rows: parsing goes on.
+ */
+export function createSessionTee(
+  path: string,
+  parser: { write(chunk: Uint8Array): void; end(): void },
+): SessionTee {
+  let logFailure: string | null = null;
+  let log: RawLog | null = null;
+  try {
+    log = createRawLog(path);
+  } catch (err) {
+    logFailure = (err as Error).message; // e.g. the sessions folder cannot be created
+  }
+  return {
+    async write(chunk) {
+      if (log && logFailure === null) {
+        try {
+          await log.write(chunk);
+        } catch (err) {
+          logFailure = (err as Error).message;
+        }
+      }
+      parser.write(chunk);
+    },
+    async close() {
+      parser.end();
+      await log?.close().catch((err: Error) => {
+        logFailure ??= err.message;
+      });
+    },
+    get logFailure() {
+      return logFailure;
+    },
+  };
+}

@@ -19,7 +19,7 @@ import { cooldownHorizon, cooldownState, formatCooldownContext } from './cooldow
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import type { SessionFeed } from './live-feed.js';
 import type { MemoryKeeper } from './memory-keeper.js';
-import { createRawLog } from './raw-log.js';
+import { createSessionTee } from './raw-log.js';
 import { buildSessionContext, type Handoff } from './session-context.js';
 
 export type Tier = 1 | 2 | 3;
@@ -167,13 +167,11 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
     });
     const args = cliArgs({ prompt, tier: tierConfig, appendSystemPrompt, runner, settings });
 
-    const rawLog = createRawLog(join(config.dataDir, logRelative));
     const stderrLog = createWriteStream(join(config.sessionsDir, `${sessionId}.stderr.log`));
     let stderrBytes = 0;
     let stderrTail = '';
     const ingest = createSessionIngest({ stores, keeper, clock, sessionId, tier: req.tier });
     let ingestFailure: string | null = null;
-    let logFailure: string | null = null;
     const parser = new StreamParser({
       maxLineBytes: config.maxLineBytes,
       onMessage: (message, bytes) => {
@@ -187,6 +185,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         feed.publish(sessionId, { kind: 'message', message }, bytes);
       },
     });
+    const tee = createSessionTee(join(config.dataDir, logRelative), parser);
 
     const result = await runCliProcess({
       bin: runner.claudeBin,
@@ -198,21 +197,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       stdoutGraceMs: runner.stdoutGraceMs,
       ...(signal ? { signal } : {}),
       onSpawn: () => deps.onSpawn?.(sessionId, requestedAt, clock.now()),
-      onStdout: async (chunk) => {
-        if (logFailure === null) {
-          try {
-            await rawLog.write(chunk);
-          } catch (err) {
-            // Parsing goes on without the log: the rows matter more than the copy.
-            logFailure = (err as Error).message;
-            log.error('writing the session log failed', {
-              session: sessionId,
-              error: err as Error,
-            });
-          }
-        }
-        parser.write(chunk);
-      },
+      onStdout: (chunk) => tee.write(chunk),
       onStderr: (chunk) => {
         if (stderrBytes < MAX_STDERR_LOG) stderrLog.write(chunk);
         stderrBytes += chunk.length;
@@ -220,10 +205,9 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         feed.publish(sessionId, { kind: 'stderr', text: chunk.toString('utf8') }, chunk.length);
       },
     });
-    parser.end();
-    await rawLog.close().catch((err: Error) => {
-      logFailure ??= err.message;
-    });
+    await tee.close();
+    if (tee.logFailure)
+      log.error('writing the session log failed', { session: sessionId, error: tee.logFailure });
     await new Promise<void>((resolve) => stderrLog.end(resolve));
     ingest.reportStreamIssues(parser.stats, config.maxLineBytes);
 
@@ -251,8 +235,8 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
     }
     if (ingestFailure)
       error = `${error ? `${error}; ` : ''}storing markers failed: ${ingestFailure}`;
-    if (logFailure)
-      error = `${error ? `${error}; ` : ''}writing the session log failed: ${logFailure}`;
+    if (tee.logFailure)
+      error = `${error ? `${error}; ` : ''}writing the session log failed: ${tee.logFailure}`;
     if (result.stdoutForced) {
       log.warn('the CLI exited but its stdout stayed open; closed it', { session: sessionId });
     }

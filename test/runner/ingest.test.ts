@@ -1,4 +1,4 @@
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -170,6 +170,15 @@ describe('importTranscript', () => {
       transcript([init(), assistantText('Final words.'), toolUse('true'), result('')]),
     );
     expect(app.stores.sessions.get(r.sessionId)!.response).toBe('Final words.');
+  });
+
+  it('still ingests everything when the session log cannot be written, and says so', async () => {
+    writeFileSync(join(app.dataDir, 'sessions'), 'a file where the sessions folder should be');
+    const r = await ingest(createReadStream(REAL));
+    expect(r.status).toBe('completed');
+    expect(r.error).toMatch(/^writing the session log failed: /);
+    expect(app.stores.events.list({ source: 'agent' })).toHaveLength(2);
+    expect(app.stores.memories.count()).toBe(1);
   });
 
   it('reports skipped stream lines as one system warning', async () => {

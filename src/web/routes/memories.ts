@@ -133,23 +133,22 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     }
   });
 
-  app.delete('/memories/bulk', async (c) => {
-    const ids = parseIds(await bulkIds(c));
-    const n = keeper.remove(ids);
+  /** A bulk action over the selected ids, answered with a flash and a table refresh. */
+  const bulk = (verb: string, apply: (ids: number[]) => number) => async (c: Context) => {
+    const n = apply(parseIds(await bulkIds(c)));
     c.header('HX-Trigger', 'memories-changed');
     return partial(c, 'partials/flash', {
-      message: `Deleted ${n} ${n === 1 ? 'memory' : 'memories'}.`,
+      message: `${verb} ${n} ${n === 1 ? 'memory' : 'memories'}.`,
     });
-  });
-
-  app.post('/memories/bulk/deactivate', async (c) => {
-    const ids = parseIds(await bulkIds(c));
-    const n = keeper.deactivate(ids);
-    c.header('HX-Trigger', 'memories-changed');
-    return partial(c, 'partials/flash', {
-      message: `Deactivated ${n} ${n === 1 ? 'memory' : 'memories'}.`,
-    });
-  });
+  };
+  app.delete(
+    '/memories/bulk',
+    bulk('Deleted', (ids) => keeper.remove(ids)),
+  );
+  app.post(
+    '/memories/bulk/deactivate',
+    bulk('Deactivated', (ids) => keeper.deactivate(ids)),
+  );
 
   app.delete('/memories/:id{[0-9]+}', (c) => {
     const id = parseId(c.req.param('id'));
