@@ -28,6 +28,7 @@ export { contentWords, mostSimilar, textSimilarity } from './similarity.js';
 export { estimateTokens } from './tokens.js';
 export {
   MAX_OBSERVATION_LENGTH,
+  rejectControlCharacters,
   validateCategory,
   validateConfidence,
   validateObservation,

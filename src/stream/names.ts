@@ -1,10 +1,9 @@
 /**
  * Service names are chosen by the model, so the same service arrives as `Jellyfin`,
- * `jellyfin` or ` JELLYFIN `. One spelling everywhere: trimmed and lower-cased.
+ * `jellyfin` or ` JELLYFIN `. One spelling and one rule everywhere (src/text-rules.ts).
  */
-export function normaliseService(name: string): string {
-  return name.trim().toLowerCase();
-}
-
-/** What a service name may contain, in a marker and in a cooldown check. */
-export const SERVICE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export {
+  checkServiceName,
+  normaliseServiceName as normaliseService,
+  SERVICE_NAME as SERVICE_PATTERN,
+} from '../text-rules.js';
