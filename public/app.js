@@ -11,8 +11,32 @@
     var scheduled = !trigger || trigger.type === 'every' || trigger.type === undefined;
     if (!scheduled) return;
     var busy =
-      document.querySelector('tr.editing') || document.querySelector('input[name="ids"]:checked');
+      document.querySelector('tr.editing') ||
+      document.querySelector('input[name="ids"]:checked') ||
+      searchPending();
     if (busy) evt.preventDefault();
+  });
+
+  // A search typed but not yet sent (the box waits for a pause): the refresh would run the half
+  // typed words and show their results over the ones about to come.
+  function searchPending() {
+    var box = document.getElementById('memory-search');
+    var table = document.getElementById('memory-table');
+    if (!box || !table) return false;
+    return box.value.trim().slice(0, 2000) !== (table.getAttribute('data-q') || '');
+  }
+
+  // "/" jumps to the search box, unless the key is being typed into a field.
+  document.addEventListener('keydown', function (evt) {
+    if (evt.key !== '/' || evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    var t = evt.target;
+    var typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ''));
+    if (typing) return;
+    var box = document.getElementById('memory-search');
+    if (!box) return;
+    evt.preventDefault();
+    box.focus();
+    box.select();
   });
 
   // The bulk action bar: shows the number selected; "select all" toggles the visible rows.

@@ -4,6 +4,7 @@
  * from the object its caller passes in. Every `WATCHKEEPER_X` may also be given as the Go
  * sidecar's `CLAUDEOPS_X`.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -72,6 +73,35 @@ const list = z.string().transform((text) =>
     .map((s) => s.trim())
     .filter(Boolean),
 );
+/** Addresses or CIDR ranges (`10.0.0.1`, `172.16.0.0/12`, `::1`), each checked. */
+const addressList = list.superRefine((items, ctx) => {
+  for (const item of items) {
+    const [ip = '', bits, ...rest] = item.split('/');
+    const family = isIP(ip);
+    const max = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || !bitsOk || rest.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${item}" is not an IP address or a CIDR range such as 10.0.0.0/8`,
+      });
+      return;
+    }
+  }
+});
+/** Host names as a browser sends them in `Host` (`dash.example.com`, optionally `:port`). */
+const hostList = list.transform((items) => items.map((h) => h.toLowerCase()));
+/** An http:// or https:// address. */
+const httpUrl = z.string().refine(
+  (text) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an http:// or https:// URL such as http://127.0.0.1:11434' },
+);
 const schedule = z
   .string()
   .refine((s) => s.trim().toLowerCase() === 'off' || cron.validate(s.trim()), {
@@ -81,6 +111,9 @@ const schedule = z
 const SCHEMA = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MEMORY_BUDGET: int(0, 1_000_000).default(2000),
+  TIER1_MEMORY_BUDGET: int(0, 1_000_000).optional(),
+  TIER2_MEMORY_BUDGET: int(0, 1_000_000).optional(),
+  TIER3_MEMORY_BUDGET: int(0, 1_000_000).optional(),
   MAX_LINE_BYTES: int(1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CLAUDE_BIN: z.string().min(1).optional(),
@@ -120,8 +153,15 @@ const SCHEMA = z.object({
   AUTH_TOKEN: z.string().min(16, 'must be at least 16 characters (use a random token)').optional(),
   AUTH_USER: z.string().min(1).optional(),
   AUTH_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+  ALLOWED_HOSTS: hostList.default([]),
+  TRUSTED_PROXIES: addressList.default([]),
   WEBHOOK_MAX_BYTES: int(256, 10 * 1024 * 1024).default(64 * 1024),
   SECURE_COOKIES: bool.default(false),
+  EMBEDDINGS: z.enum(['local', 'ollama', 'openai', 'off']).default('local'),
+  EMBEDDINGS_URL: httpUrl.optional(),
+  EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
+  EMBEDDINGS_KEY: z.string().min(1).optional(),
+  EMBEDDINGS_TIMEOUT: duration(100).default(10_000),
 });
 
 type Tier = 1 | 2 | 3;
@@ -132,6 +172,8 @@ export interface TierConfig {
   promptFile: string;
   allowedTools: string;
   disallowedTools: string;
+  /** Token budget of this tier's memory block (WATCHKEEPER_TIERn_MEMORY_BUDGET, else the global). */
+  memoryBudget: number;
 }
 
 export interface CooldownLimits {
@@ -171,6 +213,22 @@ export interface Config {
   };
   cooldowns: CooldownLimits;
   web: WebConfig;
+  embeddings: EmbeddingsConfig;
+  /**
+   * True when the environment holds a credential the Claude CLI can use (ANTHROPIC_API_KEY,
+   * ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, or Bedrock/Vertex switched on).
+   */
+  modelCredentialConfigured: boolean;
+}
+
+/** The shape `createEmbedder` (src/embed) takes; url and model null mean the backend's default. */
+export interface EmbeddingsConfig {
+  backend: 'local' | 'ollama' | 'openai' | 'off';
+  url: string | null;
+  model: string | null;
+  /** Secret: never logged or shown. */
+  key: string | null;
+  timeoutMs: number;
 }
 
 export interface WebConfig {
@@ -181,8 +239,28 @@ export interface WebConfig {
   /** A user and password for sign-in; null when not configured. */
   authUser: { user: string; password: string } | null;
   webhookMaxBytes: number;
+  /**
+   * With a credential: the `Host` names the dashboard answers to (empty: any). Without one it
+   * answers to loopback names only, whatever this says.
+   */
+  allowedHosts: string[];
+  /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client. */
+  trustedProxies: string[];
   /** Mark cookies Secure (when served over HTTPS, e.g. behind a proxy). */
   secureCookies: boolean;
+}
+
+const MODEL_CREDENTIALS = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+] as const;
+
+/** True when `env` gives the Claude CLI a credential (or a cloud provider that brings its own). */
+export function hasModelCredential(env: Record<string, string | undefined>): boolean {
+  return MODEL_CREDENTIALS.some((k) => Boolean(env[k]?.trim()));
 }
 
 /** True for addresses that only this machine can reach. */
@@ -190,7 +268,7 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-const SECRET_KEYS = new Set(['AUTH_TOKEN', 'AUTH_PASSWORD']);
+const SECRET_KEYS = new Set(['AUTH_TOKEN', 'AUTH_PASSWORD', 'EMBEDDINGS_KEY']);
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
 
@@ -244,6 +322,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     promptFile: resolve(c[`TIER${n}_PROMPT`] ?? DEFAULT_PROMPT_FILES[n]),
     allowedTools: c[`TIER${n}_ALLOWED_TOOLS`],
     disallowedTools: c[`TIER${n}_DISALLOWED_TOOLS`],
+    memoryBudget: c[`TIER${n}_MEMORY_BUDGET`] ?? c.MEMORY_BUDGET,
   });
   return {
     dataDir,
@@ -280,7 +359,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       authUser:
         c.AUTH_USER && c.AUTH_PASSWORD ? { user: c.AUTH_USER, password: c.AUTH_PASSWORD } : null,
       webhookMaxBytes: c.WEBHOOK_MAX_BYTES,
+      allowedHosts: c.ALLOWED_HOSTS,
+      trustedProxies: c.TRUSTED_PROXIES,
       secureCookies: c.SECURE_COOKIES,
     },
+    embeddings: {
+      backend: c.EMBEDDINGS,
+      url: c.EMBEDDINGS_URL ?? null,
+      model: c.EMBEDDINGS_MODEL ?? null,
+      key: c.EMBEDDINGS_KEY ?? null,
+      timeoutMs: c.EMBEDDINGS_TIMEOUT,
+    },
+    modelCredentialConfigured: hasModelCredential(env),
   };
 }

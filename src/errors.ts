@@ -7,7 +7,8 @@ export type ErrorCode =
   | 'migration_failed'
   | 'migration_changed'
   | 'io_failed'
-  | 'busy';
+  | 'busy'
+  | 'embedding_failed';
 
 /** One error type with a code and a cause; the edges (CLI, HTTP, scheduler) report it once. */
 export class AppError extends Error {

@@ -6,6 +6,7 @@ export async function main(argv: string[]): Promise<number> {
   return runCli(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    stderrIsTty: process.stderr.isTTY === true,
     stdin: process.stdin,
     env: process.env,
     clock: systemClock,

@@ -41,11 +41,11 @@ export function checkServiceName(
 
 // C0 controls except tab and newline, DEL, C1 controls, and the Unicode line/paragraph separators
 // and bidi overrides that make stored text render differently from what was written.
-// eslint-disable-next-line no-control-regex
+/* eslint-disable no-control-regex -- matching control characters is the point */
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex
 const CONTROL_GLOBAL =
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
 
 /** The first control character in the text, for a message that names it, or null. */
 export function findControlCharacter(text: string): { index: number; code: string } | null {

@@ -29,12 +29,29 @@ const ALLOWED: Record<string, string[]> = {
   stream: ['errors', 'text-rules'],
   memory: ['errors', 'clock', 'text-rules'],
   db: [...SHARED],
-  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
-  web: [...SHARED, 'config', 'log', 'stream', 'memory', 'db'],
-  mcp: [...SHARED, 'config', 'log', 'memory', 'db'],
+  // Embedding backends know no store: the caller records vectors.
+  embed: [...SHARED, 'memory'],
+  // The one memory service, its search and the services catalog.
+  knowledge: [...SHARED, 'memory', 'db', 'embed'],
+  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],
+  web: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],
+  mcp: [...SHARED, 'config', 'log', 'memory', 'db', 'knowledge'],
   // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
   sim: ['errors'],
-  cli: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'runner', 'web', 'mcp', 'sim'],
+  cli: [
+    ...SHARED,
+    'config',
+    'log',
+    'stream',
+    'memory',
+    'db',
+    'embed',
+    'knowledge',
+    'runner',
+    'web',
+    'mcp',
+    'sim',
+  ],
   main: [
     ...SHARED,
     'config',
@@ -42,6 +59,8 @@ const ALLOWED: Record<string, string[]> = {
     'stream',
     'memory',
     'db',
+    'embed',
+    'knowledge',
     'runner',
     'web',
     'mcp',
@@ -52,6 +71,7 @@ const ALLOWED: Record<string, string[]> = {
 // Type-only imports may also reach these.
 const TYPES_ALSO: Record<string, string[]> = {
   db: ['memory', 'stream'],
+  knowledge: ['embed'],
   web: ['runner', 'stream'],
   mcp: ['runner', 'stream'],
 };

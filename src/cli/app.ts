@@ -1,23 +1,32 @@
-/** Composition for one CLI command: config, database (migrated) and the memory keeper. */
+/**
+ * Composition for one CLI command: config, database (migrated) and the knowledge layer. The
+ * embedder is created but loads nothing until a command embeds something.
+ */
 import { loadConfig, type Config } from '../config.js';
 import { openStores, type Stores } from '../db/index.js';
-import { createMemoryKeeper, type MemoryKeeper } from '../runner/memory-keeper.js';
+import { createEmbedder } from '../embed/index.js';
+import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { CliIo } from './io.js';
 
 export interface CliApp {
   config: Config;
   stores: Stores;
-  keeper: MemoryKeeper;
-  close(): void;
+  knowledge: Knowledge;
+  close(): Promise<void>;
 }
 
 export function openApp(io: CliIo): CliApp {
   const config = loadConfig(io.env);
   const stores = openStores(config.dbPath);
-  const keeper = createMemoryKeeper({
-    memories: stores.memories,
-    events: stores.events,
-    clock: io.clock,
-  });
-  return { config, stores, keeper, close: () => stores.close() };
+  const embedder = createEmbedder(config.embeddings);
+  const knowledge = createKnowledge({ stores, embedder, clock: io.clock });
+  return {
+    config,
+    stores,
+    knowledge,
+    close: async () => {
+      await embedder?.close();
+      stores.close();
+    },
+  };
 }

@@ -5,6 +5,8 @@ import type { ByteSource } from '../stream/index.js';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress bars redraw one line there; elsewhere, a few lines). */
+  stderrIsTty?: boolean;
   stdin: ByteSource;
   env: Record<string, string | undefined>;
   clock: Clock;

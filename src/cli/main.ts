@@ -9,10 +9,14 @@ import {
   contextCommand,
   decayCommand,
   migrateCommand,
+  REINDEX_USAGE,
+  reindexCommand,
 } from './commands/maintenance.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
 import { RUN_USAGE, runCommand } from './commands/run.js';
+import { SEARCH_USAGE } from './commands/search.js';
 import { SERVE_USAGE, serveCommand } from './commands/serve.js';
+import { servicesCommand, SERVICES_USAGE } from './commands/services.js';
 import { sessionsCommand, SESSIONS_USAGE } from './commands/sessions.js';
 import { stopCommand } from './commands/stop.js';
 import type { CliIo } from './io.js';
@@ -26,11 +30,15 @@ watchkeeper stop         End the session the running serve or run is executing.
 ${INGEST_USAGE}
 
 ${MEMORIES_USAGE}
+${SEARCH_USAGE}
+
+${SERVICES_USAGE}
 
 ${EVENTS_USAGE}
 ${SESSIONS_USAGE}
 
 ${CONTEXT_USAGE}
+${REINDEX_USAGE}
 watchkeeper decay        Apply staleness decay now (it also runs before every context build).
 watchkeeper migrate      Create or upgrade the database.
 watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash calls.
@@ -48,6 +56,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   events: eventsCommand,
   sessions: sessionsCommand,
   context: contextCommand,
+  reindex: reindexCommand,
+  services: servicesCommand,
   decay: decayCommand,
   migrate: migrateCommand,
 };

@@ -5,11 +5,13 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { openStores, type Stores } from '../db/index.js';
+import { createEmbedder, type Embedder } from '../embed/index.js';
+import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { createChainRunner, type RunChain } from '../runner/chain.js';
 import { cooldownHorizon, cooldownState } from '../runner/cooldown-policy.js';
+import { createHookServer, type HookServer } from '../runner/hook-server.js';
 import { SessionFeed } from '../runner/live-feed.js';
-import { createMemoryKeeper, type MemoryKeeper } from '../runner/memory-keeper.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
 import { createApp } from '../web/app.js';
@@ -19,12 +21,24 @@ import { loadSecret } from '../web/server.js';
 export interface Runtime {
   config: Config;
   stores: Stores;
-  keeper: MemoryKeeper;
+  knowledge: Knowledge;
+  embedder: Embedder | null;
+  hookServer: HookServer;
   feed: SessionFeed;
   runChain: RunChain;
   scheduler: Scheduler;
   log: Logger;
+  /**
+   * Loads the embedding model and the vector index in the background, then embeds pending
+   * memories every few seconds (serve). Failures are reported by the knowledge layer, once.
+   */
+  startBackground(): void;
+  /** Stops the background work, the hook endpoint and the embedder, and closes the database. */
+  close(): Promise<void>;
 }
+
+/** How often serve embeds memories stored while the embedding backend was down or slow. */
+const PENDING_EVERY_MS = 10_000;
 
 export interface RuntimeOptions {
   config: Config;
@@ -55,16 +69,15 @@ export function runnerControl(rt: Runtime): RunnerControl {
 
 export function createRuntime(o: RuntimeOptions): Runtime {
   const stores = openStores(o.config.dbPath);
-  const keeper = createMemoryKeeper({
-    memories: stores.memories,
-    events: stores.events,
-    clock: o.clock,
-  });
+  const embedder = createEmbedder(o.config.embeddings);
+  const knowledge = createKnowledge({ stores, embedder, clock: o.clock });
+  const hookServer = createHookServer({ tools: knowledge.tools, log: o.log });
   const feed = new SessionFeed();
   const runSession = createSessionRunner({
     config: o.config,
     stores,
-    keeper,
+    knowledge,
+    hookServer,
     clock: o.clock,
     feed,
     log: o.log,
@@ -87,7 +100,45 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     log: o.log,
     now: () => o.clock.now(),
   });
-  return { config: o.config, stores, keeper, feed, runChain, scheduler, log: o.log };
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    config: o.config,
+    stores,
+    knowledge,
+    embedder,
+    hookServer,
+    feed,
+    runChain,
+    scheduler,
+    log: o.log,
+    startBackground() {
+      if (!embedder || timer) return;
+      const catchUp = () =>
+        void knowledge.pending
+          .catchUp()
+          .then(
+            (n) => n > 0 && o.log.info('memories embedded', { count: n, model: embedder.model }),
+          );
+      void embedder.warmUp().then(
+        () => {
+          knowledge.search.prepare();
+          catchUp();
+        },
+        (err: unknown) =>
+          o.log.warn('the embedding model did not load; search is lexical until it does', {
+            error: err as Error,
+          }),
+      );
+      timer = setInterval(catchUp, PENDING_EVERY_MS);
+      timer.unref();
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      await hookServer.close();
+      await embedder?.close();
+      stores.close();
+    },
+  };
 }
 
 /** The dashboard over a runtime: what `serve` listens with, and what the browser tests drive. */
@@ -95,7 +146,7 @@ export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean })
   return createApp({
     config: rt.config,
     stores: rt.stores,
-    keeper: rt.keeper,
+    knowledge: rt.knowledge,
     feed: rt.feed,
     runner: runnerControl(rt),
     clock: o.clock,
@@ -103,15 +154,4 @@ export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean })
     demo: o.demo,
     secret: loadSecret(rt.config.dataDir),
   });
-}
-
-/** Names of credentials the CLI can use; none of them set means runs will fail to log in. */
-export function hasModelCredentials(env: Record<string, string | undefined>): boolean {
-  return [
-    'ANTHROPIC_API_KEY',
-    'ANTHROPIC_AUTH_TOKEN',
-    'CLAUDE_CODE_OAUTH_TOKEN',
-    'CLAUDE_CODE_USE_BEDROCK',
-    'CLAUDE_CODE_USE_VERTEX',
-  ].some((k) => Boolean(env[k]));
 }

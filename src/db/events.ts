@@ -34,7 +34,18 @@ export function createEventStore(db: Db) {
     db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
     VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
 
+  const recentServices = db.prepare(`SELECT service FROM events
+    WHERE created_at >= ? AND service IS NOT NULL AND level IN (SELECT value FROM json_each(?))
+    GROUP BY service ORDER BY MAX(created_at) DESC LIMIT ?`);
+
   return {
+    /** Services named by events at these levels since `since`, most recent first. */
+    recentServices(since: number, levels: readonly EventLevel[], limit: number): string[] {
+      return (
+        recentServices.all(since, JSON.stringify(levels), limit) as { service: string }[]
+      ).map((r) => r.service);
+    },
+
     insert(event: NewEvent): number {
       return Number(insert.run(event).lastInsertRowid);
     },

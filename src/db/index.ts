@@ -2,10 +2,13 @@
 import { createCooldownStore } from './cooldowns.js';
 import { createEventStore } from './events.js';
 import { createMemoryStore } from './memories.js';
+import { createSearchStore } from './search.js';
+import { createServiceStore } from './services.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createSessionStore } from './sessions.js';
 import { createStatsStore } from './stats.js';
+import { createSurfacingStore } from './surfacing.js';
 
 export {
   type CooldownBlockRow,
@@ -33,6 +36,28 @@ export {
   type MemoryStore,
   type NewMemory,
 } from './memories.js';
+export {
+  createSearchStore,
+  type LexicalHit,
+  type PendingMemory,
+  type SearchFilter,
+  type SearchStore,
+  type StoredVector,
+} from './search.js';
+export {
+  createServiceStore,
+  type DescriptionSource,
+  type ServiceInfo,
+  type ServiceRow,
+  type ServiceStore,
+} from './services.js';
+export {
+  createSurfacingStore,
+  type SessionMemoryRow,
+  type Surfaced,
+  type SurfacedVia,
+  type SurfacingStore,
+} from './surfacing.js';
 export { migrate, type MigrateResult, MIGRATIONS_DIR, readMigrations } from './migrate.js';
 export { dataVersion, type Db, openDatabase, type OpenOptions, statementCache } from './open.js';
 export {
@@ -61,6 +86,9 @@ export interface Stores {
   memories: ReturnType<typeof createMemoryStore>;
   cooldowns: ReturnType<typeof createCooldownStore>;
   stats: ReturnType<typeof createStatsStore>;
+  search: ReturnType<typeof createSearchStore>;
+  services: ReturnType<typeof createServiceStore>;
+  surfacing: ReturnType<typeof createSurfacingStore>;
   close(): void;
 }
 
@@ -83,6 +111,9 @@ export function openStores(
     memories: createMemoryStore(db),
     cooldowns: createCooldownStore(db),
     stats: createStatsStore(db),
+    search: createSearchStore(db),
+    services: createServiceStore(db),
+    surfacing: createSurfacingStore(db),
     close: () => db.close(),
   };
 }
@@ -93,5 +124,8 @@ export {
   historyJson,
   isoTime,
   memoryJson,
+  searchResultJson,
+  serviceJson,
   sessionJson,
+  sessionMemoryJson,
 } from './json.js';

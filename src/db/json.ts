@@ -4,7 +4,10 @@
  */
 import type { CooldownBlockRow, CooldownRow } from './cooldowns.js';
 import type { EventRow } from './events.js';
+import type { ScoreParts } from '../memory/ranking.js';
 import type { HistoryRow, MemoryRow } from './memories.js';
+import type { ServiceRow } from './services.js';
+import type { SessionMemoryRow } from './surfacing.js';
 import type { SessionRow } from './sessions.js';
 
 export function isoTime(ms: number | null): string | null {
@@ -65,6 +68,9 @@ export function memoryJson(m: MemoryRow) {
     last_reinforced_at: isoTime(m.lastReinforcedAt),
     session_id: m.sessionId,
     tier: m.tier,
+    superseded_by: m.supersededBy,
+    last_surfaced_at: isoTime(m.lastSurfacedAt),
+    surface_count: m.surfaceCount,
   };
 }
 
@@ -78,6 +84,7 @@ export function historyJson(h: HistoryRow) {
     observation: h.observation,
     session_id: h.sessionId,
     created_at: isoTime(h.createdAt),
+    related_memory_id: h.relatedMemoryId,
   };
 }
 
@@ -105,5 +112,60 @@ export function cooldownBlockJson(b: CooldownBlockRow) {
     reason: b.reason,
     session_id: b.sessionId,
     created_at: isoTime(b.createdAt),
+  };
+}
+
+/** A search result: the memory and why it ranked where it did (every score component). */
+export function searchResultJson(r: { memory: MemoryRow; why: ScoreParts }) {
+  const w = r.why;
+  return {
+    ...memoryJson(r.memory),
+    score: round(w.score),
+    why: {
+      lexical_rank: w.lexicalRank,
+      bm25: w.bm25 === null ? null : round(w.bm25),
+      coverage: w.coverage === null ? null : round(w.coverage),
+      semantic_rank: w.semanticRank,
+      cosine: w.cosine === null ? null : round(w.cosine),
+      fused: round(w.fused),
+      relevance: round(w.relevance),
+      confidence_weight: round(w.confidenceWeight),
+      recency_weight: round(w.recencyWeight),
+      importance_weight: round(w.importanceWeight),
+    },
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+export function serviceJson(
+  s: ServiceRow & { catalog?: { name: string; description: string } | null },
+) {
+  return {
+    name: s.name,
+    description: s.description,
+    description_source: s.descriptionSource,
+    active_memories: s.activeMemories,
+    inactive_memories: s.inactiveMemories,
+    events: s.events,
+    last_event_at: isoTime(s.lastEventAt),
+    cooldown_actions: s.cooldownActions,
+    catalog: s.catalog ?? null,
+  };
+}
+
+/** A memory a session was given, at its start (`context`) or by the in-session hook. */
+export function sessionMemoryJson(m: SessionMemoryRow) {
+  return {
+    memory_id: m.memoryId,
+    via: m.via,
+    score: m.score,
+    detail: m.detail,
+    service: m.service,
+    category: m.category,
+    observation: m.observation,
+    created_at: isoTime(m.createdAt),
   };
 }

@@ -21,6 +21,10 @@ export interface MemoryRow {
   lastReinforcedAt: number;
   sessionId: number | null;
   tier: number;
+  /** The memory that replaced this one (a contradicting observation), if any. */
+  supersededBy: number | null;
+  lastSurfacedAt: number | null;
+  surfaceCount: number;
 }
 
 export type HistoryAction =
@@ -32,7 +36,12 @@ export type HistoryAction =
   | 'reactivated'
   | 'pinned'
   | 'unpinned'
-  | 'deleted';
+  | 'deleted'
+  | 'superseded'
+  | 'archived'
+  | 'restored'
+  | 'merged'
+  | 'imported';
 
 export interface HistoryRow {
   id: number;
@@ -43,6 +52,8 @@ export interface HistoryRow {
   observation: string | null;
   sessionId: number | null;
   createdAt: number;
+  /** The other memory of the change: the successor of a superseded memory. */
+  relatedMemoryId: number | null;
 }
 
 export interface NewMemory {
@@ -84,11 +95,14 @@ export interface MemoryChange {
   at: number;
   /** When the next decay step falls due; unchanged when omitted. */
   nextDecayAt?: number;
+  /** Recorded in the history; with action `superseded`, also the memory's successor. */
+  relatedMemoryId?: number;
 }
 
 const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
   active, pinned, created_at AS createdAt, updated_at AS updatedAt,
-  last_reinforced_at AS lastReinforcedAt, session_id AS sessionId, tier`;
+  last_reinforced_at AS lastReinforcedAt, session_id AS sessionId, tier,
+  superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount`;
 
 type RawMemory = Omit<MemoryRow, 'active' | 'pinned'> & { active: number; pinned: number };
 
@@ -120,14 +134,15 @@ export function createMemoryStore(db: Db) {
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
     @sessionId, @tier, @nextDecayAt)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history
-    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
+    related_memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
   const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
     observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
     base_confidence = CASE WHEN @resetBase THEN @confidence ELSE base_confidence END,
     last_reinforced_at = CASE WHEN @resetBase THEN @at ELSE last_reinforced_at END,
     next_decay_at = COALESCE(@nextDecayAt, next_decay_at),
+    superseded_by = CASE WHEN @superseded THEN @related ELSE superseded_by END,
     updated_at = @at WHERE id = @id`);
   const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
   const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
@@ -140,8 +155,8 @@ export function createMemoryStore(db: Db) {
     WHERE active = 1 AND pinned = 0 AND next_decay_at <= ?`);
   const history =
     db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
-    new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt
-    FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
+    new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt,
+    related_memory_id AS relatedMemoryId FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
   const eligibleCount = db.prepare(
     'SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?',
   );
@@ -161,6 +176,8 @@ export function createMemoryStore(db: Db) {
       pinned: change.pinned === undefined ? null : change.pinned ? 1 : 0,
       resetBase: change.resetBase ? 1 : 0,
       nextDecayAt: change.nextDecayAt ?? null,
+      superseded: change.action === 'superseded' ? 1 : 0,
+      related: change.relatedMemoryId ?? null,
       at: change.at,
     });
     insertHistory.run(
@@ -171,6 +188,7 @@ export function createMemoryStore(db: Db) {
       change.historyObservation ?? change.observation ?? null,
       change.sessionId ?? null,
       change.at,
+      change.relatedMemoryId ?? null,
     );
   };
 
@@ -189,13 +207,34 @@ export function createMemoryStore(db: Db) {
           nextDecayAt: m.nextDecayAt,
         }).lastInsertRowid,
       );
-      insertHistory.run(id, 'created', null, m.confidence, m.observation, m.sessionId, m.at);
+      insertHistory.run(id, 'created', null, m.confidence, m.observation, m.sessionId, m.at, null);
       return id;
     }),
 
     get(id: number): MemoryRow | null {
       const raw = getOne.get(id) as RawMemory | undefined;
       return raw ? fromRaw(raw) : null;
+    },
+
+    /** The rows of these ids that exist, in no particular order. */
+    getMany(ids: readonly number[]): MemoryRow[] {
+      const out: MemoryRow[] = [];
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        const rows = cached(
+          `SELECT ${COLUMNS} FROM memories WHERE id IN (${chunk.map(() => '?').join(',')})`,
+        ).all(...chunk) as RawMemory[];
+        for (const raw of rows) out.push(fromRaw(raw));
+      }
+      return out;
+    },
+
+    /** Active memories of a service (any category): the pool a new observation is compared with. */
+    activeOfService(service: string | null, limit = 2000): MemoryRow[] {
+      return (
+        cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
+          ORDER BY confidence DESC, id LIMIT ?`).all(service, limit) as RawMemory[]
+      ).map(fromRaw);
     },
 
     list(filter: MemoryFilter = {}): MemoryRow[] {
@@ -237,7 +276,16 @@ export function createMemoryStore(db: Db) {
         const before = getOne.get(id) as RawMemory | undefined;
         if (!before) continue;
         deleteOne.run(id);
-        insertHistory.run(id, 'deleted', before.confidence, null, before.observation, null, at);
+        insertHistory.run(
+          id,
+          'deleted',
+          before.confidence,
+          null,
+          before.observation,
+          null,
+          at,
+          null,
+        );
         n += 1;
       }
       return n;

@@ -79,24 +79,40 @@ export function migrate(db: Db, dir: string = MIGRATIONS_DIR): MigrateResult {
   const record = db.prepare(
     'INSERT INTO schema_migrations (version, name, hash, applied_at) VALUES (?, ?, ?, ?)',
   );
-  for (const m of migrations) {
-    if (done.has(m.version)) continue;
-    const apply = db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, m.hash, Date.now());
-    });
-    try {
-      apply();
-    } catch (cause) {
-      throw new AppError(
-        'migration_failed',
-        `migration ${m.name} failed: ${(cause as Error).message}`,
-        {
-          cause,
-        },
-      );
+  // A migration may rebuild a table that others reference (SQLite cannot change a constraint in
+  // place), and dropping the old table with enforcement on would fire every ON DELETE action.
+  // SQLite's documented procedure: enforcement off outside the transaction (the pragma is a
+  // no-op inside one), every reference checked before the commit, enforcement restored.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  if (enforced) db.pragma('foreign_keys = OFF');
+  try {
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      const apply = db.transaction(() => {
+        db.exec(m.sql);
+        const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+        if (broken.length > 0) {
+          throw new Error(
+            `it would leave ${broken.length} broken reference(s), the first from ${broken[0]!.table} to ${broken[0]!.parent}`,
+          );
+        }
+        record.run(m.version, m.name, m.hash, Date.now());
+      });
+      try {
+        apply();
+      } catch (cause) {
+        throw new AppError(
+          'migration_failed',
+          `migration ${m.name} failed: ${(cause as Error).message}`,
+          {
+            cause,
+          },
+        );
+      }
+      applied.push(m.name);
     }
-    applied.push(m.name);
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
   }
   const current = migrations.length > 0 ? migrations[migrations.length - 1]!.version : 0;
   return { applied, current };

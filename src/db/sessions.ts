@@ -9,6 +9,8 @@ export const SESSION_STATUSES = [
   'timed_out',
   'stopped',
   'escalated',
+  // watchkeeper stopped (killed, crashed) while the session ran; set at the next start-up
+  'interrupted',
 ] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export const SESSION_TRIGGERS = [
@@ -57,6 +59,12 @@ export interface SessionStart {
   logPath?: string | null;
   startedAt: number;
   simulated?: boolean;
+}
+
+/** A session left `running`, with the process group its CLI was spawned in (null if never spawned). */
+export interface RunningSession {
+  id: number;
+  pgid: number | null;
 }
 
 export interface SessionFinish {
@@ -121,6 +129,10 @@ export function createSessionStore(db: Db) {
   const setCli = db.prepare(
     'UPDATE sessions SET cli_session_id = COALESCE(cli_session_id, ?), model = COALESCE(model, ?) WHERE id = ?',
   );
+  const setPgid = db.prepare('UPDATE sessions SET pgid = ? WHERE id = ?');
+  const running = db.prepare("SELECT id, pgid FROM sessions WHERE status = 'running' ORDER BY id");
+  const interrupt = db.prepare(`UPDATE sessions SET status = 'interrupted', ended_at = ?, error = ?
+    WHERE id = ? AND status = 'running'`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
   const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
   const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
@@ -163,6 +175,18 @@ export function createSessionStore(db: Db) {
     },
     setLogPath(id: number, logPath: string): void {
       setLogPath.run(logPath, id);
+    },
+    /** Records the process group the CLI was spawned in, so a later start-up can end it. */
+    setPgid(id: number, pgid: number): void {
+      setPgid.run(pgid, id);
+    },
+    /** Sessions still marked `running` (only one runner holds the lock, so at start-up: orphans). */
+    running(): RunningSession[] {
+      return running.all() as RunningSession[];
+    },
+    /** Ends a session found `running` at start-up; false when it was no longer running. */
+    markInterrupted(id: number, endedAt: number, error: string): boolean {
+      return interrupt.run(endedAt, error, id).changes === 1;
     },
     /** A completed session whose agent asked for the next tier, which is now running. */
     markEscalated(id: number): void {

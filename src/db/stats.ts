@@ -12,9 +12,13 @@ import type { SessionStatus, SessionTrigger } from './sessions.js';
  * The overview numbers. A chain is a root session (no parent) and the escalations below it;
  * it has finished when its last session is no longer running, and succeeded when that last
  * session completed (a completed run, or an escalated run whose higher tier completed).
+ * Imported transcripts (trigger 'import') are not runs: they count in no run figure here.
  */
 export interface OverviewCounts {
-  /** Sessions with no parent: one per run started by the schedule, an operator, the API or an alert. */
+  /**
+   * Sessions with no parent: one per run started by the schedule, an operator, the API or an
+   * alert (imports left out).
+   */
   rootSessions: number;
   finishedChains: number;
   succeededChains: number;
@@ -84,7 +88,8 @@ const MAX_SERVICES = 500;
 
 export function createStatsStore(db: Db) {
   const counts = db.prepare(`SELECT
-    (SELECT COUNT(*) FROM sessions WHERE parent_session_id IS NULL) AS rootSessions,
+    (SELECT COUNT(*) FROM sessions WHERE parent_session_id IS NULL AND trigger <> 'import')
+      AS rootSessions,
     (SELECT COUNT(*) FROM sessions WHERE trigger = 'escalation') AS escalations,
     (SELECT COALESCE(SUM(cost_usd), 0) FROM sessions) AS totalCostUsd,
     (SELECT COUNT(*) FROM memories WHERE active = 1) AS activeMemories,
@@ -94,10 +99,12 @@ export function createStatsStore(db: Db) {
   // session without a child, its last; counting those needs no walk from the roots.
   const chains = db.prepare(`SELECT COALESCE(SUM(status <> 'running'), 0) AS finished,
       COALESCE(SUM(status = 'completed'), 0) AS succeeded
-    FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)`);
+    FROM sessions s WHERE s.trigger <> 'import'
+      AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)`);
   // The unary + keeps SQLite off idx_sessions_parent (all roots, then a sort): walking
   // idx_sessions_started backwards stops at the first root.
-  const latestRoot = db.prepare(`SELECT id FROM sessions WHERE +parent_session_id IS NULL
+  const latestRoot = db.prepare(`SELECT id FROM sessions
+    WHERE +parent_session_id IS NULL AND trigger <> 'import'
     ORDER BY started_at DESC, id DESC LIMIT 1`);
   const chainOf = db.prepare(`WITH RECURSIVE chain(id, depth) AS (
       SELECT ?, 0
@@ -158,7 +165,7 @@ export function createStatsStore(db: Db) {
       };
     },
 
-    /** The most recently started root session and its chain, or null when there is none. */
+    /** The most recently started run (root session, not an import) and its chain, or null. */
     lastRun(): LastRun | null {
       const root = latestRoot.get() as { id: number } | undefined;
       if (!root) return null;

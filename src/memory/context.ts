@@ -98,3 +98,32 @@ function headerLine(included: number, total: number, tokens: number): string {
   const n = (x: number) => x.toLocaleString('en-US');
   return `## Operational Memory (${n(included)} of ${n(total)} memories, ~${n(tokens)} tokens)`;
 }
+
+/** Estimated cost of a memory line in the block (its heading counted when `newGroup`). */
+export function lineCost(memory: ContextMemory, newGroup: boolean, first: boolean): number {
+  const line = estimateTokens(`${memoryLine(memory)}\n`);
+  if (!newGroup) return line;
+  return line + estimateTokens(`${first ? '' : '\n'}### ${memory.service ?? GENERAL_GROUP}\n`);
+}
+
+/**
+ * Takes memories in priority order while they fit the budget (stopping at the first that does
+ * not, as the block does), then groups them by service in order of first appearance, so that the
+ * block's layout stays seed 003's while what gets in follows the priority.
+ */
+export function selectByPriority(ordered: Iterable<ContextMemory>, budget: number): ContextGroup[] {
+  const groups = new Map<string | null, ContextMemory[]>();
+  const seen = new Set<number>();
+  let tokens = HEADER_RESERVE;
+  for (const memory of ordered) {
+    if (seen.has(memory.id)) continue;
+    const group = groups.get(memory.service);
+    const cost = lineCost(memory, group === undefined, groups.size === 0);
+    if (tokens + cost > budget) break;
+    tokens += cost;
+    seen.add(memory.id);
+    if (group) group.push(memory);
+    else groups.set(memory.service, [memory]);
+  }
+  return [...groups].map(([service, memories]) => ({ service, memories }));
+}

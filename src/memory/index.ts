@@ -5,7 +5,9 @@ export {
   type ContextGroup,
   type ContextMemory,
   GENERAL_GROUP,
+  lineCost,
   memoryLine,
+  selectByPriority,
 } from './context.js';
 export {
   applyDecay,
@@ -24,7 +26,13 @@ export {
   roundConfidence,
 } from './policy.js';
 export { reinforcedConfidence } from './reinforce.js';
-export { contentWords, mostSimilar, textSimilarity } from './similarity.js';
+export {
+  contentWords,
+  mostSimilar,
+  queryCoverage,
+  queryWords,
+  textSimilarity,
+} from './similarity.js';
 export { estimateTokens } from './tokens.js';
 export {
   MAX_OBSERVATION_LENGTH,
@@ -34,3 +42,26 @@ export {
   validateObservation,
   validateService,
 } from './validate.js';
+export {
+  type Contradiction,
+  extractFacts,
+  type Fact,
+  type FactKind,
+  findContradiction,
+} from './contradiction.js';
+export {
+  bestFusedScore,
+  type Candidate,
+  confidenceWeight,
+  DEFAULT_RANKING,
+  fusedScore,
+  hasEvidence,
+  mergeCandidates,
+  type RankingPolicy,
+  recencyWeight,
+  scoreCandidate,
+  type ScoreInput,
+  type ScoreParts,
+} from './ranking.js';
+export { LEXICAL, type SimilarityThresholds, thresholdsFor } from './thresholds.js';
+export { dot, fromBlob, normalise, popcount, signatureWords, signBits, toBlob } from './vectors.js';

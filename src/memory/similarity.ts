@@ -15,6 +15,32 @@ const STOP_WORDS = new Set(
 
 const WORD = /[a-z0-9]+/g;
 
+/** Content words of a text as written (lower-cased, stop words dropped), in order, once each. */
+export function queryWords(text: string, max = 32): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (STOP_WORDS.has(word) || seen.has(word)) continue;
+    seen.add(word);
+    out.push(word);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/**
+ * Share of the query's content words (folded to their stem) that the text contains: how much
+ * of what was asked a lexical match actually covers, 0..1.
+ */
+export function queryCoverage(query: string, text: string): number {
+  const wanted = contentWords(query);
+  if (wanted.size === 0) return 0;
+  const have = contentWords(text);
+  let n = 0;
+  for (const w of wanted) if (have.has(w)) n += 1;
+  return n / wanted.size;
+}
+
 /** Content words of a text, folded to a crude stem. */
 export function contentWords(text: string): Set<string> {
   const out = new Set<string>();

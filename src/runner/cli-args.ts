@@ -1,6 +1,6 @@
 /**
- * What the Claude CLI is given: its arguments (the hook registered through `--settings`), and an
- * allow-listed environment. Dashboard secrets and anything not named here never reach the child.
+ * What the Claude CLI is given: its arguments (the hook registered through a `--settings` file),
+ * and an allow-listed environment. Dashboard secrets and anything not named here never reach the child.
  */
 import { fileURLToPath } from 'node:url';
 
@@ -39,10 +39,14 @@ export function childEnv(input: ChildEnvInput): Record<string, string> {
   return { ...out, ...input.set };
 }
 
-/** The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call. */
+/**
+ * The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call and,
+ * with a registration, the session's own process after every tool call (relevant memories).
+ */
 export function hookSettings(
   base: Record<string, unknown>,
   nodePath: string,
+  postToolUse: { url: string; token: string } | null = null,
 ): Record<string, unknown> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const entry = {
@@ -60,17 +64,40 @@ export function hookSettings(
     unknown
   >;
   const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
-  return { ...base, hooks: { ...hooks, PreToolUse: [...pre, entry] } };
+  const post = Array.isArray(hooks.PostToolUse) ? hooks.PostToolUse : [];
+  const surfacing = postToolUse
+    ? [
+        {
+          matcher: '*',
+          hooks: [
+            {
+              type: 'http',
+              url: postToolUse.url,
+              headers: { Authorization: `Bearer ${postToolUse.token}` },
+              timeout: 5,
+            },
+          ],
+        },
+      ]
+    : [];
+  return {
+    ...base,
+    hooks: { ...hooks, PreToolUse: [...pre, entry], PostToolUse: [...post, ...surfacing] },
+  };
 }
 
 export interface CliArgsInput {
-  prompt: string;
   tier: TierConfig;
-  appendSystemPrompt: string;
   runner: Config['runner'];
-  settings: Record<string, unknown>;
+  /** The appended system prompt and the settings (with the hook), written to files. */
+  systemPromptFile: string;
+  settingsFile: string;
 }
 
+/**
+ * The CLI's arguments: small values only. The prompt goes in on stdin and the large inputs in
+ * files, so no argument can hit exec's limits (128 KiB each, no NUL).
+ */
 export function cliArgs(i: CliArgsInput): string[] {
   const args = [
     '-p',
@@ -82,14 +109,13 @@ export function cliArgs(i: CliArgsInput): string[] {
     '--permission-mode',
     i.runner.permissionMode,
     '--settings',
-    JSON.stringify(i.settings),
+    i.settingsFile,
+    '--append-system-prompt-file',
+    i.systemPromptFile,
   ];
-  if (i.appendSystemPrompt) args.push('--append-system-prompt', i.appendSystemPrompt);
   if (i.runner.maxTurns !== null) args.push('--max-turns', String(i.runner.maxTurns));
   if (i.tier.allowedTools) args.push('--allowedTools', i.tier.allowedTools);
   if (i.tier.disallowedTools) args.push('--disallowedTools', i.tier.disallowedTools);
   if (i.runner.mcpConfig) args.push('--mcp-config', i.runner.mcpConfig);
-  // Variadic options (--allowedTools, --mcp-config) would swallow a following prompt: end them.
-  args.push('--', i.prompt);
   return args;
 }

@@ -5,9 +5,12 @@
  * stdout, but a grandchild holding stdout open gets only `stdoutGraceMs` before the pipe is
  * closed (an orphaned MCP server once hung the Go sidecar for 38 hours).
  */
+import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
+
+import { withParentDeathSignal } from './parent-death.js';
 
 export interface CliProcessOptions {
   bin: string;
@@ -17,6 +20,8 @@ export interface CliProcessOptions {
   timeoutMs: number;
   killGraceMs: number;
   stdoutGraceMs: number;
+  /** Written to the CLI's stdin, then closed (stdin is closed at once without it). */
+  input?: string;
   /** Aborting it stops the process (status `stopped`). */
   signal?: AbortSignal;
   /** Awaited before the next chunk is read: slow consumers slow the pipe, nothing is dropped. */
@@ -32,30 +37,18 @@ export interface CliProcessResult {
   stopped: boolean;
   /** True when stdout was still held open after the exit and had to be closed. */
   stdoutForced: boolean;
-  /** Set when the process could not be started at all (missing binary, bad cwd). */
+  /** Set when the process could not be started at all (missing binary, E2BIG, a NUL). */
   spawnError: string | null;
   /** Set when reading stdout or the consumer failed. */
   streamError: string | null;
 }
 
 export async function runCliProcess(o: CliProcessOptions): Promise<CliProcessResult> {
-  const child = execa(o.bin, o.args, {
-    env: o.env,
-    extendEnv: false,
-    cwd: o.cwd,
-    detached: true,
-    buffer: false,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    reject: false,
-    cleanup: false,
-    windowsHide: true,
-  });
-  // The execa promise waits for stdio to close, which a grandchild can prevent: observe the
-  // ChildProcess events instead, and only keep the promise from rejecting unobserved.
-  void child.catch(() => undefined);
-
+  // Where the platform allows, the kernel ends the CLI if watchkeeper itself is killed.
+  const cmd = withParentDeathSignal(
+    { bin: o.bin, args: o.args },
+    { path: o.env.PATH ?? '', cwd: o.cwd },
+  );
   const result: CliProcessResult = {
     exitCode: null,
     signal: null,
@@ -65,9 +58,45 @@ export async function runCliProcess(o: CliProcessOptions): Promise<CliProcessRes
     spawnError: null,
     streamError: null,
   };
+  let child: ResultPromise;
+  try {
+    child = execa(cmd.bin, cmd.args, {
+      env: o.env,
+      extendEnv: false,
+      cwd: o.cwd,
+      detached: true,
+      buffer: false,
+      // The prompt goes in on stdin: no size limit and no NUL restriction, unlike an argument.
+      ...(o.input !== undefined ? { input: o.input } : { stdin: 'ignore' as const }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+      reject: false,
+      cleanup: false,
+      windowsHide: true,
+    });
+  } catch (err) {
+    // Refused before exec (an argument holding a NUL): there is no process to wait for.
+    return { ...result, spawnError: spawnFailure(err) };
+  }
+  // The execa promise waits for stdio to close, which a grandchild can prevent: observe the
+  // ChildProcess events instead, and only keep the promise from rejecting unobserved.
+  void child.catch(() => undefined);
+  if (child.pid === undefined) {
+    // exec failed (E2BIG, ENOENT, EACCES): no pid means no exit event, no timeout and nothing to
+    // kill, so waiting for the exit would wait forever. execa settles at once for a failure it
+    // saw synchronously (E2BIG); the others arrive as the child's 'error' event.
+    const failure = await Promise.race([
+      child.then(
+        (r) => r as unknown,
+        (e: unknown) => e,
+      ),
+      once(child, 'error').then(([e]) => e as unknown),
+    ]);
+    return { ...result, spawnError: spawnFailure(failure) };
+  }
+
   const pid = child.pid;
   const killGroup = (sig: NodeJS.Signals) => {
-    if (pid === undefined) return;
     try {
       process.kill(-pid, sig);
     } catch {
@@ -94,19 +123,20 @@ export async function runCliProcess(o: CliProcessOptions): Promise<CliProcessRes
       result.signal = signal;
       resolve();
     });
-    child.once('error', (err) => {
-      if (pid === undefined) {
-        result.spawnError = err.message;
-        resolve();
-      }
-    });
+    // After a successful spawn an 'error' (a failed kill) changes nothing: the exit still comes.
+    child.on('error', () => undefined);
   });
 
-  if (pid !== undefined) {
+  try {
     o.onSpawn?.(pid);
-    if (o.signal?.aborted) onAbort();
-    else o.signal?.addEventListener('abort', onAbort, { once: true });
+  } catch (err) {
+    // The caller could not take charge of the process: end it rather than leave it unwatched.
+    clearTimeout(timeoutTimer);
+    killGroup('SIGKILL');
+    throw err;
   }
+  if (o.signal?.aborted) onAbort();
+  else o.signal?.addEventListener('abort', onAbort, { once: true });
   child.stderr?.on('data', (chunk: Buffer) => o.onStderr(chunk));
   const pump = (async () => {
     if (!child.stdout) return;
@@ -120,18 +150,16 @@ export async function runCliProcess(o: CliProcessOptions): Promise<CliProcessRes
   })();
 
   await exited;
-  if (result.spawnError === null) {
-    const grace = new AbortController();
-    const drained = await Promise.race([
-      pump.then(() => true),
-      delay(o.stdoutGraceMs, false, { signal: grace.signal }).catch(() => true),
-    ]);
-    grace.abort(); // a grace timer left running would keep the process alive
-    if (!drained) {
-      result.stdoutForced = true;
-      child.stdout?.destroy();
-      await pump;
-    }
+  const grace = new AbortController();
+  const drained = await Promise.race([
+    pump.then(() => true),
+    delay(o.stdoutGraceMs, false, { signal: grace.signal }).catch(() => true),
+  ]);
+  grace.abort(); // a grace timer left running would keep the process alive
+  if (!drained) {
+    result.stdoutForced = true;
+    child.stdout?.destroy();
+    await pump;
   }
   child.stderr?.destroy();
   clearTimeout(timeoutTimer);
@@ -140,4 +168,28 @@ export async function runCliProcess(o: CliProcessOptions): Promise<CliProcessRes
   // Whatever is left of the group (background shells, MCP servers) ends with the session.
   killGroup('SIGKILL');
   return result;
+}
+
+const SPAWN_REASONS: Record<string, string> = {
+  E2BIG: 'its arguments and environment are over the system limit (E2BIG)',
+  ENOENT: 'no such file, or its working directory is missing (ENOENT)',
+  EACCES: 'permission denied: not an executable file (EACCES)',
+};
+
+/**
+ * Why exec failed, in a few words. Never the error's own message: execa puts the whole command
+ * line in it, which can be 100s of KB of prompt and memories.
+ */
+function spawnFailure(err: unknown): string {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    code?: unknown;
+    originalMessage?: unknown;
+    message?: unknown;
+  };
+  const code = typeof e.code === 'string' ? e.code : null;
+  if (code && SPAWN_REASONS[code]) return SPAWN_REASONS[code];
+  const message = String(e.originalMessage ?? e.message ?? err);
+  if (/null bytes/i.test(message)) return 'an argument contains a NUL character';
+  if (code) return `spawn failed (${code})`;
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }

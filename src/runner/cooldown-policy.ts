@@ -5,6 +5,7 @@
 import type { CooldownLimits } from '../config.js';
 import type { CooldownRow } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
+import { checkServiceName } from '../text-rules.js';
 
 export interface ServiceCooldown {
   service: string;
@@ -71,10 +72,19 @@ function utcTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The cooldown section of the appended system prompt. Empty when nothing is counted. */
+/** Character budget of the cooldown section, so that many services cannot crowd out the rest. */
+export const MAX_COOLDOWN_BLOCK_CHARS = 4000;
+const OMITTED_LINE_RESERVE = 160;
+
+/**
+ * The cooldown section of the appended system prompt, within `maxChars`. Services in cooldown
+ * come first (they are what the agent must leave alone); a name the service rule refuses (stored
+ * before the rule existed) is not listed. The guard enforces every limit whether listed or not.
+ */
 export function formatCooldownContext(
   state: readonly ServiceCooldown[],
   limits: CooldownLimits,
+  maxChars = MAX_COOLDOWN_BLOCK_CHARS,
 ): string {
   const header =
     '## Cooldown state\n' +
@@ -82,19 +92,42 @@ export function formatCooldownContext(
     `${limits.redeployment.limit} redeployment(s) per ${hours(limits.redeployment.windowMs)}. ` +
     'watchkeeper blocks a command that would exceed them.';
   if (state.length === 0) return `${header}\nNo restarts or redeployments in the current windows.`;
-  const lines = state.map(
-    (s) =>
+  const ordered = [...state].sort((a, b) => Number(b.inCooldown) - Number(a.inCooldown));
+  const lines: string[] = [];
+  let used = header.length;
+  let full = false;
+  let omitted = 0;
+  let omittedInCooldown = 0;
+  for (const s of ordered) {
+    const line =
       `- ${s.service}: ${s.action} ${s.count}/${s.limit} in ${hours(s.windowMs)}` +
-      (s.inCooldown ? ` - IN COOLDOWN until ${utcTime(s.freeAt!)}` : ''),
-  );
+      (s.inCooldown ? ` - IN COOLDOWN until ${utcTime(s.freeAt!)}` : '');
+    if (checkServiceName(s.service).ok && !full) {
+      full = used + 1 + line.length > maxChars - OMITTED_LINE_RESERVE;
+      if (!full) {
+        lines.push(line);
+        used += 1 + line.length;
+        continue;
+      }
+    }
+    omitted += 1;
+    if (s.inCooldown) omittedInCooldown += 1;
+  }
+  if (omitted > 0) {
+    lines.push(
+      `- ... ${omitted} more not shown (${omittedInCooldown} of them in cooldown); ` +
+        'the limits hold for them all the same.',
+    );
+  }
   return `${header}\n${lines.join('\n')}`;
 }
 
-/** A one-line reason for refusing `action` on `service`. */
-export function cooldownReason(s: ServiceCooldown): string {
+/** A one-line reason for refusing `action` on `service`; `detail` says which command and why. */
+export function cooldownReason(s: ServiceCooldown, detail?: string): string {
   return (
     `watchkeeper: ${s.service} is in ${s.action} cooldown (${s.count} of ${s.limit} allowed in ` +
-    `${hours(s.windowMs)}; next allowed after ${utcTime(s.freeAt!)}). Do not retry or work around ` +
-    'this; report that a human is needed.'
+    `${hours(s.windowMs)}; next allowed after ${utcTime(s.freeAt!)}).` +
+    (detail ? ` ${detail}.` : '') +
+    ' Do not retry or work around this; report that a human is needed.'
   );
 }

@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.js';
 import type { Stores } from '../db/index.js';
 import { isCategory } from '../memory/index.js';
+import { stripControlCharacters } from '../text-rules.js';
 import {
   type Marker,
   markerKey,
@@ -15,12 +16,15 @@ import {
   TranscriptTracker,
   type TranscriptSummary,
 } from '../stream/index.js';
-import type { MemoryKeeper } from './memory-keeper.js';
+import type { Knowledge } from '../knowledge/index.js';
 
 export interface IngestCounts {
   events: number;
   memoriesCreated: number;
   memoriesReinforced: number;
+  /** Created memories that replaced a contradicted one (also counted as created). */
+  memoriesSuperseded: number;
+  servicesDescribed: number;
   cooldowns: number;
   /** Markers reported instead of stored: bad form, over-long, unknown memory category. */
   rejected: number;
@@ -34,6 +38,14 @@ export interface EscalationRequest {
 
 export interface SessionIngest {
   onMessage(message: StreamMessage): void;
+  /**
+   * Resolves when every memory write queued so far has landed (memory writes wait on the
+   * embedder, so they run in order behind onMessage). Never rejects: a failed write is counted
+   * and its reason kept in `failure`.
+   */
+  settled(): Promise<void>;
+  /** The first memory write that failed, if any. */
+  readonly failure: string | null;
   readonly counts: IngestCounts;
   readonly escalations: readonly EscalationRequest[];
   readonly transcript: TranscriptSummary;
@@ -46,18 +58,23 @@ const MAX_REMEMBERED_MARKERS = 50_000;
 
 export function createSessionIngest(deps: {
   stores: Stores;
-  keeper: MemoryKeeper;
+  knowledge: Knowledge;
   clock: Clock;
   sessionId: number;
   tier: number;
 }): SessionIngest {
-  const { stores, keeper, clock, sessionId, tier } = deps;
+  const { stores, knowledge, clock, sessionId, tier } = deps;
+  // Memory writes in marker order, one at a time, behind the synchronous rows.
+  let queue: Promise<void> = Promise.resolve();
+  let failure: string | null = null;
   const tracker = new TranscriptTracker();
   const seen = new Set<string>();
   const counts: IngestCounts = {
     events: 0,
     memoriesCreated: 0,
     memoriesReinforced: 0,
+    memoriesSuperseded: 0,
+    servicesDescribed: 0,
     cooldowns: 0,
     rejected: 0,
     duplicates: 0,
@@ -100,17 +117,30 @@ export function createSessionIngest(deps: {
           return;
         }
         const service = marker.service === 'general' ? null : marker.service;
-        const outcome = keeper.observe({
-          service,
-          category: marker.category,
-          observation: marker.observation,
-          sessionId,
-          tier,
+        const category = marker.category;
+        queue = queue.then(async () => {
+          try {
+            const outcome = await knowledge.memory.observe({
+              service,
+              category,
+              observation: marker.observation,
+              sessionId,
+              tier,
+            });
+            if (outcome.action === 'reinforced') counts.memoriesReinforced += 1;
+            else counts.memoriesCreated += 1;
+            if (outcome.action === 'superseded') counts.memoriesSuperseded += 1;
+          } catch (err) {
+            failure ??= (err as Error).message;
+          }
         });
-        if (outcome.action === 'created') counts.memoriesCreated += 1;
-        else counts.memoriesReinforced += 1;
         return;
       }
+      case 'service':
+        if (knowledge.services.describe(marker.service, marker.description, 'agent')) {
+          counts.servicesDescribed += 1;
+        }
+        return;
       case 'cooldown':
         stores.cooldowns.report({
           service: marker.service,
@@ -157,6 +187,10 @@ export function createSessionIngest(deps: {
         ingestMarker(marker);
       }
     },
+    settled: () => queue,
+    get failure() {
+      return failure;
+    },
     counts,
     escalations,
     get transcript() {
@@ -182,18 +216,22 @@ export function createSessionIngest(deps: {
   };
 }
 
-/** The session-row fields a transcript fills: result line, final text, CLI identity, stream stats. */
+/**
+ * The session-row fields a transcript fills: result line, final text, CLI identity, stream stats.
+ * The final text is model text, stored without control characters like the markers.
+ */
 export function transcriptFields(t: TranscriptSummary, stats: StreamStats) {
   const r = t.result;
   return {
-    resultSubtype: r?.subtype ?? null,
+    // '' when the line's subtype was missing or not text: stored as unknown.
+    resultSubtype: r?.subtype || null,
     isError: r ? r.isError : null,
     costUsd: r?.totalCostUsd ?? null,
     numTurns: r?.numTurns ?? null,
     durationMs: r?.durationMs ?? null,
     durationApiMs: r?.durationApiMs ?? null,
     usage: r?.usage ?? null,
-    response: t.finalText,
+    response: t.finalText === null ? null : stripControlCharacters(t.finalText),
     cliSessionId: t.cliSessionId,
     model: t.model,
     streamStats: stats,

@@ -1,7 +1,9 @@
 /**
  * One runner per data folder: `serve` and `run` hold `runner.lock` (their pid), so two processes
  * never run chains against the same database, and `watchkeeper stop` knows whom to signal.
- * A lock left by a process that no longer exists is taken over.
+ * A lock left by a process that no longer exists is taken over; whoever takes the lock then runs
+ * the start-up recovery (recovery.ts) before any session, since that process may have died with
+ * a session running.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,7 +60,9 @@ export function acquireRunnerLock(dataDir: string, kind: 'serve' | 'run', now: n
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const other = lockHolder(dataDir);
-      if (other) {
+      // A lock naming this very process is stale too: a container restarted after its
+      // watchkeeper was killed often gives the new one the same pid.
+      if (other && other.pid !== process.pid) {
         throw new AppError(
           'busy',
           `another watchkeeper ${other.kind} (pid ${other.pid}) is running against ${dataDir}; ` +

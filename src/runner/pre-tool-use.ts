@@ -9,17 +9,13 @@ import type { CooldownLimits } from '../config.js';
 import type { Stores } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import {
-  mentions,
+  type Conflict,
+  conflictDetail,
+  findConflict,
+  recordableTargets,
   remediationIntents,
-  type RemediationIntent,
-  targetMatches,
 } from './command-guard.js';
-import {
-  cooldownHorizon,
-  cooldownReason,
-  cooldownState,
-  type ServiceCooldown,
-} from './cooldown-policy.js';
+import { cooldownHorizon, cooldownReason, cooldownState } from './cooldown-policy.js';
 
 export interface HookDecision {
   /** 0 lets the tool run; 2 blocks it (Claude Code's blocking exit code). */
@@ -45,29 +41,24 @@ export function bashCommand(payload: unknown): string | null {
   return typeof p.tool_input?.command === 'string' ? p.tool_input.command : null;
 }
 
-/** The first in-cooldown (service, action) an intent would hit, if any. */
-function firstConflict(
-  command: string,
-  intent: RemediationIntent,
-  state: readonly ServiceCooldown[],
-): ServiceCooldown | null {
-  for (const s of state) {
-    if (s.action !== intent.action || !s.inCooldown) continue;
-    if (intent.targets.some((t) => targetMatches(t, s.service) || targetMatches(s.service, t)))
-      return s;
-    if (intent.untargeted && mentions(command, s.service)) return s;
-  }
-  return null;
+function disabledReason(action: CooldownAction, detail: string): string {
+  return (
+    `watchkeeper: ${action}s are disabled by configuration (limit 0). ${detail}. ` +
+    'Report that a human is needed.'
+  );
 }
 
-function disabledReason(action: CooldownAction): string {
-  return `watchkeeper: ${action}s are disabled by configuration (limit 0). Report that a human is needed.`;
+function reasonFor(conflict: Conflict): string {
+  const detail = conflictDetail(conflict);
+  return conflict.cooldown
+    ? cooldownReason(conflict.cooldown, detail)
+    : disabledReason(conflict.intent.action, detail);
 }
 
-export function decidePreToolUse(payload: unknown, ctx: HookContext): HookDecision {
+export async function decidePreToolUse(payload: unknown, ctx: HookContext): Promise<HookDecision> {
   const command = bashCommand(payload);
   if (command === null) return ALLOW;
-  const intents = remediationIntents(command);
+  const intents = await remediationIntents(command);
   if (intents.length === 0) return ALLOW;
 
   const now = ctx.clock.now();
@@ -76,15 +67,14 @@ export function decidePreToolUse(payload: unknown, ctx: HookContext): HookDecisi
     ctx.limits,
     now,
   );
-  for (const intent of intents) {
-    const disabled = ctx.limits[intent.action].limit === 0;
-    const conflict = disabled ? null : firstConflict(command, intent, state);
-    if (!disabled && !conflict) continue;
-    const service = conflict?.service ?? intent.targets[0] ?? '*';
-    const reason = conflict ? cooldownReason(conflict) : disabledReason(intent.action);
+  const conflict = findConflict(intents, state, ctx.limits);
+  if (conflict) {
+    const { service } = conflict;
+    const action = conflict.intent.action;
+    const reason = reasonFor(conflict);
     ctx.stores.cooldowns.recordBlock({
       service,
-      actionType: intent.action,
+      actionType: action,
       command,
       reason,
       sessionId: ctx.sessionId,
@@ -95,25 +85,23 @@ export function decidePreToolUse(payload: unknown, ctx: HookContext): HookDecisi
       source: 'system',
       level: 'warning',
       service: service === '*' ? null : service,
-      message: `Blocked ${intent.action} (cooldown): ${command.length > 300 ? `${command.slice(0, 300)}…` : command}`,
+      message: `Blocked ${action} (cooldown): ${command.length > 300 ? `${command.slice(0, 300)}…` : command}`,
       createdAt: now,
     });
     return { exitCode: 2, stderr: reason };
   }
-  for (const intent of intents) {
-    for (const target of new Set(intent.targets)) {
-      ctx.stores.cooldowns.insert({
-        service: target,
-        actionType: intent.action,
-        success: null,
-        source: 'hook',
-        command,
-        message: null,
-        tier: ctx.tier,
-        sessionId: ctx.sessionId,
-        createdAt: now,
-      });
-    }
+  for (const { service, action } of recordableTargets(intents)) {
+    ctx.stores.cooldowns.insert({
+      service,
+      actionType: action,
+      success: null,
+      source: 'hook',
+      command,
+      message: null,
+      tier: ctx.tier,
+      sessionId: ctx.sessionId,
+      createdAt: now,
+    });
   }
   return ALLOW;
 }

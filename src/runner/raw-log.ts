@@ -19,7 +19,11 @@ export function createRawLog(path: string): RawLog {
   return {
     async write(chunk) {
       if (failure) throw failure;
-      if (!file.write(chunk)) await Promise.race([once(file, 'drain'), once(file, 'error')]);
+      if (!file.write(chunk) && !file.destroyed) {
+        // once() rejects on 'error' and removes both of its listeners either way; racing a second
+        // once(file, 'error') would leave one listener behind per wait.
+        await once(file, 'drain').catch(() => {});
+      }
       if (failure) throw failure;
     },
     async close() {

@@ -4,6 +4,7 @@
  * the agent needs and may see.
  */
 import type { EventRow, SessionTrigger } from '../db/index.js';
+import { MAX_SERVICE_LENGTH, printable } from '../text-rules.js';
 
 export const TIER_NAMES: Record<number, string> = {
   1: 'observe',
@@ -33,21 +34,56 @@ export interface SessionContextInput {
 }
 
 const MAX_HANDOFF_TEXT = 4000;
+const MAX_REASON_CHARS = 500;
+/**
+ * Budgets of the handoff's event list: each event, and all of them. A chain brings up to 50
+ * events a session of up to 2,000 characters each; unclipped, that alone ran past what the CLI
+ * could be handed.
+ */
+export const MAX_HANDOFF_EVENT_CHARS = 300;
+export const MAX_HANDOFF_EVENTS_CHARS = 6000;
+const LEVEL_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n[… cut at ${max} characters]` : text;
 }
 
+/** One line per event, the most severe kept when over the budget, shown in the order they came. */
+function formatChainEvents(events: readonly EventRow[]): string {
+  if (events.length === 0) return '- (none)';
+  const rank = (e: EventRow) => LEVEL_RANK[e.level] ?? 3;
+  const candidates = events
+    .map((e, order) => ({
+      e,
+      order,
+      text: `- [${e.level}] ${printable(e.service ?? 'general', MAX_SERVICE_LENGTH)}: ${printable(e.message, MAX_HANDOFF_EVENT_CHARS)}`,
+    }))
+    .sort((a, b) => rank(a.e) - rank(b.e) || a.order - b.order);
+  const kept: typeof candidates = [];
+  let used = 0;
+  for (const c of candidates) {
+    if (used + c.text.length + 1 > MAX_HANDOFF_EVENTS_CHARS) break;
+    kept.push(c);
+    used += c.text.length + 1;
+  }
+  kept.sort((a, b) => a.order - b.order);
+  const lines = kept.map((c) => c.text);
+  const omitted = events.length - kept.length;
+  if (omitted > 0) {
+    lines.push(
+      `- ... ${omitted} more event(s) not shown (the least severe; see the chain's sessions)`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function formatHandoff(h: Handoff): string {
-  const events = h.chainEvents.length
-    ? h.chainEvents.map((e) => `- [${e.level}] ${e.service ?? 'general'}: ${e.message}`).join('\n')
-    : '- (none)';
   return [
     `## Escalation handoff from tier ${h.fromTier} (session ${h.fromSessionId})`,
-    `Reason: ${h.reason}`,
+    `Reason: ${printable(h.reason, MAX_REASON_CHARS)}`,
     '',
     'Events reported so far in this chain:',
-    events,
+    formatChainEvents(h.chainEvents),
     '',
     `Tier ${h.fromTier}'s final response:`,
     h.previousFinalText ? clip(h.previousFinalText, MAX_HANDOFF_TEXT) : '(none)',

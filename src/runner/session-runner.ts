@@ -4,23 +4,31 @@
  * feed), and fill the row from the result line. A failed run is a session row with a status,
  * never an exception; everything the model said before a crash stays stored.
  */
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import { type Config, hasModelCredential } from '../config.js';
 import type { SessionStatus, SessionTrigger, Stores } from '../db/index.js';
+import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
-import { StreamParser } from '../stream/index.js';
+import { rejectControlCharacters } from '../memory/validate.js';
+import { resultError, StreamParser } from '../stream/index.js';
 import { childEnv, cliArgs, hookSettings } from './cli-args.js';
+import type { HookRegistration, HookServer } from './hook-server.js';
 import { type CliProcessResult, runCliProcess } from './cli-process.js';
 import { cooldownHorizon, cooldownState, formatCooldownContext } from './cooldown-policy.js';
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import type { SessionFeed } from './live-feed.js';
-import type { MemoryKeeper } from './memory-keeper.js';
 import { createSessionTee } from './raw-log.js';
 import { buildSessionContext, type Handoff } from './session-context.js';
+import {
+  clearSessionFiles,
+  type SessionFiles,
+  sessionFilesRoot,
+  writeSessionFiles,
+} from './session-files.js';
 
 export type Tier = 1 | 2 | 3;
 
@@ -47,9 +55,11 @@ export interface SessionOutcome {
 export interface SessionRunnerDeps {
   config: Config;
   stores: Stores;
-  keeper: MemoryKeeper;
+  knowledge: Knowledge;
   clock: Clock;
   feed: SessionFeed;
+  /** Answers the session's PostToolUse hook with relevant memories; none: no such hook. */
+  hookServer?: HookServer;
   log: Logger;
   /** The environment the child's allow-list is taken from. */
   env: Record<string, string | undefined>;
@@ -62,10 +72,28 @@ export interface SessionRunnerDeps {
 }
 
 const STDERR_TAIL = 4000;
+// What the CLI prints when it has no credential ("Not logged in · Please run /login").
+const LOGIN_FAILURE = /not logged in|\/login|log ?in\b|authenticat|api key|credential/i;
+const NO_CREDENTIAL =
+  'no model credential is configured: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN, or ' +
+  "ANTHROPIC_AUTH_TOKEN) in watchkeeper's environment and restart it";
 const MAX_STDERR_LOG = 16 * 1024 * 1024;
 
 function durationText(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/** What triggered the session, as the query of its memory block. */
+function triggerText(req: SessionRequest): string | null {
+  if (req.alert) return req.alert;
+  if (req.handoff) {
+    const events = req.handoff.chainEvents
+      .slice(0, 20)
+      .map((e) => `${e.service ?? ''} ${e.message.slice(0, 300)}`);
+    return [req.handoff.reason, ...events].join('\n');
+  }
+  if (req.trigger === 'manual' || req.trigger === 'api') return req.prompt;
+  return null;
 }
 
 function statusOf(r: CliProcessResult, resultOk: boolean): SessionStatus {
@@ -75,8 +103,21 @@ function statusOf(r: CliProcessResult, resultOk: boolean): SessionStatus {
 }
 
 export function createSessionRunner(deps: SessionRunnerDeps) {
-  const { config, stores, keeper, clock, feed, log } = deps;
+  const { config, stores, knowledge, clock, feed, log } = deps;
   const runner = config.runner;
+
+  const filesRoot = sessionFilesRoot(config.dataDir);
+  // Input folders a killed predecessor left are cleared once, before this runner's first session
+  // (the runner lock keeps a second runner off this data folder).
+  let staleFilesCleared = false;
+
+  /** A tier's prompt file; operator text, so control characters are refused (CRLF is fine). */
+  async function readPromptFile(tier: Tier): Promise<string> {
+    const file = runner.tiers[tier].promptFile;
+    const text = (await readFile(file, 'utf8')).replace(/\r\n/g, '\n');
+    rejectControlCharacters(`prompt file ${file} (WATCHKEEPER_TIER${tier}_PROMPT)`, text);
+    return text;
+  }
 
   async function readSettingsFile(): Promise<Record<string, unknown>> {
     if (!runner.settingsFile) return {};
@@ -93,7 +134,10 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
   ): Promise<SessionOutcome> {
     const requestedAt = clock.now();
     const tierConfig = runner.tiers[req.tier];
-    const memory = keeper.buildContext(config.memoryBudget);
+    const memory = await knowledge.injection.build(
+      { trigger: triggerText(req) },
+      tierConfig.memoryBudget,
+    );
     const cooldownBlock = formatCooldownContext(
       cooldownState(
         stores.cooldowns.since(cooldownHorizon(config.cooldowns, requestedAt)),
@@ -111,158 +155,208 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       startedAt: requestedAt,
       simulated: deps.simulated ?? false,
     });
-    const logRelative = join('sessions', `${sessionId}.ndjson`);
-    stores.sessions.setLogPath(sessionId, logRelative);
-    feed.open(sessionId);
-    req.onStarted?.(sessionId);
-    log.info('session started', {
-      session: sessionId,
-      tier: req.tier,
-      model: tierConfig.model,
-      trigger: req.trigger,
-    });
-
-    const fail = (status: SessionStatus, error: string): SessionOutcome => {
-      stores.sessions.finish(sessionId, { status, endedAt: clock.now(), error });
-      feed.close(sessionId, status);
-      log.warn('session failed before the CLI ran', { session: sessionId, error });
-      return { sessionId, status, error, finalText: null, escalations: [] };
+    knowledge.injection.record(sessionId, memory.injected);
+    const fail = (error: string, logMessage: string): SessionOutcome => {
+      stores.sessions.finish(sessionId, { status: 'failed', endedAt: clock.now(), error });
+      feed.close(sessionId, 'failed');
+      log.warn(logMessage, { session: sessionId, error });
+      return { sessionId, status: 'failed', error, finalText: null, escalations: [] };
     };
 
-    let prompt: string;
-    let settings: Record<string, unknown>;
+    let files: SessionFiles | null = null;
+    let hook: HookRegistration | null = null;
+    let stderrLog: WriteStream | null = null;
     try {
-      prompt = req.prompt ?? (await readFile(tierConfig.promptFile, 'utf8'));
-      settings = hookSettings(await readSettingsFile(), process.execPath);
-      mkdirSync(runner.workdir, { recursive: true });
-    } catch (err) {
-      return fail('failed', `cannot prepare the session: ${(err as Error).message}`);
-    }
+      const logRelative = join('sessions', `${sessionId}.ndjson`);
+      stores.sessions.setLogPath(sessionId, logRelative);
+      feed.open(sessionId);
+      req.onStarted?.(sessionId);
+      log.info('session started', {
+        session: sessionId,
+        tier: req.tier,
+        model: tierConfig.model,
+        trigger: req.trigger,
+      });
 
-    const appendSystemPrompt = buildSessionContext({
-      sessionId,
-      tier: req.tier,
-      maxTier: runner.maxTier,
-      trigger: req.trigger,
-      dryRun: runner.dryRun,
-      now: requestedAt,
-      memoryBlock: memory.text,
-      cooldownBlock,
-      handoff: req.handoff,
-      alert: req.alert,
-    });
-    const env = childEnv({
-      parent: deps.env,
-      extra: runner.childEnv,
-      set: {
-        WATCHKEEPER_DATA_DIR: config.dataDir,
-        WATCHKEEPER_SESSION_ID: String(sessionId),
-        WATCHKEEPER_TIER: String(req.tier),
-        WATCHKEEPER_RESTART_LIMIT: String(config.cooldowns.restart.limit),
-        WATCHKEEPER_RESTART_WINDOW: `${config.cooldowns.restart.windowMs}ms`,
-        WATCHKEEPER_REDEPLOY_LIMIT: String(config.cooldowns.redeployment.limit),
-        WATCHKEEPER_REDEPLOY_WINDOW: `${config.cooldowns.redeployment.windowMs}ms`,
-        ...deps.childEnvOverrides,
-      },
-    });
-    const args = cliArgs({ prompt, tier: tierConfig, appendSystemPrompt, runner, settings });
-
-    const stderrLog = createWriteStream(join(config.sessionsDir, `${sessionId}.stderr.log`));
-    let stderrBytes = 0;
-    let stderrTail = '';
-    const ingest = createSessionIngest({ stores, keeper, clock, sessionId, tier: req.tier });
-    let ingestFailure: string | null = null;
-    const parser = new StreamParser({
-      maxLineBytes: config.maxLineBytes,
-      onMessage: (message, bytes) => {
-        try {
-          ingest.onMessage(message);
-        } catch (err) {
-          // Keep reading: the raw log has the line, and the failure is reported on the session.
-          ingestFailure ??= (err as Error).message;
-          log.error('ingest failed', { session: sessionId, error: err as Error });
+      let prompt: string;
+      try {
+        prompt = req.prompt ?? (await readPromptFile(req.tier));
+        hook = deps.hookServer ? await deps.hookServer.register(sessionId) : null;
+        const settings = hookSettings(await readSettingsFile(), process.execPath, hook);
+        mkdirSync(runner.workdir, { recursive: true });
+        const appendSystemPrompt = buildSessionContext({
+          sessionId,
+          tier: req.tier,
+          maxTier: runner.maxTier,
+          trigger: req.trigger,
+          dryRun: runner.dryRun,
+          now: requestedAt,
+          memoryBlock: memory.text,
+          cooldownBlock,
+          handoff: req.handoff,
+          alert: req.alert,
+        });
+        if (!staleFilesCleared) {
+          clearSessionFiles(filesRoot);
+          staleFilesCleared = true;
         }
-        feed.publish(sessionId, { kind: 'message', message }, bytes);
-      },
-    });
-    const tee = createSessionTee(join(config.dataDir, logRelative), parser);
+        files = writeSessionFiles(filesRoot, sessionId, {
+          systemPrompt: appendSystemPrompt,
+          settings,
+        });
+      } catch (err) {
+        return fail(
+          `cannot prepare the session: ${(err as Error).message}`,
+          'session failed before the CLI ran',
+        );
+      }
+      const env = childEnv({
+        parent: deps.env,
+        extra: runner.childEnv,
+        set: {
+          WATCHKEEPER_DATA_DIR: config.dataDir,
+          WATCHKEEPER_SESSION_ID: String(sessionId),
+          WATCHKEEPER_TIER: String(req.tier),
+          WATCHKEEPER_RESTART_LIMIT: String(config.cooldowns.restart.limit),
+          WATCHKEEPER_RESTART_WINDOW: `${config.cooldowns.restart.windowMs}ms`,
+          WATCHKEEPER_REDEPLOY_LIMIT: String(config.cooldowns.redeployment.limit),
+          WATCHKEEPER_REDEPLOY_WINDOW: `${config.cooldowns.redeployment.windowMs}ms`,
+          ...deps.childEnvOverrides,
+        },
+      });
+      const args = cliArgs({
+        tier: tierConfig,
+        runner,
+        systemPromptFile: files.systemPromptFile,
+        settingsFile: files.settingsFile,
+      });
 
-    const result = await runCliProcess({
-      bin: runner.claudeBin,
-      args,
-      env,
-      cwd: runner.workdir,
-      timeoutMs: runner.sessionTimeoutMs,
-      killGraceMs: runner.killGraceMs,
-      stdoutGraceMs: runner.stdoutGraceMs,
-      ...(signal ? { signal } : {}),
-      onSpawn: () => deps.onSpawn?.(sessionId, requestedAt, clock.now()),
-      onStdout: (chunk) => tee.write(chunk),
-      onStderr: (chunk) => {
-        if (stderrBytes < MAX_STDERR_LOG) stderrLog.write(chunk);
-        stderrBytes += chunk.length;
-        stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-        feed.publish(sessionId, { kind: 'stderr', text: chunk.toString('utf8') }, chunk.length);
-      },
-    });
-    await tee.close();
-    if (tee.logFailure)
-      log.error('writing the session log failed', { session: sessionId, error: tee.logFailure });
-    await new Promise<void>((resolve) => stderrLog.end(resolve));
-    ingest.reportStreamIssues(parser.stats, config.maxLineBytes);
+      const stderrOut = createWriteStream(join(config.sessionsDir, `${sessionId}.stderr.log`));
+      stderrLog = stderrOut;
+      // The stderr copy is a convenience: a failure to write it is logged, never fatal.
+      stderrOut.on('error', (err) =>
+        log.warn('writing the stderr log failed', { session: sessionId, error: err }),
+      );
+      let stderrBytes = 0;
+      let stderrTail = '';
+      const ingest = createSessionIngest({
+        stores,
+        knowledge,
+        clock,
+        sessionId,
+        tier: req.tier,
+      });
+      let ingestFailure: string | null = null;
+      const parser = new StreamParser({
+        maxLineBytes: config.maxLineBytes,
+        onMessage: (message, bytes) => {
+          try {
+            ingest.onMessage(message);
+          } catch (err) {
+            // Keep reading: the raw log has the line, and the failure is reported on the session.
+            ingestFailure ??= (err as Error).message;
+            log.error('ingest failed', { session: sessionId, error: err as Error });
+          }
+          feed.publish(sessionId, { kind: 'message', message }, bytes);
+        },
+      });
+      const tee = createSessionTee(join(config.dataDir, logRelative), parser);
 
-    const t = ingest.transcript;
-    const r = t.result;
-    const resultOk = r !== null && r.subtype === 'success' && !r.isError;
-    const status = statusOf(result, resultOk);
-    let error: string | null = null;
-    if (status === 'stopped') error = 'stopped by the operator';
-    else if (status === 'timed_out')
-      error = `timed out after ${durationText(runner.sessionTimeoutMs)}`;
-    else if (status === 'failed') {
-      error =
-        result.spawnError !== null
-          ? `cannot start the Claude CLI (${runner.claudeBin}): ${result.spawnError}`
-          : r && !resultOk
-            ? r.errors.length > 0
-              ? r.errors.join('; ')
-              : (r.result ?? r.subtype)
-            : stderrTail.trim() ||
-              (result.signal
-                ? `the CLI was killed by ${result.signal}`
-                : `the CLI exited with code ${result.exitCode}`);
-      if (!r && result.spawnError === null) error = `${error} (no result line)`;
+      const result = await runCliProcess({
+        bin: runner.claudeBin,
+        args,
+        env,
+        cwd: runner.workdir,
+        timeoutMs: runner.sessionTimeoutMs,
+        killGraceMs: runner.killGraceMs,
+        stdoutGraceMs: runner.stdoutGraceMs,
+        input: prompt,
+        ...(signal ? { signal } : {}),
+        onSpawn: (pid) => {
+          // Detached: the CLI leads its own group, so its pid is the group id a later start-up
+          // ends if this process is killed before the session finishes.
+          stores.sessions.setPgid(sessionId, pid);
+          deps.onSpawn?.(sessionId, requestedAt, clock.now());
+        },
+        onStdout: (chunk) => tee.write(chunk),
+        onStderr: (chunk) => {
+          if (stderrBytes < MAX_STDERR_LOG) stderrOut.write(chunk);
+          stderrBytes += chunk.length;
+          stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+          feed.publish(sessionId, { kind: 'stderr', text: chunk.toString('utf8') }, chunk.length);
+        },
+      });
+      await tee.close();
+      await ingest.settled();
+      ingestFailure ??= ingest.failure;
+      if (tee.logFailure)
+        log.error('writing the session log failed', { session: sessionId, error: tee.logFailure });
+      await new Promise<void>((resolve) => stderrOut.end(resolve));
+      ingest.reportStreamIssues(parser.stats, config.maxLineBytes);
+
+      const t = ingest.transcript;
+      const r = t.result;
+      const resultOk = r !== null && r.subtype === 'success' && !r.isError;
+      const status = statusOf(result, resultOk);
+      let error: string | null = null;
+      if (status === 'stopped') error = 'stopped by the operator';
+      else if (status === 'timed_out')
+        error = `timed out after ${durationText(runner.sessionTimeoutMs)}`;
+      else if (status === 'failed') {
+        error =
+          result.spawnError !== null
+            ? `cannot start the Claude CLI (${runner.claudeBin}): ${result.spawnError}`
+            : r && !resultOk
+              ? resultError(r)
+              : stderrTail.trim() ||
+                (result.signal
+                  ? `the CLI was killed by ${result.signal}`
+                  : `the CLI exited with code ${result.exitCode}`);
+        if (!r && result.spawnError === null) error = `${error} (no result line)`;
+        if (result.spawnError === null && !hasModelCredential(env) && LOGIN_FAILURE.test(error)) {
+          // The CLI's own advice ("Please run /login") does not apply to an unattended sidecar.
+          error = `${NO_CREDENTIAL} (the Claude CLI said: ${error})`;
+        }
+      }
+      if (ingestFailure)
+        error = `${error ? `${error}; ` : ''}storing markers failed: ${ingestFailure}`;
+      if (tee.logFailure)
+        error = `${error ? `${error}; ` : ''}writing the session log failed: ${tee.logFailure}`;
+      if (result.stdoutForced) {
+        log.warn('the CLI exited but its stdout stayed open; closed it', { session: sessionId });
+      }
+      stores.sessions.finish(sessionId, {
+        status,
+        endedAt: clock.now(),
+        exitCode: result.exitCode,
+        error,
+        ...transcriptFields(t, parser.stats),
+      });
+      feed.close(sessionId, status);
+      log.info('session ended', {
+        session: sessionId,
+        status,
+        exit: result.exitCode ?? result.signal ?? undefined,
+        events: ingest.counts.events,
+        memories: ingest.counts.memoriesCreated + ingest.counts.memoriesReinforced,
+        error: error ?? undefined,
+      });
+      return {
+        sessionId,
+        status,
+        error,
+        finalText: t.finalText,
+        escalations: [...ingest.escalations],
+      };
+    } catch (err) {
+      // Whatever throws once the row exists still ends it: a row left `running` is a session
+      // that never ends on the dashboard, in `run` and for the recovery at the next start.
+      return fail(`the session could not be run: ${(err as Error).message}`, 'session failed');
+    } finally {
+      if (stderrLog && !stderrLog.closed) stderrLog.destroy();
+      files?.remove();
+      hook?.release();
     }
-    if (ingestFailure)
-      error = `${error ? `${error}; ` : ''}storing markers failed: ${ingestFailure}`;
-    if (tee.logFailure)
-      error = `${error ? `${error}; ` : ''}writing the session log failed: ${tee.logFailure}`;
-    if (result.stdoutForced) {
-      log.warn('the CLI exited but its stdout stayed open; closed it', { session: sessionId });
-    }
-    stores.sessions.finish(sessionId, {
-      status,
-      endedAt: clock.now(),
-      exitCode: result.exitCode,
-      error,
-      ...transcriptFields(t, parser.stats),
-    });
-    feed.close(sessionId, status);
-    log.info('session ended', {
-      session: sessionId,
-      status,
-      exit: result.exitCode ?? result.signal ?? undefined,
-      events: ingest.counts.events,
-      memories: ingest.counts.memoriesCreated + ingest.counts.memoriesReinforced,
-      error: error ?? undefined,
-    });
-    return {
-      sessionId,
-      status,
-      error,
-      finalText: t.finalText,
-      escalations: [...ingest.escalations],
-    };
   };
 }
 

@@ -5,6 +5,7 @@ export {
   type CooldownAction,
   type EventLevel,
   MAX_MARKER_TEXT,
+  MAX_SERVICE_DESCRIPTION,
   type Marker,
   markerKey,
   type MarkerKind,
@@ -20,6 +21,7 @@ export {
   StreamParser,
   type StreamParserOptions,
 } from './parser.js';
+export { resultError, resultSucceeded } from './result-outcome.js';
 export { TranscriptTracker, type TranscriptSummary } from './transcript.js';
 export type {
   AssistantMessage,

@@ -25,6 +25,11 @@ export class LineSplitter {
     this.opts = opts;
   }
 
+  /** Bytes of an unfinished line held between chunks: never more than `maxLineBytes`. */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
+
   /** Feeds one chunk. Lines completed by it are delivered before this returns. */
   push(chunk: Uint8Array): void {
     const buf = Buffer.isBuffer(chunk)

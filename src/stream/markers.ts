@@ -1,19 +1,41 @@
 /**
  * Markers the agent writes into its own text: `[EVENT:level:service] message`,
- * `[MEMORY:category:service] observation`, `[COOLDOWN:action:service] success - message` and
- * `[ESCALATE:tier] reason`. They are read only from the main agent's `text` blocks, never from
+ * `[MEMORY:category:service] observation`, `[COOLDOWN:action:service] success - message`,
+ * `[SERVICE:name] what it is` and `[ESCALATE:tier] reason`. They are read only from the main agent's `text` blocks, never from
  * tool results, tool input, thinking, user text or `result.result` (tool output is attacker-
  * controlled, and `result.result` repeats the last text).
+ *
+ * The model also quotes tool output in its own text, so only its prose yields markers; whatever
+ * Markdown shows as quoted or as code never does:
+ * - A marker starts a line, after at most 3 spaces and at most one list bullet (`-`, `*`, `+`,
+ *   `1.`, `1)`). A line indented by 4 or more spaces, or by a tab, is indented code.
+ * - A line starting with `>` opens a blockquote that runs to the next blank line (Markdown's lazy
+ *   continuation renders an unmarked line right after a quoted one inside the quote).
+ * - A line that starts (after any indentation, `>` marks and one bullet) with 3 or more backticks
+ *   or tildes opens a fence. It ends only at a bare line of the same character, at least as long.
+ *   Inside a fence, a fence line with an info string (```sh) opens a nested fence that must close
+ *   first, so quoted output that carries fenced examples of its own stays quoted. A fence never
+ *   closed hides the rest of the text block.
+ * Known limit: quoted text holding a bare closing fence of its own ends the model's fence early,
+ * as in any Markdown renderer, and a marker after that line reads as the model's prose.
+ *
+ * Text is stored without control characters, and service names follow the one rule of
+ * src/text-rules.ts (a bad or over-long name rejects the marker). Nothing here spreads a message's
+ * blocks or a block's lines into call arguments (a message can carry 200K blocks), and every
+ * pattern runs in linear time on a line of any length.
  */
-import { normaliseService, SERVICE_PATTERN } from './names.js';
+import { stripControlCharacters } from '../text-rules.js';
+import { checkServiceName } from './names.js';
 import type { StreamMessage } from './types.js';
 
 export type EventLevel = 'info' | 'warning' | 'critical';
 export type CooldownAction = 'restart' | 'redeployment';
-export type MarkerKind = 'event' | 'memory' | 'cooldown' | 'escalate';
+export type MarkerKind = 'event' | 'memory' | 'cooldown' | 'service' | 'escalate';
 
 /** Marker text longer than this is reported instead of stored (never silently cut). */
 export const MAX_MARKER_TEXT = 2000;
+/** What a service is, in a sentence or two (the operator's description box holds the same). */
+export const MAX_SERVICE_DESCRIPTION = 500;
 
 export type Marker =
   | { kind: 'event'; level: EventLevel; levelWord: string; service: string | null; message: string }
@@ -25,13 +47,16 @@ export type Marker =
       success: boolean;
       message: string;
     }
+  | { kind: 'service'; service: string; description: string }
   | { kind: 'escalate'; tier: number; reason: string }
   | { kind: 'rejected'; markerKind: MarkerKind; reason: string; line: string };
 
-// A marker starts a line; leading spaces and one list bullet (-, *, +, 1., 1)) are allowed.
+// At most 3 spaces (no tab), one optional list bullet, then the marker.
 const MARKER_LINE =
-  /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[(EVENT|MEMORY|COOLDOWN|ESCALATE):([^\]\r\n]*)\][ \t]*(.*)$/i;
-const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/;
+  /^ {0,3}(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[(EVENT|MEMORY|COOLDOWN|SERVICE|ESCALATE):([^\]\r\n]*)\][ \t]*(.*)$/i;
+const QUOTE = /^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?>/;
+const BULLET = /^(?:[-*+]|\d{1,9}[.)])[ \t]/;
+const BLANK = /^[ \t]*$/;
 const WORD = /^[A-Za-z0-9_-]+$/;
 const COOLDOWN_TEXT = /^(success|failure)\b[ \t]*(?:[-\u2013\u2014:][ \t]*)?(.*)$/i;
 const ESCALATE_TIER = /^(?:tier)?[ \t]*([0-9])$/i;
@@ -47,26 +72,68 @@ export function normaliseLevel(word: string): EventLevel {
   return 'info';
 }
 
-/** Markers in one block of assistant text, in order. Lines inside fenced code are skipped. */
+/** Markers in one block of assistant text, in order, skipping quoted and code lines. */
 export function extractMarkers(text: string): Marker[] {
   const out: Marker[] = [];
-  let fence: string | null = null;
+  // Open fences, innermost last.
+  const fences: Fence[] = [];
+  let inQuote = false;
   for (const rawLine of text.split('\n')) {
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    const fenceMatch = FENCE.exec(line);
-    if (fenceMatch) {
-      const mark = fenceMatch[1]!;
-      if (fence === null) fence = mark;
-      else if (mark[0] === fence[0] && mark.length >= fence.length) fence = null;
+    const fence = fenceLine(line);
+    if (fences.length > 0) {
+      const open = fences[fences.length - 1]!;
+      if (fence && fence.info !== '') fences.push(fence);
+      else if (fence && fence.char === open.char && fence.length >= open.length) fences.pop();
       continue;
     }
-    if (fence !== null) continue;
+    if (fence) {
+      fences.push(fence);
+      if (QUOTE.test(line)) inQuote = true;
+      continue;
+    }
+    if (BLANK.test(line)) {
+      inQuote = false;
+      continue;
+    }
+    if (QUOTE.test(line)) inQuote = true;
+    if (inQuote) continue;
     const m = MARKER_LINE.exec(line);
-    if (!m) continue;
-    const marker = toMarker(m[1]!.toLowerCase() as MarkerKind, m[2]!, m[3]!.trim(), line.trim());
-    out.push(marker);
+    if (m) out.push(toMarker(m[1]!.toLowerCase() as MarkerKind, m[2]!, m[3]!, line));
   }
   return out;
+}
+
+interface Fence {
+  char: string;
+  length: number;
+  info: string;
+}
+
+/**
+ * The fence a line opens or closes, or null. Recognised at any indentation and after quote marks
+ * and a bullet: counting too many lines as fences can only hide markers, never make quoted text
+ * into one. Scanned by hand, as a regex with two optional prefixes backtracks quadratically.
+ */
+function fenceLine(line: string): Fence | null {
+  let i = skipPrefix(line, 0);
+  const bullet = BULLET.exec(line.slice(i, i + 11));
+  if (bullet) i = skipPrefix(line, i + bullet[0].length);
+  const char = line[i];
+  if (char !== '`' && char !== '~') return null;
+  let end = i;
+  while (line[end] === char) end += 1;
+  if (end - i < 3) return null;
+  const info = line.slice(end).trim();
+  // A backtick run followed by more backticks on the line is inline code, not a fence.
+  if (char === '`' && info.includes('`')) return null;
+  return { char, length: end - i, info };
+}
+
+function skipPrefix(line: string, from: number): number {
+  let i = from;
+  while (line[i] === ' ' || line[i] === '\t' || line[i] === '>') i += 1;
+  return i;
 }
 
 /** Markers carried by one stream message: only the main agent's assistant text blocks count. */
@@ -74,7 +141,8 @@ export function markersFromMessage(message: StreamMessage): Marker[] {
   if (message.type !== 'assistant' || message.parentToolUseId !== null) return [];
   const out: Marker[] = [];
   for (const block of message.content) {
-    if (block.type === 'text') out.push(...extractMarkers(block.text));
+    if (block.type !== 'text') continue;
+    for (const marker of extractMarkers(block.text)) out.push(marker);
   }
   return out;
 }
@@ -84,65 +152,90 @@ export function markerKey(marker: Marker): string {
   return JSON.stringify(marker);
 }
 
-function toMarker(kind: MarkerKind, tag: string, text: string, line: string): Marker {
+function toMarker(kind: MarkerKind, tag: string, rawText: string, line: string): Marker {
   const reject = (reason: string): Marker => ({
     kind: 'rejected',
     markerKind: kind,
     reason,
-    line: clip(line),
+    line: clip(stripControlCharacters(line.trim()), 200),
   });
+  const text = stripControlCharacters(rawText).trim();
   if (text.length > MAX_MARKER_TEXT) {
     return reject(`text is ${text.length} characters, over the limit of ${MAX_MARKER_TEXT}`);
   }
   if (text.length === 0) return reject('no text after the marker');
   const fields = tag.split(':').map((f) => f.trim());
+  const first = fields[0]!;
+  const second = fields[1];
+  const extra = fields.length > 2;
   switch (kind) {
     case 'event': {
-      const [level = '', service, ...extra] = fields;
-      if (!WORD.test(level) || extra.length > 0) return reject(`bad event tag "${tag}"`);
-      const svc = optionalService(service);
-      if (svc === false) return reject(`bad service name "${service ?? ''}"`);
-      return { kind, level: normaliseLevel(level), levelWord: level, service: svc, message: text };
+      if (!WORD.test(first) || extra) return reject(`bad event tag "${shown(tag)}"`);
+      const svc = optionalService(second);
+      if (!svc.ok) return reject(svc.reason);
+      return {
+        kind,
+        level: normaliseLevel(first),
+        levelWord: first,
+        service: svc.name,
+        message: text,
+      };
     }
     case 'memory': {
-      const [category = '', service, ...extra] = fields;
-      if (!WORD.test(category) || extra.length > 0) return reject(`bad memory tag "${tag}"`);
-      const svc = optionalService(service);
-      if (svc === false) return reject(`bad service name "${service ?? ''}"`);
-      return { kind, category: category.toLowerCase(), service: svc, observation: text };
+      if (!WORD.test(first) || extra) return reject(`bad memory tag "${shown(tag)}"`);
+      const svc = optionalService(second);
+      if (!svc.ok) return reject(svc.reason);
+      return { kind, category: first.toLowerCase(), service: svc.name, observation: text };
     }
     case 'cooldown': {
-      const [action = '', service = '', ...extra] = fields;
-      const act = action.toLowerCase();
-      if ((act !== 'restart' && act !== 'redeployment') || extra.length > 0) {
-        return reject(`cooldown action must be restart or redeployment, got "${action}"`);
+      const act = first.toLowerCase();
+      if ((act !== 'restart' && act !== 'redeployment') || extra) {
+        return reject(`cooldown action must be restart or redeployment, got "${shown(first)}"`);
       }
-      if (!SERVICE_PATTERN.test(service)) return reject(`bad service name "${service}"`);
+      const svc = checkServiceName(second ?? '');
+      if (!svc.ok) return reject(`service name ${svc.reason}`);
       const outcome = COOLDOWN_TEXT.exec(text);
       if (!outcome) return reject('cooldown text must start with success or failure');
       return {
         kind,
         action: act,
-        service: normaliseService(service),
+        service: svc.name,
         success: outcome[1]!.toLowerCase() === 'success',
         message: outcome[2]!.trim(),
       };
     }
+    case 'service': {
+      const svc = checkServiceName(first);
+      if (!svc.ok || second !== undefined)
+        return reject(`service name ${svc.ok ? 'has an extra field' : svc.reason}`);
+      if (text.length > MAX_SERVICE_DESCRIPTION) {
+        return reject(
+          `description is ${text.length} characters, over the limit of ${MAX_SERVICE_DESCRIPTION}`,
+        );
+      }
+      return { kind, service: svc.name, description: text };
+    }
     case 'escalate': {
       const tier = ESCALATE_TIER.exec(tag.trim());
-      if (!tier) return reject(`bad escalation tier "${tag}"`);
+      if (!tier) return reject(`bad escalation tier "${shown(tag)}"`);
       return { kind, tier: Number(tier[1]), reason: text };
     }
   }
 }
 
-/** undefined/empty means no service; false means a malformed one. */
-function optionalService(service: string | undefined): string | null | false {
-  if (service === undefined || service === '') return null;
-  if (!SERVICE_PATTERN.test(service)) return false;
-  return normaliseService(service);
+/** No service (absent or empty) is null; a bad or over-long name is refused with the reason. */
+function optionalService(
+  service: string | undefined,
+): { ok: true; name: string | null } | { ok: false; reason: string } {
+  if (service === undefined || service === '') return { ok: true, name: null };
+  const checked = checkServiceName(service);
+  return checked.ok ? checked : { ok: false, reason: `service name ${checked.reason}` };
 }
 
-function clip(line: string): string {
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+function shown(text: string): string {
+  return clip(stripControlCharacters(text), 60);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -1,7 +1,9 @@
 /**
  * One line of stream-json to one typed message. Lenient by design: unknown types and fields
  * pass through, key order does not matter, and a line that is not a JSON object is reported
- * as junk rather than thrown.
+ * as junk rather than thrown. So is a line nested deeper than MAX_JSON_DEPTH: JSON.parse copes
+ * with any depth, but JSON.stringify (storing `usage`, the live feed) recurses and would overflow
+ * the stack far from here, losing the rest of the session.
  */
 import { isUtf8 } from 'node:buffer';
 
@@ -10,10 +12,18 @@ import type { ContentBlock, JsonObject, ResultMessage, StreamMessage } from './t
 export type LineOutcome =
   | { kind: 'message'; message: StreamMessage; invalidUtf8: boolean }
   | { kind: 'blank' }
-  | { kind: 'junk'; reason: 'not_json' | 'not_object'; invalidUtf8: boolean };
+  | { kind: 'junk'; reason: 'not_json' | 'not_object' | 'too_deep'; invalidUtf8: boolean };
+
+/** Deepest nesting of objects and arrays read from one line (real lines stay under 20). */
+export const MAX_JSON_DEPTH = 256;
 
 const CR = 0x0d;
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** Parses one line (without its `\n`). A trailing `\r` is dropped. */
 export function parseLine(line: Buffer): LineOutcome {
@@ -25,6 +35,8 @@ export function parseLine(line: Buffer): LineOutcome {
   const bytes = line.subarray(start, end);
   const invalidUtf8 = !isUtf8(bytes);
   if (bytes[0] !== OPEN_BRACE) return { kind: 'junk', reason: 'not_json', invalidUtf8 };
+  if (nestedDeeperThan(bytes, MAX_JSON_DEPTH))
+    return { kind: 'junk', reason: 'too_deep', invalidUtf8 };
   let value: unknown;
   try {
     // Invalid UTF-8 decodes to U+FFFD; the rest of the message is still worth reading.
@@ -34,6 +46,28 @@ export function parseLine(line: Buffer): LineOutcome {
   }
   if (!isObject(value)) return { kind: 'junk', reason: 'not_object', invalidUtf8 };
   return { kind: 'message', message: toMessage(value), invalidUtf8 };
+}
+
+/** Counts brackets outside strings; a line of n bytes nests at most n deep, so short ones pass. */
+function nestedDeeperThan(bytes: Buffer, max: number): boolean {
+  if (bytes.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i += 1;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) {
+      inString = true;
+    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      depth -= 1;
+    }
+  }
+  return false;
 }
 
 function isSpace(byte: number): boolean {

@@ -15,7 +15,7 @@ export interface StreamParserOptions {
   /** `bytes` is the size of the line the message came from. */
   onMessage: (message: StreamMessage, bytes: number) => void;
   /** Told about each skipped line, e.g. to log it; never required. */
-  onSkipped?: (reason: 'oversized' | 'not_json' | 'not_object', bytes: number) => void;
+  onSkipped?: (reason: 'oversized' | 'not_json' | 'not_object' | 'too_deep', bytes: number) => void;
 }
 
 export class StreamParser {
@@ -35,6 +35,11 @@ export class StreamParser {
         this.opts.onSkipped?.('oversized', bytes);
       },
     });
+  }
+
+  /** Bytes held for an unfinished line (bounded by `maxLineBytes`). */
+  get bufferedBytes(): number {
+    return this.splitter.bufferedBytes;
   }
 
   write(chunk: Uint8Array): void {

@@ -1,6 +1,9 @@
 /**
  * Session-level facts gathered while messages stream past: the CLI's session id, the model,
  * the final text and the result line. Pure; holds only the last assistant message's text.
+ *
+ * A message may carry any number of blocks (200K have been seen), so nothing here spreads a
+ * message's blocks into call arguments: that overflows the stack and loses the rest of the stream.
  */
 import type { ResultMessage, StreamMessage } from './types.js';
 
@@ -34,15 +37,18 @@ export class TranscriptTracker {
       case 'assistant': {
         if (message.parentToolUseId !== null) return;
         this.model ??= message.model;
-        const texts = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
-        this.toolUses += message.content.filter((b) => b.type === 'tool_use').length;
+        let hasText = false;
+        for (const b of message.content) {
+          if (b.type === 'tool_use') this.toolUses += 1;
+          else if (b.type === 'text') hasText = true;
+        }
         // One API response arrives as several lines sharing message.id: count it once.
         const isNewMessage = message.messageId === null || message.messageId !== this.lastMessageId;
         if (isNewMessage) this.assistantMessages += 1;
-        if (texts.length === 0) return;
+        if (!hasText) return;
         if (isNewMessage || this.lastMessageId === null) this.lastText = [];
         this.lastMessageId = message.messageId;
-        this.lastText.push(...texts);
+        for (const b of message.content) if (b.type === 'text') this.lastText.push(b.text);
         return;
       }
       case 'result':

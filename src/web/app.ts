@@ -1,33 +1,37 @@
 /**
- * The dashboard and the JSON API on one Hono app. Order matters: security headers, static files,
- * sign-in, then authentication and CSRF for everything else. `createApp(deps).request()` is
- * what the route tests drive.
+ * The dashboard and the JSON API on one Hono app. Order matters: security headers, the `Host`
+ * check, body limits (before anything reads a body), static files, sign-in, then authentication
+ * and CSRF for everything else. `createApp(deps).request()` is what the route tests drive.
  */
-import { Hono } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { join } from 'node:path';
 
-import { type AuthInfo, COOKIE_NAME, createAuth, type SessionCookie } from './auth.js';
+import { Hono } from 'hono';
+import { deleteCookie, getCookie } from 'hono/cookie';
+
+import { COOKIE_NAME, createAuth } from './auth.js';
+import { bodyLimit } from './body-limit.js';
+import type { AppEnv } from './context.js';
 import type { WebDeps } from './deps.js';
 import { apiError, onError, wantsJson } from './errors.js';
-import { isHtmx, renderView } from './render.js';
+import { hostGuard } from './host-guard.js';
+import { isHtmx } from './render.js';
+import { revokedSessions } from './revoked-sessions.js';
 import { apiRoutes } from './routes/api.js';
 import { cooldownRoutes } from './routes/cooldowns.js';
 import { eventRoutes } from './routes/events.js';
 import { memoryRoutes } from './routes/memories.js';
 import { overviewRoutes } from './routes/overview.js';
+import { serviceRoutes } from './routes/services.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { isMutation, sameOriginMutations, securityHeaders } from './security.js';
+import { setSessionCookie, signInRoutes } from './sign-in.js';
 import { serveStatic } from './static.js';
 
-export interface AppEnv {
-  Variables: {
-    auth: AuthInfo;
-    app: { demo: boolean; signedIn: boolean; now: number };
-  };
-}
+export type { AppEnv } from './context.js';
 
 const PUBLIC_PATHS = new Set(['/login', '/api/v1/health', '/api/v1/openapi.json']);
-const MAX_FAILED_LOGINS = 10;
+/** Signed-out sessions, kept beside the cookie key (web-secret) in the data folder. */
+const REVOKED_FILE = 'web-signed-out';
 
 /** True for requests a cross-site HTML form can send (POST with a form or text body). */
 function forgeable(method: string, contentType: string | undefined): boolean {
@@ -41,77 +45,26 @@ function forgeable(method: string, contentType: string | undefined): boolean {
   );
 }
 
-/** A local path to return to after sign-in; anything else becomes `/`. */
-function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-    ? next
-    : '/';
-}
-
 export function createApp(deps: WebDeps): Hono<AppEnv> {
-  const auth = createAuth(deps.config.web, deps.secret, () => deps.clock.now());
+  const now = () => deps.clock.now();
+  const revoked = revokedSessions(join(deps.config.dataDir, REVOKED_FILE), now, deps.log);
+  const auth = createAuth(deps.config.web, deps.secret, now, (id) => revoked.has(id));
   const app = new Hono<AppEnv>();
-  const failedLogins = new Map<string, { count: number; since: number }>();
-
-  const setSession = (c: Parameters<typeof setCookie>[0], s: SessionCookie) =>
-    setCookie(c, COOKIE_NAME, s.value, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      secure: deps.config.web.secureCookies,
-      path: '/',
-      maxAge: s.maxAgeSeconds,
-    });
+  const secure = deps.config.web.secureCookies;
+  const credentialMissing = !deps.config.modelCredentialConfigured && !deps.demo;
 
   app.onError(onError(deps.log));
   app.use('*', securityHeaders);
+  app.use('*', hostGuard(deps.config.web));
+  app.use('*', bodyLimit(deps.config.web));
   app.get('/static/*', serveStatic);
   app.use('*', sameOriginMutations);
   app.use('*', async (c, next) => {
-    c.set('app', { demo: deps.demo, signedIn: !auth.open, now: deps.clock.now() });
+    c.set('app', { demo: deps.demo, signedIn: !auth.open, now: now(), credentialMissing });
     return next();
   });
 
-  // --- sign-in -------------------------------------------------------------------------------
-  const loginPage = (c: Parameters<typeof renderView>[0], error: string | null, status = 200) =>
-    c.html(
-      renderView(c, 'login', {
-        error,
-        next: safeNext(c.req.query('next')),
-        canUseToken: auth.canUseToken,
-        canUsePassword: auth.canUsePassword,
-      }),
-      status as 200,
-    );
-  app.get('/login', (c) => (auth.open ? c.redirect('/', 303) : loginPage(c, null)));
-  app.post('/login', async (c) => {
-    if (auth.open) return c.redirect('/', 303);
-    const key = c.req.header('X-Forwarded-For') ?? 'local';
-    const now = deps.clock.now();
-    const record = failedLogins.get(key);
-    if (record && now - record.since < 60_000 && record.count >= MAX_FAILED_LOGINS) {
-      return loginPage(c, 'Too many failed attempts; wait a minute.', 429);
-    }
-    const form = await c.req.parseBody();
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const ok = auth.credentialsOk({
-      token: str(form.token),
-      user: str(form.user),
-      password: str(form.password),
-    });
-    if (!ok) {
-      failedLogins.set(
-        key,
-        record && now - record.since < 60_000
-          ? { ...record, count: record.count + 1 }
-          : { count: 1, since: now },
-      );
-      deps.log.warn('failed sign-in');
-      return loginPage(c, 'Wrong credentials.', 401);
-    }
-    failedLogins.delete(key);
-    setSession(c, auth.issue('session'));
-    return c.redirect(safeNext(str(form.next)), 303);
-  });
+  app.route('/', signInRoutes(deps, auth));
 
   // --- authentication and CSRF ----------------------------------------------------------------
   app.use('*', async (c, next) => {
@@ -119,7 +72,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
     const bearer = auth.bearerOk(c.req.header('Authorization'));
     if (bearer === false) return apiError(c, 401, 'unauthorized', 'invalid bearer token');
     if (bearer === true) {
-      c.set('auth', { kind: 'bearer', csrf: null });
+      c.set('auth', { kind: 'bearer', csrf: null, session: null });
       return next();
     }
     let session = auth.verify(getCookie(c, COOKIE_NAME));
@@ -127,13 +80,17 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
       if (isMutation(c.req.method) && !forgeable(c.req.method, c.req.header('Content-Type'))) {
         // A script on this machine (no credential configured, loopback only): a JSON body or a
         // PUT/DELETE cannot be sent cross-site without a CORS preflight, which is never granted.
-        c.set('auth', { kind: 'anonymous', csrf: null });
+        c.set('auth', { kind: 'anonymous', csrf: null, session: null });
         return next();
       }
       // A browser: an anonymous session, so CSRF protection still applies.
       const issued = auth.issue('anonymous');
-      setSession(c, issued);
-      session = { kind: 'anonymous', csrf: issued.csrf };
+      setSessionCookie(c, issued, secure);
+      session = {
+        kind: 'anonymous',
+        csrf: issued.csrf,
+        session: { id: issued.id, expiresAt: issued.expiresAt },
+      };
       if (isMutation(c.req.method))
         return apiError(c, 403, 'csrf', 'missing or invalid CSRF token');
     }
@@ -164,6 +121,9 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   });
 
   app.post('/logout', (c) => {
+    // Revoked server-side too, so a copy of the cookie is refused after signing out.
+    const session = auth.verify(getCookie(c, COOKIE_NAME))?.session;
+    if (session) revoked.revoke(session.id, session.expiresAt);
     deleteCookie(c, COOKIE_NAME, { path: '/' });
     return c.redirect(auth.open ? '/' : '/login', 303);
   });
@@ -172,6 +132,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.route('/', sessionRoutes(deps));
   app.route('/', eventRoutes(deps));
   app.route('/', memoryRoutes(deps));
+  app.route('/', serviceRoutes(deps));
   app.route('/', cooldownRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
   app.notFound((c) => apiError(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));

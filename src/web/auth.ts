@@ -15,10 +15,14 @@ export interface AuthInfo {
   kind: AuthKind;
   /** The CSRF token of the session (null for bearer requests, which need none). */
   csrf: string | null;
+  /** The signed cookie's id and expiry (null without a cookie), for signing out. */
+  session: { id: string; expiresAt: number } | null;
 }
 
 export interface SessionCookie {
   value: string;
+  id: string;
+  expiresAt: number;
   csrf: string;
   maxAgeSeconds: number;
 }
@@ -35,7 +39,13 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(da, db);
 }
 
-export function createAuth(web: WebConfig, secret: Buffer, now: () => number) {
+export function createAuth(
+  web: WebConfig,
+  secret: Buffer,
+  now: () => number,
+  /** True for a session signed out before it expired. */
+  isRevoked: (id: string) => boolean = () => false,
+) {
   // Changing a credential changes the key, which signs every earlier session out.
   const key = createHmac('sha256', secret)
     .update(
@@ -55,17 +65,18 @@ export function createAuth(web: WebConfig, secret: Buffer, now: () => number) {
     /** A fresh signed session; `kind` tells how it was obtained. */
     issue(kind: 'session' | 'anonymous'): SessionCookie {
       const nonce = b64(randomBytes(18));
-      const payload = b64(
-        Buffer.from(JSON.stringify({ n: nonce, e: now() + SESSION_TTL_MS, k: kind })),
-      );
+      const expiresAt = now() + SESSION_TTL_MS;
+      const payload = b64(Buffer.from(JSON.stringify({ n: nonce, e: expiresAt, k: kind })));
       return {
         value: `${payload}.${sign(payload)}`,
+        id: nonce,
+        expiresAt,
         csrf: csrfFor(nonce),
         maxAgeSeconds: SESSION_TTL_MS / 1000,
       };
     },
 
-    /** The session a cookie value proves, or null (bad signature, expired, or wrong mode). */
+    /** The session a cookie value proves, or null (bad signature, expired, signed out, or wrong mode). */
     verify(cookie: string | undefined): AuthInfo | null {
       if (!cookie) return null;
       const dot = cookie.indexOf('.');
@@ -81,7 +92,12 @@ export function createAuth(web: WebConfig, secret: Buffer, now: () => number) {
         if (typeof p.n !== 'string' || typeof p.e !== 'number' || p.e < now()) return null;
         // An anonymous session is worth nothing once a credential is configured.
         if (p.k === 'anonymous' && !open) return null;
-        return { kind: p.k === 'anonymous' ? 'anonymous' : 'session', csrf: csrfFor(p.n) };
+        if (isRevoked(p.n)) return null;
+        return {
+          kind: p.k === 'anonymous' ? 'anonymous' : 'session',
+          csrf: csrfFor(p.n),
+          session: { id: p.n, expiresAt: p.e },
+        };
       } catch {
         return null;
       }

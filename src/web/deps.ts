@@ -2,11 +2,11 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/index.js';
+import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import type { ChainRequest } from '../runner/chain.js';
 import type { ServiceCooldown } from '../runner/cooldown-policy.js';
 import type { SessionFeed } from '../runner/live-feed.js';
-import type { MemoryKeeper } from '../runner/memory-keeper.js';
 import type { RunTicket, Scheduler } from '../runner/scheduler.js';
 
 export interface RunnerControl {
@@ -25,7 +25,7 @@ export interface RunnerControl {
 export interface WebDeps {
   config: Config;
   stores: Stores;
-  keeper: MemoryKeeper;
+  knowledge: Knowledge;
   feed: SessionFeed;
   runner: RunnerControl;
   clock: Clock;

@@ -10,7 +10,7 @@ import {
   validateObservation,
   validateService,
 } from '../memory/index.js';
-import type { MemoryPatch } from '../runner/memory-keeper.js';
+import type { MemoryPatch } from '../knowledge/index.js';
 
 type Input = Record<string, unknown>;
 
@@ -24,7 +24,8 @@ function text(input: Input, field: string): string | undefined {
   const v = input[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw invalid(field, 'must be text');
-  return v;
+  // A browser sends a textarea's line ends as CRLF; any other control character is refused later.
+  return v.replace(/\r\n?/g, '\n');
 }
 
 function bool(input: Input, field: string): boolean | undefined {

@@ -1,27 +1,53 @@
-/** Memory list filters from a query string, shared by the Memories page and the API. */
+/**
+ * Memory list filters (and the page's search words) from a query string, shared by the Memories
+ * page and the API. The same
+ * rule as the event filters (event-query.ts): a value that is not understood is left out and
+ * listed in `problems`; the page says it ignored it, the API answers 400 naming the field.
+ */
 import type { MemoryFilter } from '../db/index.js';
-import { type Category, isCategory } from '../memory/index.js';
+import { type Category, CATEGORIES, isCategory } from '../memory/index.js';
 
-const STATUSES = ['all', 'active', 'inactive'] as const;
-type Status = (typeof STATUSES)[number];
+/** The longest search query (the API refuses longer ones; the page cuts them). */
+export const MAX_QUERY_LENGTH = 2000;
+
+export const MEMORY_STATUSES = ['all', 'active', 'inactive'] as const;
+type Status = (typeof MEMORY_STATUSES)[number];
 
 export interface MemoryListQuery {
+  /** Search words (the page's search box); empty lists memories as they are. */
+  q: string;
   service: string;
   category: Category | '';
   status: Status;
   page: number;
+  /** The filter values as sent (trimmed), shown back when ignored. */
+  raw: { status: string; category: string };
+  problems: { field: 'status' | 'category'; message: string }[];
 }
 
-/** Filters from the query string; unknown values fall back to "all" instead of failing a page. */
+/** Filters from the query string. Never throws: unusable values are listed in `problems`. */
 export function listQuery(q: (name: string) => string | undefined): MemoryListQuery {
-  const category = (q('category') ?? '').toLowerCase();
-  const status = (q('status') ?? 'all').toLowerCase();
+  const raw = { status: (q('status') ?? '').trim(), category: (q('category') ?? '').trim() };
+  const problems: MemoryListQuery['problems'] = [];
+  const category = raw.category.toLowerCase();
+  if (category !== '' && !isCategory(category)) {
+    problems.push({ field: 'category', message: `must be one of ${CATEGORIES.join(', ')}` });
+  }
+  const status = raw.status.toLowerCase();
+  const knownStatus = (MEMORY_STATUSES as readonly string[]).includes(status);
+  if (status !== '' && !knownStatus) {
+    problems.push({ field: 'status', message: `must be one of ${MEMORY_STATUSES.join(', ')}` });
+  }
   const pageNo = Number(q('page') ?? '1');
   return {
+    // A query longer than the API allows is cut, not refused: the page never errors on typing.
+    q: (q('q') ?? '').trim().slice(0, MAX_QUERY_LENGTH),
     service: (q('service') ?? '').trim().toLowerCase(),
     category: isCategory(category) ? category : '',
-    status: (STATUSES as readonly string[]).includes(status) ? (status as Status) : 'all',
+    status: knownStatus ? (status as Status) : 'all',
     page: Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1,
+    raw,
+    problems,
   };
 }
 

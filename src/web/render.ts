@@ -8,6 +8,7 @@ import { Eta } from 'eta';
 import type { Context } from 'hono';
 
 import type { AuthInfo } from './auth.js';
+import type { PageFlags } from './context.js';
 import { viewHelpers } from './view-helpers.js';
 
 export const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url));
@@ -16,7 +17,7 @@ const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim:
 
 export interface PageFrame {
   title: string;
-  nav: 'overview' | 'sessions' | 'events' | 'memories' | 'cooldowns' | 'none';
+  nav: 'overview' | 'sessions' | 'events' | 'memories' | 'services' | 'cooldowns' | 'none';
 }
 
 /** True for requests made by htmx (they get partials, not whole pages). */
@@ -26,12 +27,12 @@ export function isHtmx(c: Context): boolean {
 
 function common(c: Context) {
   const auth = c.get('auth' as never) as AuthInfo | undefined;
-  const app = c.get('app' as never) as
-    { demo: boolean; signedIn: boolean; now: number } | undefined;
+  const app = c.get('app' as never) as PageFlags | undefined;
   return {
     h: viewHelpers,
     csrf: auth?.csrf ?? '',
     demo: app?.demo ?? false,
+    credentialMissing: app?.credentialMissing ?? false,
     signedIn: app?.signedIn ?? false,
     now: app?.now ?? Date.now(),
   };

@@ -4,6 +4,7 @@
  * and the webhook.
  */
 import { AppError } from '../errors.js';
+import { rejectControlCharacters } from '../memory/index.js';
 import type { RunTicket } from '../runner/scheduler.js';
 import type { Tier } from '../runner/session-runner.js';
 
@@ -11,6 +12,16 @@ export const MAX_PROMPT_CHARS = 20_000;
 
 function invalid(field: string, message: string): AppError {
   return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
+}
+
+/**
+ * Free text from an operator or a monitoring system: line ends as `\n` (a browser sends a
+ * textarea's as CRLF), and refused, naming the field, when it holds any other control character.
+ */
+export function operatorText(field: string, value: string): string {
+  const text = value.replace(/\r\n?/g, '\n');
+  rejectControlCharacters(field, text);
+  return text;
 }
 
 /** A tier from a form (text) or JSON (number); absent means 1. At most `maxTier`. */
@@ -28,7 +39,7 @@ export function parseTier(value: unknown, maxTier: Tier, field = 'tier'): Tier {
 export function parsePrompt(value: unknown, field = 'prompt'): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw invalid(field, 'must be text');
-  const prompt = value.trim();
+  const prompt = operatorText(field, value).trim();
   if (prompt.length > MAX_PROMPT_CHARS) {
     const n = (x: number) => x.toLocaleString('en-US');
     throw invalid(field, `is ${n(prompt.length)} characters; the limit is ${n(MAX_PROMPT_CHARS)}`);

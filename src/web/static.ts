@@ -15,8 +15,18 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+function decoded(path: string): string | null {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null; // a malformed % escape names no file
+  }
+}
+
 export async function serveStatic(c: Context) {
-  const rel = normalize(decodeURIComponent(c.req.path.slice('/static/'.length)));
+  const name = decoded(c.req.path.slice('/static/'.length));
+  if (name === null) return c.notFound();
+  const rel = normalize(name);
   const type = TYPES[extname(rel)];
   if (!type || rel.startsWith('..') || rel.includes(`${sep}..`) || rel.startsWith(sep))
     return c.notFound();

@@ -1,5 +1,5 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
-import { formatConfidence } from '../memory/index.js';
+import { formatConfidence, type ScoreParts } from '../memory/index.js';
 
 export function time(ms: number | null): string {
   if (ms === null) return '-';
@@ -57,7 +57,33 @@ export function windowText(ms: number): string {
   return Number.isInteger(hours) ? `${hours} h` : `${Math.round(ms / 60_000)} min`;
 }
 
+/** Why a search result ranked there, compactly: `words #2 · meaning 0.61 · conf ×0.95 · ...`. */
+export function why(w: ScoreParts): string {
+  return [
+    w.lexicalRank === null ? null : `words #${w.lexicalRank}`,
+    w.cosine === null ? null : `meaning ${w.cosine.toFixed(2)}`,
+    `conf ×${w.confidenceWeight.toFixed(2)}`,
+    `recency ×${w.recencyWeight.toFixed(2)}`,
+    w.importanceWeight === 1 ? null : `importance ×${w.importanceWeight.toFixed(2)}`,
+    `score ${w.score.toFixed(2)}`,
+  ]
+    .filter((p) => p !== null)
+    .join(' · ');
+}
+
+/** The rest of the components, for the tooltip of `why`. */
+export function whyDetail(w: ScoreParts): string {
+  return [
+    w.bm25 === null ? 'no word match' : `bm25 ${w.bm25.toFixed(2)}`,
+    w.semanticRank === null ? 'not a meaning candidate' : `meaning rank #${w.semanticRank}`,
+    `fused ${w.fused.toFixed(4)}`,
+    `relevance ${w.relevance.toFixed(2)}`,
+  ].join(' · ');
+}
+
 export const viewHelpers = {
+  why,
+  whyDetail,
   time,
   shortTime,
   isoTime,

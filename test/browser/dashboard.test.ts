@@ -1,7 +1,7 @@
 /**
  * The dashboard in a real browser: sign in, curate memories while the table refreshes itself,
- * watch a live session (the real Claude CLI against the simulated model), and take the
- * screenshots the README shows.
+ * search them as you type, say what a service is, watch a live session (the real Claude CLI
+ * against the simulated model), and take the screenshots the README shows.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
 import { TOKEN } from '../helpers/web.js';
 import { XSS_CORPUS } from '../helpers/xss.js';
+import { seedMemory } from '../helpers/db.js';
 
 // Screenshots go to a temp folder unless WATCHKEEPER_SCREENSHOTS names one (npm run screenshots).
 const SCREENSHOTS =
@@ -101,7 +102,7 @@ afterAll(async () => {
   await rt?.scheduler.shutdown();
   await web?.close();
   await sim?.close();
-  rt?.stores.close();
+  await rt?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -129,7 +130,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
   });
 
   it('keeps an inline edit while the table refreshes itself, then saves it', async () => {
-    const m = rt.keeper.add({
+    const m = seedMemory(rt, {
       service: 'jellyfin',
       category: 'timing',
       observation: 'Takes 60s to start',
@@ -139,7 +140,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     const editor = page.locator(`#memory-${m.id} textarea[name=observation]`);
     await editor.fill('Takes 90s to start on the NAS');
     // Meanwhile the agent changes another memory; the refresh must not clobber the open edit.
-    rt.keeper.add({
+    seedMemory(rt, {
       service: 'postgres',
       category: 'maintenance',
       observation: 'Needs VACUUM weekly',
@@ -177,15 +178,15 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
   it('bulk-deletes selected memories and reactivates an inactive one', async () => {
     const ids = ['one', 'two', 'three'].map(
       (n) =>
-        rt.keeper.add({ service: 'bulk', category: 'behavior', observation: `bulk memory ${n}` })
+        seedMemory(rt, { service: 'bulk', category: 'behavior', observation: `bulk memory ${n}` })
           .id,
     );
-    const inactive = rt.keeper.add({
+    const inactive = seedMemory(rt, {
       service: 'old',
       category: 'behavior',
       observation: 'an old stale memory',
     });
-    rt.keeper.deactivate([inactive.id]);
+    rt.knowledge.memory.deactivate([inactive.id]);
     await page.goto(url('/memories'));
     for (const id of ids) await page.check(`input[name=ids][value="${id}"]`);
     expect(await page.locator('#bulk-count').textContent()).toBe('3');
@@ -201,6 +202,75 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await page.locator(`#memory-${inactive.id}:not(.inactive)`).waitFor();
     expect(rt.stores.memories.get(inactive.id)!.active).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'memories.png'), fullPage: false });
+  });
+
+  it('searches memories as you type: ranked, each with why, the filter kept, no reload', async () => {
+    await rt.knowledge.memory.add({
+      service: 'plex',
+      category: 'timing',
+      observation: 'Needs about two minutes after a reboot before streams play again',
+    });
+    await rt.knowledge.memory.add({
+      service: 'traefik',
+      category: 'dependency',
+      observation: 'Routes fail until the docker socket is mounted',
+    });
+    await page.goto(url('/memories'));
+    await page.selectOption('#memory-filters select[name=category]', 'timing');
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#memory-rows tr td:nth-child(3)')].every((td) => td.textContent === 'timing')",
+    );
+    await page.evaluate('window.notReloaded = true');
+    await page.keyboard.press('/'); // jumps to the search box
+    expect(await page.evaluate('document.activeElement.id')).toBe('memory-search');
+    const query = 'media server needs minutes after a reboot';
+    await page.keyboard.type(query, { delay: 20 });
+    await page.locator(`#memory-table[data-q="${query}"]`).waitFor();
+    const first = page.locator('#memory-rows tr').first();
+    expect(await first.textContent()).toContain('Needs about two minutes after a reboot');
+    expect(await first.locator('.why').textContent()).toMatch(/^#1 .*score \d\.\d\d$/);
+    const categories = await page.locator('#memory-rows tr td:nth-child(3)').allTextContents();
+    expect(new Set(categories)).toEqual(new Set(['timing'])); // the filter applies to the search
+    expect(await page.locator('#memory-rows').textContent()).not.toContain('docker socket');
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+    expect(new URL(page.url()).searchParams.get('q')).toBe(query);
+    // The 5 s refresh keeps the query and its results.
+    await page.waitForTimeout(6000);
+    expect(await page.locator('#memory-table').getAttribute('data-q')).toBe(query);
+    expect(await page.locator('#memory-rows tr').first().textContent()).toContain(
+      'Needs about two minutes after a reboot',
+    );
+    expect(await page.inputValue('#memory-search')).toBe(query);
+    await page.screenshot({ path: join(SCREENSHOTS, 'memory-search.png'), fullPage: false });
+  });
+
+  it('lists services and saves what one is', async () => {
+    await page.goto(url('/memories'));
+    await page.click('nav a:has-text("Services")');
+    await page.waitForURL(url('/services'));
+    const row = page.locator('#service-plex');
+    expect(await row.textContent()).toContain('media server');
+    expect(await row.locator('.badge.source').textContent()).toBe('catalog');
+    await row.locator('a', { hasText: 'plex' }).click();
+    await page.waitForURL(url('/services/plex'));
+    await page.fill(
+      '#service-description-input',
+      'the living-room TV box, serves the family films',
+    );
+    await page.click('#service-describe button[type=submit]');
+    await page.waitForURL(url('/services/plex?saved=1'));
+    expect(await page.locator('#service-description').textContent()).toBe(
+      'the living-room TV box, serves the family films',
+    );
+    expect(await page.locator('main').textContent()).toContain('The catalog says: media server');
+    expect(rt.knowledge.services.show('plex')).toMatchObject({
+      description: 'the living-room TV box, serves the family films',
+      descriptionSource: 'operator',
+    });
+    await page.goto(url('/services'));
+    expect(await page.locator('#service-plex').textContent()).toContain('the living-room TV box');
+    expect(await page.locator('#service-plex .badge.source').textContent()).toBe('operator');
+    await page.screenshot({ path: join(SCREENSHOTS, 'services.png'), fullPage: false });
   });
 
   it('follows a live session: the log grows and events appear without a reload', async () => {
@@ -249,7 +319,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
   it('renders the XSS corpus inert: no script runs, no dialog opens', async () => {
     const before = dialogs.length;
     for (const payload of XSS_CORPUS)
-      rt.keeper.add({ service: null, category: 'behavior', observation: payload });
+      seedMemory(rt, { service: null, category: 'behavior', observation: payload });
     const id = rt.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: Date.now() });
     rt.stores.sessions.finish(id, {
       status: 'completed',

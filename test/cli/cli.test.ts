@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -16,6 +16,11 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+function binaryFile(dir: string): string {
+  const path = join(dir, 'photo.png');
+  writeFileSync(path, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]));
+  return path;
+}
 function fresh(clock = fakeClock()) {
   const cli = cliIn(undefined, clock);
   dirs.push(cli.dataDir);
@@ -44,6 +49,9 @@ describe('watchkeeper CLI', () => {
         last_reinforced_at: '2026-01-01T00:00:00.000Z',
         session_id: 1,
         tier: 1,
+        superseded_by: null,
+        last_surfaced_at: null,
+        surface_count: 0,
       },
     ]);
     const warnings = JSON.parse(
@@ -67,6 +75,45 @@ describe('watchkeeper CLI', () => {
       trigger: 'import',
       cli_session_id: '45012bfe-e406-4917-bfb6-ea536b9713e0',
       num_turns: 2,
+    });
+  });
+
+  it.each([
+    ['a folder', (dir: string) => [dir], '', /is a folder/],
+    ['the null device', () => [devNull], '', /the input is empty; nothing was imported/],
+    ['empty stdin', () => ['-'], '', /the input is empty/],
+    ['a binary', (dir: string) => [binaryFile(dir)], '', /the input is binary/],
+    ['a text file on stdin', () => ['-'], 'hello\n', /not a stream-json transcript/],
+  ])(
+    'refuses to ingest %s with exit 2, storing and copying nothing',
+    async (_name, args, stdin, message) => {
+      const { run, dataDir } = fresh();
+      const junk = mkdtempSync(join(tmpdir(), 'watchkeeper-junk-'));
+      dirs.push(junk);
+      const r = await run(['ingest', ...args(junk)], stdin);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(message);
+      expect(JSON.parse((await run(['sessions', 'list', '--json'])).stdout)).toEqual([]);
+      expect(existsSync(join(dataDir, 'sessions'))).toBe(false);
+    },
+  );
+
+  it('refuses a transcript already ingested (exit 2, naming the session) unless --force', async () => {
+    const { run, dataDir } = fresh();
+    const transcript = readFileSync(REAL, 'utf8');
+    expect((await run(['ingest', '-'], transcript)).code).toBe(0);
+    const again = await run(['ingest', REAL.pathname]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already recorded as session 1 (import)');
+    expect(again.stderr).toContain('--force');
+    expect(readdirSync(join(dataDir, 'sessions'))).toEqual(['1.ndjson']);
+    const forced = JSON.parse((await run(['ingest', '--force', '--json', '-'], transcript)).stdout);
+    expect(forced).toMatchObject({
+      session_id: 2,
+      status: 'completed',
+      memories_created: 0,
+      memories_reinforced: 1,
+      previous_imports: [1],
     });
   });
 
@@ -137,6 +184,54 @@ describe('watchkeeper CLI', () => {
     ]);
     expect((await run(['memories', 'delete', '1'])).stdout).toBe('1 memory deleted\n');
     expect((await run(['memories', 'list', '--all'])).stdout).toBe('no memories\n');
+  });
+
+  it.each([
+    [['memories', 'delete', '9']],
+    [['memories', 'deactivate', '9']],
+    [['memories', 'history', '9']],
+    [['memories', 'pin', '9']],
+    [['memories', 'unpin', '9']],
+    [['memories', 'edit', '9', '--text', 'x']],
+    [['memories', 'reactivate', '9']],
+  ])('%j: a missing id is exit 1, "no memory with id 9", nothing changed', async (argv) => {
+    const { run } = fresh();
+    await run(['memories', 'add', '--category', 'timing', '--service', 'db', 'Slow start']);
+    const before = (await run(['memories', 'list', '--all', '--json'])).stdout;
+    const r = await run(argv);
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'watchkeeper: no memory with id 9\n' });
+    expect((await run(['memories', 'list', '--all', '--json'])).stdout).toBe(before);
+    expect(JSON.parse((await run(['memories', 'history', '1', '--json'])).stdout)).toHaveLength(1);
+  });
+
+  it('refuses a bulk delete or deactivate with any missing id as a whole, changing nothing', async () => {
+    const { run } = fresh();
+    await run(['memories', 'add', '--category', 'timing', '--service', 'db', 'Slow start']);
+    await run(['memories', 'add', '--category', 'timing', '--service', 'web', 'Fast start']);
+    const before = (await run(['memories', 'list', '--all', '--json'])).stdout;
+    for (const verb of ['delete', 'deactivate']) {
+      const r = await run(['memories', verb, '1', '7', '2', '8']);
+      expect(r).toMatchObject({
+        code: 1,
+        stderr: 'watchkeeper: no memory with id 7, 8; nothing was changed\n',
+      });
+      expect((await run(['memories', 'list', '--all', '--json'])).stdout).toBe(before);
+    }
+    expect((await run(['memories', 'deactivate', '1', '2'])).stdout).toBe(
+      '2 memories deactivated\n',
+    );
+    expect((await run(['memories', 'deactivate', '1'])).stdout).toBe(
+      '0 memories deactivated (1 already inactive)\n',
+    );
+    expect((await run(['memories', 'delete', '1', '2'])).stdout).toBe('2 memories deleted\n');
+    // A deleted memory keeps its history, and still shows it.
+    const history = await run(['memories', 'history', '1', '--json']);
+    expect(history.code).toBe(0);
+    expect(JSON.parse(history.stdout).map((h: { action: string }) => h.action)).toEqual([
+      'created',
+      'deactivated',
+      'deleted',
+    ]);
   });
 
   it.each([

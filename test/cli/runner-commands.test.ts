@@ -1,6 +1,6 @@
 /** `serve`, `run`, `stop` and `hook pre-tool-use` as real processes (the fixture CLI stands in for Claude). */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,44 @@ describe('runner commands', () => {
       exec(process.execPath, [BIN, 'run', '--tier', '4'], { env }),
     ).rejects.toMatchObject({ code: 2 });
     expect(existsSync(join(dataDir, 'runner.lock'))).toBe(false);
+  });
+
+  it('run: a prompt over 128 KiB completes, and a CLI that cannot be spawned exits 1 with the reason', async () => {
+    const { env, dataDir } = envFor();
+    // Once an argument over exec's limit: the process left the row running and exited 0, silently.
+    const promptFile = join(dataDir, 'tier1.md');
+    writeFileSync(promptFile, `ok:${'p'.repeat(200 * 1024)}`);
+    const big = await exec(process.execPath, [BIN, 'run'], {
+      env: { ...env, WATCHKEEPER_TIER1_PROMPT: promptFile },
+    });
+    expect(big.stdout).toBe('session 1: tier 1 completed\n');
+    const notExecutable = join(dataDir, 'claude-not-executable');
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    const failed = exec(process.execPath, [BIN, 'run', '--prompt', 'ok'], {
+      env: { ...env, WATCHKEEPER_CLAUDE_BIN: notExecutable },
+    });
+    await expect(failed).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(
+        /^session 2: tier 1 failed \(cannot start the Claude CLI \(.*\): permission denied.*EACCES\)\)\n$/,
+      ),
+    });
+    const stores = openStores(join(dataDir, 'watchkeeper.db'));
+    expect(stores.sessions.list().map((r) => r.status)).toEqual(['failed', 'completed']);
+    stores.close();
+  });
+
+  it('run: a --prompt with a control character is refused (exit 2) and nothing runs', async () => {
+    const { env, dataDir } = envFor();
+    await expect(
+      exec(process.execPath, [BIN, 'run', '--prompt', 'check \u001b[2Jnas'], { env }),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        '--prompt: contains the control character U+001B at position 6',
+      ),
+    });
+    expect(existsSync(join(dataDir, 'watchkeeper.db'))).toBe(false);
   });
 
   it('hook pre-tool-use: exit 2 with the reason for a restart in cooldown, 0 otherwise', async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS, MINUTE_MS } from '../../src/clock.js';
 import type { SessionStatus, SessionTrigger } from '../../src/db/index.js';
-import { testApp, type TestApp } from '../helpers/db.js';
+import { seedMemory, testApp, type TestApp } from '../helpers/db.js';
 
 let t: TestApp;
 beforeEach(() => {
@@ -80,6 +80,20 @@ describe('stats store counts', () => {
     expect(counts.totalCostUsd).toBeCloseTo(1.25, 10);
   });
 
+  it('leaves imported transcripts out of the run figures', () => {
+    chainsFixture();
+    session('failed', { minutesAgo: 5, trigger: 'import' });
+    session('completed', { minutesAgo: 4, trigger: 'import' });
+    session('running', { minutesAgo: 3, trigger: 'import' });
+    expect(t.stores.stats.counts(t.clock.now() - DAY_MS)).toMatchObject({
+      rootSessions: 6,
+      finishedChains: 4,
+      succeededChains: 2,
+      successRate: 0.5,
+      escalations: 4,
+    });
+  });
+
   it('has no success rate and zero counts on an empty database', () => {
     expect(t.stores.stats.counts(0)).toEqual({
       rootSessions: 0,
@@ -97,7 +111,7 @@ describe('stats store counts', () => {
   it('counts active and inactive memories', () => {
     const ids = ['one', 'two', 'three'].map(
       (o, i) =>
-        t.keeper.add({ service: `svc${i}`, category: 'timing', observation: `takes ${o} minute` })
+        seedMemory(t, { service: `svc${i}`, category: 'timing', observation: `takes ${o} minute` })
           .id,
     );
     t.keeper.deactivate([ids[0]!]);
@@ -150,6 +164,20 @@ describe('stats store lastRun', () => {
     expect(run.costUsd).toBeCloseTo(0.06, 10);
   });
 
+  it('is never an imported transcript', () => {
+    const { f } = chainsFixture();
+    session('completed', { minutesAgo: 1, trigger: 'import' });
+    expect(t.stores.stats.lastRun()).toMatchObject({ rootId: f, trigger: 'scheduled' });
+    const only = testApp();
+    try {
+      only.stores.sessions.start({ trigger: 'import', tier: 1, startedAt: only.clock.now() });
+      expect(only.stores.stats.lastRun()).toBeNull();
+      expect(only.stores.stats.counts(0)).toMatchObject({ rootSessions: 0, successRate: null });
+    } finally {
+      only.close();
+    }
+  });
+
   it('reports a chain still running as running, with no end', () => {
     const { f, f2 } = chainsFixture();
     expect(t.stores.stats.lastRun()).toMatchObject({
@@ -169,7 +197,7 @@ describe('stats store activity', () => {
     t.clock.advance(MINUTE_MS);
     const e1 = event('warning', t.clock.now(), s1);
     t.clock.advance(MINUTE_MS);
-    const m1 = t.keeper.add({ service: 'web', category: 'timing', observation: 'slow start' }).id;
+    const m1 = seedMemory(t, { service: 'web', category: 'timing', observation: 'slow start' }).id;
     t.clock.advance(MINUTE_MS);
     const s2 = session('running', { minutesAgo: 0 });
     const e2 = event('critical', t.clock.now(), s2); // same time as s2: the session comes first
@@ -199,7 +227,7 @@ describe('stats store activity', () => {
   });
 
   it('caps the feed, keeps deleted memories unlinked, and leaves decay steps out', () => {
-    const m = t.keeper.add({ service: null, category: 'behavior', observation: 'flaky dns' });
+    const m = seedMemory(t, { service: null, category: 'behavior', observation: 'flaky dns' });
     t.stores.memories.change([
       { id: m.id, action: 'decayed', confidence: 0.6, active: true, at: t.clock.now() + 1 },
     ]);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { demoEnv } from '../../src/cli/commands/serve.js';
 import { openStores } from '../../src/db/index.js';
 
 const BIN = new URL('../../bin/watchkeeper.js', import.meta.url).pathname;
@@ -17,6 +18,15 @@ afterEach(() => {
 });
 
 describe('demo mode', () => {
+  it('runs every minute in ./demo-data unless told otherwise', () => {
+    expect(demoEnv({ ANTHROPIC_API_KEY: 'k', PATH: '/bin' })).toEqual({
+      PATH: '/bin',
+      WATCHKEEPER_DATA_DIR: './demo-data',
+      WATCHKEEPER_SCHEDULE: '* * * * *',
+    });
+    expect(demoEnv({ WATCHKEEPER_SCHEDULE: 'off' }).WATCHKEEPER_SCHEDULE).toBe('off');
+  });
+
   it('shows a whole chain at start: sessions, events and memories, labelled simulated', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-demo-'));
     serve = spawn(process.execPath, [BIN, 'serve', '--demo'], {
@@ -24,6 +34,10 @@ describe('demo mode', () => {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: dataDir,
         WATCHKEEPER_DATA_DIR: dataDir,
+        // Only the start-up chain: the demo's every-minute schedule would queue a second chain
+        // whenever a minute boundary fell inside the first, and its sessions would join the rows.
+        WATCHKEEPER_SCHEDULE: 'off',
+        WATCHKEEPER_PORT: '0',
         ANTHROPIC_API_KEY: 'must-not-be-used',
       },
     });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { cooldownRow } from '../helpers/db.js';
 
@@ -19,6 +19,7 @@ import {
   type SimulatedModel,
   startSimulatedModel,
 } from '../../src/sim/messages-api.js';
+import { closeLocalEmbedder, localEmbedder } from '../helpers/knowledge.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 
 const TEE = fileURLToPath(new URL('../fixtures/bin/tee-claude.mjs', import.meta.url));
@@ -26,8 +27,9 @@ const REAL_CLAUDE = loadConfig({}).runner.claudeBin;
 
 let h: RunnerHarness | undefined;
 let sim: SimulatedModel | undefined;
+afterAll(closeLocalEmbedder);
 afterEach(async () => {
-  h?.close();
+  await h?.close();
   await sim?.close();
   h = undefined;
   sim = undefined;
@@ -46,6 +48,7 @@ const side = (r: SimRequest) => !Array.isArray(r.body.tools) || r.body.tools.len
 async function harnessWith(
   script: (r: SimRequest) => SimBlock[] | Promise<SimBlock[]>,
   env: Record<string, string> = {},
+  withModel = false,
 ) {
   sim = await startSimulatedModel((r) => (side(r) ? [text('ok')] : script(r)));
   h = runnerHarness(
@@ -63,6 +66,7 @@ async function harnessWith(
       },
       childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
       simulated: true,
+      ...(withModel ? { embedder: localEmbedder() } : {}),
     },
   );
   return h;
@@ -97,7 +101,7 @@ describe('real Claude CLI against the simulated model', () => {
       }
       return [text('[EVENT:info:jellyfin] investigated: transcode queue')];
     });
-    harness.keeper.add({
+    await harness.keeper.add({
       service: 'caddy',
       category: 'dependency',
       observation: 'Starts only after WireGuard is up',
@@ -196,4 +200,62 @@ describe('real Claude CLI against the simulated model', () => {
       { message: 'restart refused: cooldown', sessionId },
     ]);
   });
+
+  it('gives an alert-triggered session the memories relevant to the alert, and more after a tool call', async () => {
+    let afterTool = '';
+    const harness = await harnessWith(
+      (r) => {
+        if (r.turn === 0) {
+          return [
+            text('Looking at the media server.'),
+            bash('echo "GET /web/index.html 502 from the media server"'),
+          ];
+        }
+        // Everything the model received with the tool result (the hook's context included).
+        afterTool = JSON.stringify(r.body.messages);
+        return [text('[EVENT:warning:jellyfin] 5xx confirmed')];
+      },
+      // Room for one memory: the alert's most relevant one.
+      { WATCHKEEPER_TIER1_MEMORY_BUDGET: '60' },
+      true,
+    );
+    const add = (service: string, observation: string, confidence: number) =>
+      harness.keeper.add({ service, category: 'behavior', observation, confidence });
+    // Confident memories about other things would fill a small block on confidence alone.
+    for (const [i, svc] of ['postgresql', 'caddy', 'pihole', 'grafana', 'restic'].entries()) {
+      await add(svc, `${svc} check ${i}: nightly job finished within its window`, 1);
+    }
+    const scan = await add('jellyfin', 'returns 5xx errors while the library scan runs', 0.7);
+    const crash = await add(
+      'jellyfin',
+      'a 502 from the web client means the transcoder crashed',
+      0.7,
+    );
+
+    const out = await harness.runChain({
+      trigger: 'alert',
+      startTier: 1,
+      prompt: null,
+      alert: 'ALERT: jellyfin 5xx above 5% for 10 minutes',
+    });
+    const sessionId = out.sessionIds[0]!;
+    expect(harness.stores.sessions.get(sessionId)!.status).toBe('completed');
+    const first = sim!.requests.find((r) => !side(r))!;
+    const given = harness.stores.surfacing.forSession(sessionId);
+    // The block is built for the alert: one of the jellyfin memories is in it, not the
+    // confident memories about other services.
+    const atStart = given.filter((g) => g.via === 'context');
+    expect(atStart).toHaveLength(1);
+    expect(atStart[0]).toMatchObject({ service: 'jellyfin', detail: { reason: 'relevant' } });
+    expect(first.system).toContain(atStart[0]!.observation!);
+    expect(first.system).not.toContain('nightly job');
+    // After the Bash call the hook added the other one, which the session had not seen.
+    const other = atStart[0]!.memoryId === scan.memory.id ? crash.memory : scan.memory;
+    process.stderr.write('GIVEN ' + JSON.stringify(given) + '\n');
+    expect(given.filter((g) => g.via === 'hook').map((g) => g.memoryId)).toEqual([other.id]);
+    expect(afterTool).toContain(`PostToolUse:Bash hook additional context`);
+    expect(afterTool).toContain(other.observation);
+    expect(afterTool).not.toContain('nightly job');
+    expect(harness.stores.memories.get(other.id)!.surfaceCount).toBe(1);
+  }, 60_000);
 });

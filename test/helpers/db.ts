@@ -2,14 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type NewCooldownAction, openStores, type Stores } from '../../src/db/index.js';
-import { createMemoryKeeper, type MemoryKeeper } from '../../src/runner/memory-keeper.js';
+import {
+  type MemoryRow,
+  type NewCooldownAction,
+  openStores,
+  type Stores,
+} from '../../src/db/index.js';
+import { type Category, DEFAULT_POLICY, nextDecayAt } from '../../src/memory/index.js';
+import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';
 import type { FakeClock } from './clock.js';
 import { fakeClock } from './clock.js';
 
 export interface TestApp {
   stores: Stores;
-  keeper: MemoryKeeper;
+  /** The knowledge layer without embeddings (lexical); see helpers/knowledge.ts for the model. */
+  knowledge: Knowledge;
+  keeper: MemoryService;
   clock: FakeClock;
   dataDir: string;
   close(): void;
@@ -20,10 +28,11 @@ export function testApp(): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-test-'));
   const stores = openStores(join(dataDir, 'watchkeeper.db'));
   const clock = fakeClock();
-  const keeper = createMemoryKeeper({ memories: stores.memories, events: stores.events, clock });
+  const knowledge = createKnowledge({ stores, embedder: null, clock });
   return {
     stores,
-    keeper,
+    knowledge,
+    keeper: knowledge.memory,
     clock,
     dataDir,
     close: () => {
@@ -47,4 +56,35 @@ export function cooldownRow(over: Partial<NewCooldownAction> = {}): NewCooldownA
     createdAt: Date.now(),
     ...over,
   };
+}
+
+/**
+ * A memory row written straight to the store, as the operator's add would write it, without the
+ * memory service's dedup: for tests of what is done with memories, not of how they are created.
+ */
+export function seedMemory(
+  target: { stores: Stores; clock?: { now(): number } },
+  m: {
+    service: string | null;
+    category: Category;
+    observation: string;
+    confidence?: number;
+    pinned?: boolean;
+    sessionId?: number | null;
+    tier?: number;
+  },
+): MemoryRow {
+  const at = target.clock?.now() ?? Date.now();
+  const id = target.stores.memories.create({
+    service: m.service,
+    category: m.category,
+    observation: m.observation,
+    confidence: m.confidence ?? 0.7,
+    sessionId: m.sessionId ?? null,
+    tier: m.tier ?? 0,
+    pinned: m.pinned ?? false,
+    at,
+    nextDecayAt: nextDecayAt(at, at, DEFAULT_POLICY),
+  });
+  return target.stores.memories.get(id)!;
 }

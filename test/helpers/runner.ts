@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/db/index.js';
+import type { Embedder } from '../../src/embed/index.js';
+import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createChainRunner, type RunChain } from '../../src/runner/chain.js';
+import { createHookServer, type HookServer } from '../../src/runner/hook-server.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
-import { createMemoryKeeper, type MemoryKeeper } from '../../src/runner/memory-keeper.js';
 import {
   createSessionRunner,
   type RunSession,
@@ -23,12 +25,14 @@ export const FAKE_CLAUDE = fileURLToPath(
 export interface RunnerHarness {
   config: Config;
   stores: Stores;
-  keeper: MemoryKeeper;
+  knowledge: Knowledge;
+  keeper: MemoryService;
+  hookServer: HookServer;
   feed: SessionFeed;
   runSession: RunSession;
   runChain: RunChain;
   dataDir: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** A data folder, the real store and the real runner, pointed at `claudeBin` (the fake CLI by default). */
@@ -36,6 +40,8 @@ export function runnerHarness(
   env: Record<string, string> = {},
   extra: Partial<Pick<SessionRunnerDeps, 'childEnvOverrides' | 'simulated' | 'onSpawn'>> & {
     parentEnv?: Record<string, string>;
+    /** The knowledge layer's embedder; none (lexical search) unless a test needs one. */
+    embedder?: Embedder | null;
   } = {},
 ): RunnerHarness {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-runner-'));
@@ -48,16 +54,18 @@ export function runnerHarness(
     ...env,
   });
   const stores = openStores(config.dbPath);
-  const keeper = createMemoryKeeper({
-    memories: stores.memories,
-    events: stores.events,
+  const knowledge = createKnowledge({
+    stores,
+    embedder: extra.embedder ?? null,
     clock: systemClock,
   });
+  const hookServer = createHookServer({ tools: knowledge.tools, log: silentLogger });
   const feed = new SessionFeed();
   const runSession = createSessionRunner({
     config,
     stores,
-    keeper,
+    knowledge,
+    hookServer,
     clock: systemClock,
     feed,
     log: silentLogger,
@@ -76,12 +84,15 @@ export function runnerHarness(
   return {
     config,
     stores,
-    keeper,
+    knowledge,
+    keeper: knowledge.memory,
+    hookServer,
     feed,
     runSession,
     runChain,
     dataDir,
-    close: () => {
+    close: async () => {
+      await hookServer.close();
       stores.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

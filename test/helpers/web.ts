@@ -79,7 +79,7 @@ export function webHarness(
   const app = createApp({
     config,
     stores: base.stores,
-    keeper: base.keeper,
+    knowledge: base.knowledge,
     feed,
     runner,
     clock: base.clock,

@@ -1,12 +1,21 @@
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { AppError } from '../../src/errors.js';
 import { importTranscript } from '../../src/runner/import.js';
 import type { ByteSource } from '../../src/stream/index.js';
 import { testApp, type TestApp } from '../helpers/db.js';
-import { assistantText, init, result, toolResult, toolUse, transcript } from '../helpers/stream.js';
+import {
+  assistantBlocks,
+  assistantText,
+  init,
+  result,
+  toolResult,
+  toolUse,
+  transcript,
+} from '../helpers/stream.js';
 
 const REAL = new URL('../fixtures/transcripts/real-cli-2.1.197.ndjson', import.meta.url);
 
@@ -16,11 +25,12 @@ beforeEach(() => {
 });
 afterEach(() => app.close());
 
-const ingest = (source: ByteSource) =>
-  importTranscript(typeof source === 'string' ? [source] : source, {
-    ...app,
-    maxLineBytes: 1024 * 1024,
-  });
+const ingest = (source: ByteSource, opts: { force?: boolean } = {}) =>
+  importTranscript(
+    typeof source === 'string' ? [source] : source,
+    { ...app, maxLineBytes: 1024 * 1024 },
+    opts,
+  );
 
 describe('importTranscript', () => {
   it('turns the real CLI capture into 2 agent events, 1 memory and its system event', async () => {
@@ -60,9 +70,23 @@ describe('importTranscript', () => {
     expect(readFileSync(join(app.dataDir, session.logPath!))).toEqual(readFileSync(REAL));
   });
 
-  it('reinforces to 0.8 when the same transcript arrives again as another session, duplicating nothing', async () => {
+  it('refuses a transcript whose CLI session is already recorded, changing nothing', async () => {
     const first = await ingest(createReadStream(REAL));
-    const second = await ingest(createReadStream(REAL));
+    const logs = readdirSync(join(app.dataDir, 'sessions'));
+    const err = await ingest(createReadStream(REAL)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'invalid_input' });
+    expect((err as AppError).message).toContain(
+      `CLI session 45012bfe-e406-4917-bfb6-ea536b9713e0) is already recorded as session ${first.sessionId} (import)`,
+    );
+    expect(app.stores.sessions.count()).toBe(1);
+    expect(app.stores.memories.list({ status: 'all' })[0]!.confidence).toBe(0.7);
+    expect(readdirSync(join(app.dataDir, 'sessions'))).toEqual(logs);
+  });
+
+  it('with force, reinforces to 0.8 when the same transcript arrives again, duplicating nothing', async () => {
+    const first = await ingest(createReadStream(REAL));
+    const second = await ingest(createReadStream(REAL), { force: true });
     expect(second.sessionId).not.toBe(first.sessionId);
     expect(second.previousImports).toEqual([first.sessionId]);
     const memories = app.stores.memories.list({ status: 'all' });
@@ -193,5 +217,155 @@ describe('importTranscript', () => {
     expect(r.stats).toMatchObject({ oversizedLines: 1, nonJsonLines: 1 });
     const [w] = app.stores.events.list({ level: 'warning' });
     expect(w!.message).toMatch(/1 over the 1 MB line limit, 1 not JSON/);
+  });
+
+  it('imports a message of 200K text blocks and keeps what follows it, the result line included', async () => {
+    const blocks: { type: string; text: string }[] = Array.from({ length: 200_000 }, (_, i) => ({
+      type: 'text',
+      text: `part ${i}`,
+    }));
+    blocks[100_000] = { type: 'text', text: '[EVENT:warning:db] slow queries' };
+    blocks[199_999] = { type: 'text', text: '[MEMORY:timing:db] Takes 30s to accept connections' };
+    const r = await importTranscript(
+      [
+        transcript([
+          init(),
+          assistantBlocks(blocks),
+          assistantText('[EVENT:info:db] after the big one'),
+          result('done', { num_turns: 7 }),
+        ]),
+      ],
+      { ...app, maxLineBytes: 16 * 1024 * 1024 },
+    );
+    expect(r).toMatchObject({ status: 'completed', error: null });
+    expect(r.counts).toMatchObject({ events: 2, memoriesCreated: 1 });
+    expect(app.stores.sessions.get(r.sessionId)).toMatchObject({
+      resultSubtype: 'success',
+      numTurns: 7,
+      response: 'done',
+    });
+    expect(
+      app.stores.events
+        .list({ source: 'agent' })
+        .map((e) => e.message)
+        .sort(),
+    ).toEqual(['after the big one', 'slow queries']);
+  });
+
+  it('goes on after a message whose markers cannot be stored, and says so', async () => {
+    const insert = app.stores.events.insert.bind(app.stores.events);
+    let calls = 0;
+    app.stores.events.insert = (row) => {
+      calls += 1;
+      if (calls === 1) throw new Error('disk I/O error');
+      return insert(row);
+    };
+    const r = await ingest(
+      transcript([
+        init(),
+        assistantText('[EVENT:critical:db] lost to the failure'),
+        assistantText('[EVENT:warning:db] stored'),
+        result('done'),
+      ]),
+    );
+    expect(r.status).toBe('completed');
+    expect(r.error).toBe('storing markers failed: disk I/O error');
+    expect(app.stores.events.list().map((e) => e.message)).toEqual(['stored']);
+    expect(app.stores.sessions.get(r.sessionId)!.resultSubtype).toBe('success');
+  });
+
+  it('stores model text without control characters and rejects an over-long service name', async () => {
+    const r = await ingest(
+      transcript([
+        init(),
+        assistantText(
+          `[EVENT:warning:db] slow\u0000 \u202Equery\u001b[0m\n[EVENT:info:${'s'.repeat(101)}] too long`,
+        ),
+        result('All \u0007done'),
+      ]),
+    );
+    expect(app.stores.events.list({ source: 'agent' }).map((e) => e.message)).toEqual([
+      'slow query[0m',
+    ]);
+    const [warning] = app.stores.events.list({ source: 'system' });
+    expect(warning!.message).toContain(
+      'event marker not stored (service name is 101 characters, over the limit of 100)',
+    );
+    expect(r.counts.rejected).toBe(1);
+    expect(app.stores.sessions.get(r.sessionId)!.response).toBe('All done');
+  });
+
+  it.each([
+    [
+      'a result line whose subtype is a number',
+      { subtype: 42, is_error: true, result: '' },
+      `the result line's "subtype" field is a number (42), not text`,
+    ],
+    [
+      'a result line without a subtype',
+      { subtype: undefined, is_error: false, result: null },
+      'the result line has no "subtype" field',
+    ],
+    [
+      'an error subtype and nothing else',
+      { subtype: 'error_during_execution', is_error: true, result: '' },
+      'the CLI reported error_during_execution',
+    ],
+    [
+      'success flagged as an error',
+      { is_error: true, result: '  ' },
+      'the CLI reported an error (is_error) without a message',
+    ],
+  ])('fails %s with a clear error', async (_name, extra, message) => {
+    const r = await ingest(transcript([init(), result('', extra)]));
+    expect(r).toMatchObject({ status: 'failed', error: message });
+    expect(app.stores.sessions.get(r.sessionId)!.error).toBe(message);
+  });
+
+  it.each([
+    ['empty input', [''], /^the input is empty; nothing was imported$/],
+    ['blank lines', ['\n \r\n\t\n'], /holds only blank lines/],
+    [
+      'a binary',
+      [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00])],
+      /is binary/,
+    ],
+    ['UTF-16 JSON', [Buffer.from(`${init()}\n`, 'utf16le')], /is binary/],
+    [
+      'a text document',
+      ['# Notes\n\nNothing to see.\n'],
+      /no line in its first 1024 KB is a JSON object/,
+    ],
+    [
+      'pretty-printed JSON',
+      [JSON.stringify({ type: 'result' }, null, 2)],
+      /no line .* is a JSON object/,
+    ],
+    [
+      'JSON lines without a type',
+      ['{"a":1}\n{"b":2}\n'],
+      /no line .* is a JSON object with a "type" field/,
+    ],
+  ])('refuses %s before storing anything', async (_name, chunks, message) => {
+    const err = await ingest(chunks as ByteSource).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(message) });
+    expect(app.stores.sessions.count()).toBe(0);
+    expect(existsSync(join(app.dataDir, 'sessions'))).toBe(false);
+  });
+
+  it('accepts a transcript whatever its chunking, after junk lines, and a first line longer than the head', async () => {
+    const text = `nvm: using node 20\n${transcript([init(), assistantText('[EVENT:info:a] one'), result('ok')])}`;
+    const bytes = Array.from(Buffer.from(text), (b) => Buffer.from([b]));
+    const r = await ingest(bytes);
+    expect(r).toMatchObject({ status: 'completed', counts: { events: 1 } });
+    expect(r.stats.nonJsonLines).toBe(1);
+
+    const long = assistantText(`[EVENT:info:b] two\n${'x'.repeat(1024 * 1024)}`);
+    const r2 = await importTranscript(
+      [transcript([long, result('ok', { session_id: 'other-session' })])],
+      { ...app, maxLineBytes: 4 * 1024 * 1024 },
+    );
+    expect(r2).toMatchObject({ status: 'completed', counts: { events: 1 } });
   });
 });

@@ -30,23 +30,25 @@ const restartAt = (service: string, at: number) =>
   app.stores.cooldowns.insert(cooldownRow({ service, createdAt: at }));
 
 describe('PreToolUse cooldown enforcement', () => {
-  it('lets ordinary commands and other tools through untouched', () => {
-    expect(decide('df -h')).toEqual({ exitCode: 0, stderr: '' });
+  it('lets ordinary commands and other tools through untouched', async () => {
+    expect(await decide('df -h')).toEqual({ exitCode: 0, stderr: '' });
     expect(
-      decidePreToolUse(
-        { tool_name: 'Read', tool_input: { file_path: '/x' } },
-        { stores: app.stores, limits, clock: app.clock, sessionId: null, tier: 1 },
+      (
+        await decidePreToolUse(
+          { tool_name: 'Read', tool_input: { file_path: '/x' } },
+          { stores: app.stores, limits, clock: app.clock, sessionId: null, tier: 1 },
+        )
       ).exitCode,
     ).toBe(0);
     expect(app.stores.cooldowns.since(0)).toEqual([]);
   });
 
-  it('records allowed restarts itself, so the limit holds even if the agent never reports them', () => {
-    expect(decide('docker restart jellyfin').exitCode).toBe(0);
+  it('records allowed restarts itself, so the limit holds even if the agent never reports them', async () => {
+    expect((await decide('docker restart jellyfin')).exitCode).toBe(0);
     app.clock.advance(60_000);
-    expect(decide('ssh nas docker restart jellyfin').exitCode).toBe(0);
+    expect((await decide('ssh nas docker restart jellyfin')).exitCode).toBe(0);
     app.clock.advance(60_000);
-    const third = decide('ssh nas "docker restart jellyfin"');
+    const third = await decide('ssh nas "docker restart jellyfin"');
     expect(third.exitCode).toBe(2);
     expect(third.stderr).toMatch(
       /^watchkeeper: jellyfin is in restart cooldown \(2 of 2 allowed in 4h; next allowed after /,
@@ -59,26 +61,26 @@ describe('PreToolUse cooldown enforcement', () => {
     );
   });
 
-  it('frees the service once the window has passed', () => {
+  it('frees the service once the window has passed', async () => {
     restartAt('jellyfin', app.clock.now());
     restartAt('jellyfin', app.clock.now());
-    expect(decide('docker restart jellyfin').exitCode).toBe(2);
+    expect((await decide('docker restart jellyfin')).exitCode).toBe(2);
     app.clock.advance(4 * HOUR_MS + 1);
-    expect(decide('docker restart jellyfin').exitCode).toBe(0);
+    expect((await decide('docker restart jellyfin')).exitCode).toBe(0);
   });
 
-  it('blocks a redeployment command that only mentions a service in cooldown', () => {
+  it('blocks a redeployment command that only mentions a service in cooldown', async () => {
     app.stores.cooldowns.insert(
       cooldownRow({ actionType: 'redeployment', createdAt: app.clock.now() }),
     );
-    expect(decide('ansible-playbook site.yml --limit jellyfin').exitCode).toBe(2);
-    expect(decide('cd /srv/jellyfin && docker compose up -d').exitCode).toBe(2);
-    expect(decide('ansible-playbook site.yml --limit caddy').exitCode).toBe(0);
-    expect(decide('docker restart jellyfin').exitCode).toBe(0); // restarts have their own limit
+    expect((await decide('ansible-playbook site.yml --limit jellyfin')).exitCode).toBe(2);
+    expect((await decide('cd /srv/jellyfin && docker compose up -d')).exitCode).toBe(2);
+    expect((await decide('ansible-playbook site.yml --limit caddy')).exitCode).toBe(0);
+    expect((await decide('docker restart jellyfin')).exitCode).toBe(0); // restarts have their own limit
   });
 
-  it('settles the hook-recorded attempt when the agent reports the outcome', () => {
-    expect(decide('docker restart jellyfin', null).exitCode).toBe(0);
+  it('settles the hook-recorded attempt when the agent reports the outcome', async () => {
+    expect((await decide('docker restart jellyfin', null)).exitCode).toBe(0);
     app.stores.cooldowns.report({
       service: 'jellyfin',
       actionType: 'restart',
@@ -91,5 +93,85 @@ describe('PreToolUse cooldown enforcement', () => {
     expect(app.stores.cooldowns.since(0)).toMatchObject([
       { service: 'jellyfin', source: 'hook', success: false, message: 'still unhealthy' },
     ]);
+  });
+});
+
+describe('PreToolUse on the shell forms that used to get through', () => {
+  beforeEach(() => {
+    restartAt('jellyfin', app.clock.now());
+    restartAt('jellyfin', app.clock.now());
+  });
+
+  it.each([
+    '{ cd /srv; docker restart jellyfin; }',
+    '>/dev/null docker restart jellyfin',
+    'eval "docker restart jellyfin"',
+    'echo ZG9ja2VyIHJlc3RhcnQgamVsbHlmaW4= | base64 -d | sh',
+    "bash -c -- 'docker restart jellyfin'",
+    `python3 -c 'import os; os.system("docker restart jellyfin")'`,
+    'sudo -iu root docker restart jellyfin',
+    'S=jellyfin; docker restart $S',
+    'docker restart jellyfi[n]',
+    'docker compose -p media restart',
+    'kubectl delete pod -l app=jellyfin',
+  ])('refuses %s, names the service and records the block', async (command) => {
+    const decision = await decide(command);
+    expect(decision.exitCode).toBe(2);
+    expect(decision.stderr).toMatch(/^watchkeeper: jellyfin is in restart cooldown \(2 of 2/);
+    expect(decision.stderr).toContain('Refused `');
+    expect(app.stores.cooldowns.blocksSince(0)).toMatchObject([
+      { service: 'jellyfin', actionType: 'restart', command },
+    ]);
+    expect(app.stores.cooldowns.since(0)).toHaveLength(2); // nothing recorded for a refusal
+  });
+
+  it('says why a command that names no service is refused', async () => {
+    const decision = await decide('docker compose -p media restart');
+    expect(decision.stderr).toContain(
+      '`docker compose restart` names no service, so it acts on every service of the project. It could restart jellyfin',
+    );
+  });
+
+  it('refuses a command that does not parse when it names the service with a restart verb', async () => {
+    expect((await decide('docker restart jellyfin; fi')).exitCode).toBe(2);
+    expect((await decide('echo (')).exitCode).toBe(0);
+  });
+
+  it('allows and records restarts of other services in every form', async () => {
+    for (const command of [
+      'S=caddy; docker restart $S',
+      'echo "systemctl restart traefik" | sudo sh',
+      'kubectl delete pod -l app=grafana',
+    ]) {
+      expect(await decide(command)).toEqual({ exitCode: 0, stderr: '' });
+    }
+    expect(
+      app.stores.cooldowns
+        .since(0)
+        .filter((r) => r.source === 'hook')
+        .map((r) => r.service)
+        .sort(),
+    ).toEqual(['caddy', 'grafana', 'traefik']);
+  });
+
+  it('counts restarts made through any form against the limit', async () => {
+    expect((await decide('docker restart caddy')).exitCode).toBe(0);
+    expect((await decide('bash -c "docker restart caddy"')).exitCode).toBe(0);
+    const third = await decide('echo docker restart caddy | sh');
+    expect(third.exitCode).toBe(2);
+    expect(third.stderr).toMatch(/^watchkeeper: caddy is in restart cooldown/);
+  });
+
+  it('refuses every restart-like command when restarts are disabled', async () => {
+    const disabled = { ...limits, restart: { ...limits.restart, limit: 0 } };
+    const decision = await decidePreToolUse(bash('echo docker restart caddy | sh'), {
+      stores: app.stores,
+      limits: disabled,
+      clock: app.clock,
+      sessionId: null,
+      tier: 3,
+    });
+    expect(decision.exitCode).toBe(2);
+    expect(decision.stderr).toMatch(/^watchkeeper: restarts are disabled by configuration/);
   });
 });

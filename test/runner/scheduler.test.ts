@@ -4,6 +4,7 @@ import { isAppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChainOutcome, ChainRequest } from '../../src/runner/chain.js';
 import { createScheduler } from '../../src/runner/scheduler.js';
+import { runnerHarness } from '../helpers/runner.js';
 
 /** A chain that runs until released (or aborted), recording how many run at once. */
 function gatedChains() {
@@ -32,6 +33,10 @@ function gatedChains() {
 
 const manual: ChainRequest = { trigger: 'manual', startTier: 1, prompt: null, alert: null };
 const tick = () => new Promise((r) => setTimeout(r, 0));
+/** Polls until `done` holds; a chain that never ends fails the test by its timeout. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}
 
 describe('scheduler', () => {
   it('takes 20 triggers during a running chain without hanging, refusing those past the queue bound', async () => {
@@ -123,5 +128,28 @@ describe('scheduler', () => {
     expect(() => loadConfig({ CLAUDEOPS_SESSION_TIMEOUT: 'soon' })).toThrow(
       /CLAUDEOPS_SESSION_TIMEOUT="soon"/,
     );
+  });
+
+  it('keeps draining the queue after a chain whose CLI cannot be spawned, and still shuts down', async () => {
+    // Tier 1's arguments are over exec's 128 KiB limit (E2BIG); tier 2's are fine.
+    const h = runnerHarness({ WATCHKEEPER_TIER1_ALLOWED_TOOLS: `Bash,${'x'.repeat(200 * 1024)}` });
+    try {
+      const s = createScheduler({
+        runChain: h.runChain,
+        queueSize: 5,
+        schedule: null,
+        log: silentLogger,
+      });
+      const failing = s.trigger({ ...manual, prompt: 'ok' });
+      const next = s.trigger({ ...manual, startTier: 2, prompt: 'ok' });
+      await until(() => next.state === 'done');
+      expect(failing).toMatchObject({ state: 'done', outcome: { status: 'failed' } });
+      expect(next.outcome?.status).toBe('completed');
+      expect(h.stores.sessions.list().map((r) => r.status)).toEqual(['completed', 'failed']);
+      await s.shutdown();
+      expect(() => s.trigger(manual)).toThrow(/shutting down/);
+    } finally {
+      h.close();
+    }
   });
 });

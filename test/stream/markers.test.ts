@@ -120,9 +120,117 @@ describe('extractMarkers', () => {
     expect(extractMarkers('[EVENT:info:x]').map((m) => m.kind)).toEqual(['rejected']);
   });
 
+  it('strips control characters from stored text and from a rejected line', () => {
+    expect(
+      extractMarkers(
+        '[EVENT:warning:db] slow\u0000 \u202Equery\u0007\r\n[MEMORY:timing:db] a\u0085b',
+      ),
+    ).toEqual([
+      {
+        kind: 'event',
+        level: 'warning',
+        levelWord: 'warning',
+        service: 'db',
+        message: 'slow query',
+      },
+      { kind: 'memory', category: 'timing', service: 'db', observation: 'ab' },
+    ]);
+    const [rejected] = extractMarkers('[COOLDOWN:reboot:db] success\u001b[31m - red');
+    expect(rejected).toMatchObject({
+      kind: 'rejected',
+      line: '[COOLDOWN:reboot:db] success[31m - red',
+    });
+    expect(extractMarkers('[ESCALATE:2] \u0000\u0001')).toMatchObject([
+      { kind: 'rejected', reason: 'no text after the marker' },
+    ]);
+  });
+
+  it('rejects a service name that breaks the shared rule, over-long ones included', () => {
+    const ok = 'a'.repeat(100);
+    expect(extractMarkers(`[EVENT:info:${ok}] fine`)).toMatchObject([
+      { kind: 'event', service: ok },
+    ]);
+    for (const text of [
+      `[EVENT:info:${ok}b] too long`,
+      `[MEMORY:timing:${ok}b] too long`,
+      `[COOLDOWN:restart:${ok}b] success - too long`,
+    ]) {
+      expect(extractMarkers(text)).toMatchObject([
+        { kind: 'rejected', reason: 'service name is 101 characters, over the limit of 100' },
+      ]);
+    }
+    expect(extractMarkers('[COOLDOWN:restart:db\u0000x] success - y')).toMatchObject([
+      { kind: 'rejected', markerKind: 'cooldown' },
+    ]);
+    expect((extractMarkers('[EVENT:info:-db] x')[0] as { reason: string }).reason).toMatch(
+      /^service name "-db" may hold only letters/,
+    );
+  });
+
   it('keeps an unknown memory category for the ingest to report', () => {
     expect(extractMarkers('[MEMORY:gossip:x] y')).toEqual([
       { kind: 'memory', category: 'gossip', service: 'x', observation: 'y' },
+    ]);
+  });
+});
+
+describe('extractMarkers: quoted material never yields a marker', () => {
+  const P = '[EVENT:critical:db] planted';
+  it.each([
+    ['indented code (4 spaces)', `Output:\n\n    ${P}`],
+    ['indented code (tab)', `\t${P}`],
+    ['a tab after spaces', `  \t${P}`],
+    ['a blockquote', `> ${P}`],
+    ['a quote inside a list item', `- > ${P}`],
+    ['a lazy continuation of a blockquote', `> The log says:\n${P}`],
+    ['a fence', `\`\`\`\n${P}\n\`\`\``],
+    ['a tilde fence', `~~~~\n${P}\n~~~~`],
+    ['an unclosed fence', `Log:\n\`\`\`\nline\n\n${P}\n- ${P}`],
+    ['a fence closed only by a shorter run', `\`\`\`\`\n\`\`\`\n${P}\n\`\`\`\n\`\`\`\``],
+    [
+      'a fence with an info string inside a fence',
+      `\`\`\`text\n\`\`\`sh\nmake\n\`\`\`\n${P}\n\`\`\``,
+    ],
+    ['a fence whose closer has an info string', `\`\`\`\n\`\`\`bash\n${P}`],
+    ['a tilde line inside a backtick fence', `\`\`\`\n~~~\n${P}\n~~~\n\`\`\``],
+    ['a fence in a blockquote', `> \`\`\`\n> ${P}\n> \`\`\`\n${P}`],
+    ['a fence after a bullet', `- \`\`\`\n${P}\n  \`\`\``],
+    ['a fence indented in a list item', `1. Output:\n    \`\`\`\n${P}\n    \`\`\``],
+    ['a fence opened on CRLF lines', `\`\`\`\r\n${P}\r\n\`\`\`\r\n`],
+  ])('%s', (_name, text) => {
+    expect(extractMarkers(text)).toEqual([]);
+  });
+
+  it('still reads the model’s own markers around quoted material', () => {
+    const text = [
+      '```',
+      'code',
+      '```',
+      '[EVENT:info:a] after a closed fence',
+      '> quoted',
+      '',
+      '[EVENT:info:b] after the blank line that ends the quote',
+      '   [EVENT:info:c] three spaces of indent',
+      '```ls -l``` is inline code, not a fence',
+      '[EVENT:info:d] after inline code',
+      '````',
+      '```',
+      '````',
+      '[EVENT:info:e] after a longer fence',
+      '```text',
+      '```sh',
+      'make',
+      '```',
+      '```',
+      '- [EVENT:info:f] after a fence with a nested example',
+    ].join('\n');
+    expect(extractMarkers(text).map((m) => (m.kind === 'event' ? m.service : m.kind))).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+      'f',
     ]);
   });
 });
@@ -166,6 +274,16 @@ describe('markersFromMessage: only the model’s own text', () => {
       },
     });
     expect(fromLine(delta)).toEqual([]);
+  });
+
+  it('reads a message of 200K text blocks and a block of 200K marker lines', () => {
+    const blocks = Array.from({ length: 200_000 }, (_, i) => ({
+      type: 'text',
+      text: i % 2 === 0 ? `[EVENT:info:s${i}] one` : 'prose',
+    }));
+    expect(fromLine(assistantBlocks(blocks))).toHaveLength(100_000);
+    const lines = Array.from({ length: 200_000 }, (_, i) => `[EVENT:info:s${i}] one`).join('\n');
+    expect(fromLine(assistantText(lines))).toHaveLength(200_000);
   });
 
   it('reads every text block of a message that carries several', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseLine } from '../../src/stream/messages.js';
+import { MAX_JSON_DEPTH, parseLine } from '../../src/stream/messages.js';
 
 const line = (s: string | Buffer) => parseLine(typeof s === 'string' ? Buffer.from(s) : s);
 
@@ -36,6 +36,17 @@ describe('parseLine', () => {
       kind: 'message',
       message: { type: 'unknown', originalType: '' },
     });
+  });
+
+  it('skips a line nested deeper than MAX_JSON_DEPTH, which storing it would overflow on', () => {
+    const nested = (depth: number) =>
+      `{"type":"result","subtype":"success","usage":${'{"a":'.repeat(depth - 1)}1${'}'.repeat(depth)}`;
+    expect(line(nested(MAX_JSON_DEPTH)).kind).toBe('message');
+    expect(line(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ kind: 'junk', reason: 'too_deep' });
+    expect(line(nested(50_000))).toMatchObject({ kind: 'junk', reason: 'too_deep' });
+    // Brackets inside strings, escaped quotes included, are text, not nesting.
+    const text = JSON.stringify({ type: 'assistant', t: `"${'[{'.repeat(5_000)}` });
+    expect(line(text).kind).toBe('message');
   });
 
   it('reads a message with invalid UTF-8 inside a string and flags it', () => {

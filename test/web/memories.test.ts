@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { webHarness, type WebHarness } from '../helpers/web.js';
+import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
 let auth: { cookie: string; csrf: string };
@@ -21,7 +22,7 @@ const form = (fields: Record<string, string>) => ({
   headers: hx({ 'Content-Type': 'application/x-www-form-urlencoded' }),
 });
 const add = (observation: string, service: string | null = 'jellyfin', confidence = 0.7) =>
-  h.keeper.add({ service, category: 'timing', observation, confidence });
+  seedMemory(h, { service, category: 'timing', observation, confidence });
 
 describe('memories page', () => {
   it('lists memories with service, category, observation, confidence, status and source, inactive greyed', async () => {
@@ -125,6 +126,47 @@ describe('memories page', () => {
       '<td>reactivated</td>',
       '<td>pinned</td>',
     ]);
+  });
+
+  it('shows a supersession: the old row says by which memory, its history links to the successor', async () => {
+    await h.knowledge.memory.add({
+      service: 'jellyfin',
+      category: 'timing',
+      observation: 'Takes 60s to start after a restart',
+    });
+    const outcome = await h.request('/memories', {
+      method: 'POST',
+      ...form({
+        service: 'jellyfin',
+        category: 'timing',
+        observation: 'Takes 5 minutes to start after a restart',
+      }),
+    });
+    const created = h.stores.memories.list({ status: 'active' })[0]!;
+    expect(await outcome.text()).toContain(
+      `Memory ${created.id} added; it supersedes an older one that said otherwise.`,
+    );
+    const old = h.stores.memories.list({ status: 'inactive' })[0]!;
+    expect(old.supersededBy).toBe(created.id);
+
+    const table = await (await h.request('/memories?status=all', { headers: hx() })).text();
+    const row = new RegExp(`<tr id="memory-${old.id}" class="inactive">[\\s\\S]*?</tr>`).exec(
+      table,
+    )?.[0];
+    expect(row).toContain(
+      `superseded by <a href="#memory-${created.id}" hx-get="/memories/${created.id}/history"`,
+    );
+    const history = await (
+      await h.request(`/memories/${old.id}/history`, { headers: hx() })
+    ).text();
+    expect(history).toContain(
+      `<td>superseded by <a href="#memory-${created.id}" hx-get="/memories/${created.id}/history" hx-target="#history-panel" hx-swap="innerHTML">memory ${created.id}</a></td>`,
+    );
+    expect(history).toContain('Takes 5 minutes to start after a restart'); // the new wording
+    const successor = await (
+      await h.request(`/memories/${created.id}/history`, { headers: hx() })
+    ).text();
+    expect(successor).not.toContain('superseded by');
   });
 
   it('deletes one memory, and bulk-deletes 500 selected memories in one request', async () => {

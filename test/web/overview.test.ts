@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/clock.js';
 import type { SessionStatus } from '../../src/db/index.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
 let cookie: string;
@@ -78,7 +79,7 @@ function fixture() {
     response: LONG,
   });
   const [m1] = ['slow start', 'needs vpn', 'flaky dns'].map(
-    (o, i) => h.keeper.add({ service: `svc${i}`, category: 'timing', observation: o }).id,
+    (o, i) => seedMemory(h, { service: `svc${i}`, category: 'timing', observation: o }).id,
   );
   h.keeper.deactivate([m1!]);
   critical(now - DAY_MS); // exactly 24 h ago: counted

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { CSP } from '../../src/web/security.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
 let auth: { cookie: string; csrf: string };
@@ -15,12 +16,13 @@ let sessionId: number;
 beforeEach(async () => {
   h = webHarness();
   auth = await h.login();
-  memoryId = h.keeper.add({
+  memoryId = seedMemory(h, {
     service: 'jellyfin',
     category: 'timing',
     observation: 'Takes 60s to start',
   }).id;
   sessionId = h.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: h.clock.now() });
+  h.knowledge.services.describe('jellyfin', 'the media server', 'operator');
 });
 afterEach(() => h.close());
 
@@ -32,6 +34,7 @@ function mutatingRoutes(): { method: string; path: string }[] {
     const path = r.path
       .replace(/\/memories\/:id(\{[^}]*\})?/g, `/memories/${memoryId}`)
       .replace(/\/sessions\/:id(\{[^}]*\})?/g, `/sessions/${sessionId}`)
+      .replace(/\/services\/:name(\{[^}]*\})?/g, '/services/jellyfin')
       .replace(/:[a-z]+(\{[^}]*\})?/gi, '1');
     const key = `${r.method} ${path}`;
     if (path === '/login' || seen.has(key)) continue;
@@ -52,6 +55,7 @@ function snapshot(): string {
   ];
   return (
     JSON.stringify(tables.map((t) => h.stores.db.prepare(`SELECT * FROM ${t} ORDER BY id`).all())) +
+    JSON.stringify(h.stores.db.prepare('SELECT * FROM services ORDER BY name').all()) +
     JSON.stringify(h.runner.requests) +
     h.runner.stops
   );
@@ -64,6 +68,7 @@ const bodies = {
       confidence: '0.9',
       category: 'timing',
       ids: String(memoryId),
+      description: 'changed',
       prompt: 'x',
       tier: '1',
     }),
@@ -76,6 +81,7 @@ const bodies = {
       prompt: 'x',
       tier: 1,
       text: 'alert',
+      description: 'changed',
     }),
 };
 
@@ -89,6 +95,8 @@ describe('authentication and CSRF on every mutating route', () => {
         'DELETE /memories/N',
         'DELETE /memories/bulk',
         'POST /api/v1/memories',
+        'POST /services/jellyfin',
+        'PUT /api/v1/services/jellyfin',
         'POST /logout',
       ]),
     );

@@ -316,6 +316,80 @@ describe('GET /sessions/:id', () => {
     expect((await get('/sessions/999')).status).toBe(404);
   });
 
+  it('lists the memories the session was given, at start and after a tool call, with why', async () => {
+    const pinned = await h.knowledge.memory.add({
+      service: null,
+      category: 'behavior',
+      observation: 'Never restart the NAS during a backup',
+      pinned: true,
+    });
+    const relevant = await h.knowledge.memory.add({
+      service: 'jellyfin',
+      category: 'timing',
+      observation: 'Takes 60s to come back after a restart',
+    });
+    const id = session({ trigger: 'alert', prompt: 'ALERT: jellyfin down after restart' });
+    const block = await h.knowledge.injection.build(
+      { trigger: 'jellyfin down after restart' },
+      400,
+    );
+    h.knowledge.injection.record(id, block.injected);
+    // Learned after the session started: only the hook can give it.
+    const later = await h.knowledge.memory.add({
+      service: 'postgres',
+      category: 'maintenance',
+      observation: 'VACUUM takes the database offline for a minute',
+    });
+    await h.knowledge.tools.surface(id, {
+      toolName: 'Bash',
+      toolInput: { command: 'psql -c "VACUUM FULL" postgres' },
+      toolResponse: { stdout: 'VACUUM', stderr: '' },
+    });
+
+    const html = await (await get(`/sessions/${id}`)).text();
+    const table = /<table id="memories-given">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    const rows = [
+      ...table.matchAll(/<tr>\s*<td>(.*?)<\/td>\s*<td>#(\d+)<\/td>[\s\S]*?<\/tr>/g),
+    ].map((r) => ({ via: r[1], id: Number(r[2]), text: r[0] }));
+    expect(rows.map((r) => [r.via, r.id])).toEqual(
+      expect.arrayContaining([
+        ['at start', pinned.memory.id],
+        ['at start', relevant.memory.id],
+        ['after a tool call', later.memory.id],
+      ]),
+    );
+    const row = (memoryId: number) => rows.find((r) => r.id === memoryId)!.text;
+    expect(row(pinned.memory.id)).toContain('<td>pinned</td>');
+    expect(row(relevant.memory.id)).toContain('Takes 60s to come back after a restart');
+    expect(row(relevant.memory.id)).toMatch(/<td>relevant<div class="why"[^>]*>words #1 · /);
+    expect(row(later.memory.id)).toMatch(/<td class="num">0\.\d\d<\/td>\s*<td>relevant<div/);
+
+    const res = await api(`/sessions/${id}/memories`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      memories: {
+        memory_id: number;
+        via: string;
+        score: number | null;
+        detail: { reason?: string };
+      }[];
+    };
+    expect(body.memories).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          memory_id: pinned.memory.id,
+          via: 'context',
+          detail: { reason: 'pinned' },
+        }),
+        expect.objectContaining({ memory_id: later.memory.id, via: 'hook' }),
+      ]),
+    );
+    expect((await api('/sessions/999/memories')).status).toBe(404);
+
+    const none = await (await get(`/sessions/${session()}`)).text();
+    expect(none).toContain('This session was given no memories.');
+  });
+
   it('shows a live session as an SSE log with follow, end and Stop', async () => {
     const id = session({}, null);
     h.feed.open(id);

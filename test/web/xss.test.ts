@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { webHarness, type WebHarness } from '../helpers/web.js';
 import { unsafeMarkup, XSS_CORPUS } from '../helpers/xss.js';
+import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
 let cookie: string;
@@ -66,9 +67,31 @@ beforeAll(async () => {
       message: payload,
       createdAt: h.clock.now(),
     });
-    memoryId = h.keeper.add({ service: null, category: 'behavior', observation: payload }).id;
+    memoryId = seedMemory(h, { service: null, category: 'behavior', observation: payload }).id;
   }
   h.keeper.edit(memoryId, { observation: `${XSS_CORPUS[6]!} edited` });
+  // A service the agent described with a payload, and memories the session was given.
+  h.stores.events.insert({
+    sessionId,
+    source: 'agent',
+    level: 'warning',
+    service: 'jellyfin',
+    message: 'slow',
+    createdAt: h.clock.now(),
+  });
+  h.knowledge.services.describe('jellyfin', XSS_CORPUS.slice(0, 4).join(' '), 'agent');
+  seedMemory(h, { service: 'jellyfin', category: 'timing', observation: XSS_CORPUS[4]! });
+  const given = await h.knowledge.search.search('xss alert script', { status: 'all', limit: 20 });
+  h.stores.surfacing.record(
+    sessionId,
+    given.results.map((r) => ({
+      memoryId: r.memory.id,
+      score: r.why.score,
+      detail: { why: r.why },
+    })),
+    'hook',
+    h.clock.now(),
+  );
   h.stores.cooldowns.recordBlock({
     service: 'jellyfin',
     actionType: 'restart',
@@ -90,6 +113,9 @@ describe('XSS corpus renders inert', () => {
     '/sessions',
     `/sessions/${'SID'}`,
     '/cooldowns',
+    '/services',
+    '/services/jellyfin',
+    '/memories?status=all&q=alert+xss+script',
   ])('%s', async (pathTemplate) => {
     const path = pathTemplate.replace('SID', String(sessionId)).replace('ID', String(memoryId));
     const res = await h.request(path, {
@@ -101,6 +127,20 @@ describe('XSS corpus renders inert', () => {
     // The text is still shown to the operator, escaped.
     if (!path.startsWith('/cooldowns') && path !== '/')
       expect(html).toMatch(/&lt;script&gt;alert|&lt;svg onload/);
+  });
+
+  it('a search query that tries to break out of the search box stays inside its value', async () => {
+    const res = await h.request(`/memories?q=${encodeURIComponent(XSS_CORPUS[1]!)}`, {
+      headers: { Cookie: cookie },
+    });
+    const html = await res.text();
+    expect(html).toContain(
+      'name="q" id="memory-search" value="&quot;&gt;&lt;img src=x onerror=alert(&quot;xss-2&quot;)&gt;"',
+    );
+    // A quoted value holds no raw quote, so it cannot hide a tag: without the values, what is
+    // left is the page's own markup, and no payload may be in it.
+    expect(html).toContain('data-q="&quot;&gt;&lt;img src=x onerror=alert(&quot;xss-2&quot;)&gt;"');
+    expect(unsafeMarkup(html.replace(/ (value|data-q)="[^"]*"/g, ' $1=""'))).toEqual([]);
   });
 
   it('the JSON API returns the text as data', async () => {

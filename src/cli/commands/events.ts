@@ -57,6 +57,6 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     );
     return 0;
   } finally {
-    app.close();
+    await app.close();
   }
 }

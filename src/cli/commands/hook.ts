@@ -40,12 +40,12 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const command = bashCommand(payload);
   // Most commands are not remediation: answer without touching the database.
-  if (command === null || remediationIntents(command).length === 0) return 0;
+  if (command === null || (await remediationIntents(command)).length === 0) return 0;
   try {
     const config = loadConfig(io.env);
     const stores = openStores(config.dbPath);
     try {
-      const decision = decidePreToolUse(payload, {
+      const decision = await decidePreToolUse(payload, {
         stores,
         limits: config.cooldowns,
         clock: io.clock,

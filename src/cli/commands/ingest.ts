@@ -1,6 +1,6 @@
-/** `watchkeeper ingest [FILE|-]`: import a saved stream-json transcript as a session. */
+/** `watchkeeper ingest [--force] [FILE|-]`: import a saved stream-json transcript as a session. */
 import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 
 import { AppError } from '../../errors.js';
 import { importTranscript } from '../../runner/import.js';
@@ -9,22 +9,35 @@ import { flag, parse, str, toInt } from '../args.js';
 import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const INGEST_USAGE = `watchkeeper ingest [FILE|-] [--tier N] [--json]
+export const INGEST_USAGE = `watchkeeper ingest [--force] [FILE|-] [--tier N] [--json]
   Import a saved \`claude -p --output-format stream-json --verbose\` transcript (or stdin) as a
-  session: its markers become events, memories and cooldown actions, exactly as in a live run.`;
+  session: its markers become events, memories and cooldown actions, exactly as in a live run.
+  Input that is not a transcript (empty, binary, a folder) is refused, and so is a transcript
+  whose CLI session is already recorded (it would reinforce its memories twice) unless --force.`;
 
 export async function ingestCommand(argv: string[], io: CliIo): Promise<number> {
-  const p = parse(argv, { tier: { type: 'string' }, json: { type: 'boolean' } }, 1);
+  const p = parse(
+    argv,
+    { tier: { type: 'string' }, json: { type: 'boolean' }, force: { type: 'boolean' } },
+    1,
+  );
   const file = p.positionals[0] ?? '-';
   const tier = str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3);
   if (file !== '-') {
+    let isDirectory: boolean;
     try {
-      await access(file);
+      isDirectory = (await stat(file)).isDirectory();
     } catch (cause) {
       throw new AppError(
         'io_failed',
         `cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
         { cause },
+      );
+    }
+    if (isDirectory) {
+      throw new AppError(
+        'invalid_input',
+        `${file} is a folder; give a transcript file (or - for stdin); nothing was imported`,
       );
     }
   }
@@ -35,12 +48,12 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
       source,
       {
         stores: app.stores,
-        keeper: app.keeper,
+        knowledge: app.knowledge,
         clock: io.clock,
         dataDir: app.config.dataDir,
         maxLineBytes: app.config.maxLineBytes,
       },
-      { tier },
+      { tier, force: flag(p, 'force') },
     );
     if (flag(p, 'json')) {
       io.stdout(
@@ -89,13 +102,13 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
       if (s.unknownTypes) notes.push(`${s.unknownTypes} message(s) of unknown type ignored`);
       if (r.previousImports.length) {
         notes.push(
-          `this CLI session was already imported as session ${r.previousImports.join(', ')}`,
+          `imported again (--force): this CLI session is also recorded as session ${r.previousImports.join(', ')}`,
         );
       }
       for (const n of notes) io.stdout(`  note: ${n}\n`);
     }
     return 0;
   } finally {
-    app.close();
+    await app.close();
   }
 }

@@ -1,32 +1,66 @@
-/** `watchkeeper context`, `decay` and `migrate`. */
+/** `watchkeeper context`, `decay`, `reindex` and `migrate`. */
 import { loadConfig } from '../../config.js';
 import { migrate, openDatabase } from '../../db/index.js';
+import { AppError } from '../../errors.js';
 import { openApp } from '../app.js';
-import { parse, str, toInt } from '../args.js';
+import { flag, parse, str, toInt, usageError } from '../args.js';
+import { json } from '../format.js';
 import type { CliIo } from '../io.js';
+import { progressReporter } from '../progress.js';
 
-export const CONTEXT_USAGE = `watchkeeper context [--budget N]
-  Print the exact memory block the next session will get (after decay).`;
+export const CONTEXT_USAGE = `watchkeeper context [--query TEXT] [--tier 1|2|3] [--budget N] [--json]
+  Print the exact memory block a session would get (after decay): with --query, the block of a
+  session triggered by that text (an alert, a prompt); --json adds why each memory is in it.`;
+
+export const REINDEX_USAGE = `watchkeeper reindex [--pending]
+  Re-embed every memory with the current embedding model (after a model change), with progress;
+  --pending embeds only the memories that have no vector from it yet.`;
 
 export async function contextCommand(argv: string[], io: CliIo): Promise<number> {
-  const p = parse(argv, { budget: { type: 'string' } });
+  const p = parse(argv, {
+    budget: { type: 'string' },
+    query: { type: 'string' },
+    tier: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const budgetArg = str(p, 'budget');
   const budget = budgetArg === undefined ? undefined : toInt('--budget', budgetArg, 0, 1_000_000);
+  const tier = toInt('--tier', str(p, 'tier') ?? '1', 1, 3) as 1 | 2 | 3;
+  const query = str(p, 'query');
+  if (query !== undefined && query.trim() === '') throw usageError('--query must not be empty');
   const app = openApp(io);
   try {
-    const block = app.keeper.buildContext(budget ?? app.config.memoryBudget);
+    const limit = budget ?? app.config.runner.tiers[tier].memoryBudget;
+    const block = await app.knowledge.injection.build({ trigger: query ?? null }, limit);
+    if (flag(p, 'json')) {
+      io.stdout(
+        json({
+          text: block.text,
+          query: block.query,
+          budget: limit,
+          estimated_tokens: block.estimatedTokens,
+          total_eligible: block.totalEligible,
+          memories: block.injected.map((m) => ({
+            memory_id: m.memoryId,
+            reason: m.reason,
+            score: m.score,
+          })),
+        }),
+      );
+      return 0;
+    }
     if (block.text === '') {
       io.stderr(
         block.totalEligible === 0
           ? 'no active memories: the next session gets no memory block\n'
-          : `no memory fits a budget of ${budget ?? app.config.memoryBudget} tokens\n`,
+          : `no memory fits a budget of ${limit} tokens\n`,
       );
       return 0;
     }
     io.stdout(`${block.text}\n`);
     return 0;
   } finally {
-    app.close();
+    await app.close();
   }
 }
 
@@ -34,13 +68,39 @@ export async function decayCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
   const app = openApp(io);
   try {
-    const r = app.keeper.decay();
+    const r = app.knowledge.memory.decay();
     io.stdout(
       `${r.decayed} memor${r.decayed === 1 ? 'y' : 'ies'} decayed, ${r.deactivated} deactivated\n`,
     );
     return 0;
   } finally {
-    app.close();
+    await app.close();
+  }
+}
+
+export async function reindexCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { pending: { type: 'boolean' } });
+  const app = openApp(io);
+  try {
+    const { embedding, pending } = app.knowledge;
+    if (!embedding.model) {
+      throw new AppError(
+        'invalid_input',
+        'embeddings are off (WATCHKEEPER_EMBEDDINGS=off): there is nothing to index; search is lexical',
+      );
+    }
+    await embedding.embedder!.warmUp();
+    const bar = progressReporter(io, `embedding with ${embedding.model}`);
+    const started = io.clock.now();
+    const n = await pending.reindex(!flag(p, 'pending'), (pr) => bar.update(pr.done, pr.total));
+    bar.end();
+    const seconds = ((io.clock.now() - started) / 1000).toFixed(1);
+    io.stdout(
+      `${n} memor${n === 1 ? 'y' : 'ies'} embedded with ${embedding.model} in ${seconds} s\n`,
+    );
+    return 0;
+  } finally {
+    await app.close();
   }
 }
 

@@ -1,5 +1,6 @@
-/** `watchkeeper memories list|add|edit|delete|pin|unpin|deactivate|reactivate|history`. */
+/** `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|history`. */
 import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
+import { AppError } from '../../errors.js';
 import {
   CATEGORIES,
   formatConfidence,
@@ -8,6 +9,7 @@ import {
   validateService,
 } from '../../memory/index.js';
 import { openApp } from '../app.js';
+import { searchCommand } from './search.js';
 import { flag, parse, str, toIds, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
@@ -48,6 +50,24 @@ function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
   );
 }
 
+type App = ReturnType<typeof openApp>;
+
+/**
+ * One rule for every subcommand that takes ids: an id that names no memory fails the whole
+ * command (exit 1) before anything is changed. `history` also accepts a deleted memory, whose
+ * history is kept.
+ */
+function requireMemories(app: App, ids: readonly number[], orHistory = false): void {
+  const missing = [...new Set(ids)].filter(
+    (id) =>
+      app.stores.memories.get(id) === null &&
+      !(orHistory && app.stores.memories.history(id).length > 0),
+  );
+  if (missing.length === 0) return;
+  const which = `no memory with id ${missing.join(', ')}`;
+  throw new AppError('not_found', ids.length > 1 ? `${which}; nothing was changed` : which);
+}
+
 const confidenceOf = (v: string | undefined) =>
   v === undefined ? undefined : validateConfidence(v);
 
@@ -55,6 +75,8 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
   const [sub, ...rest] = argv;
   // Parse and validate everything before the database is opened: bad input changes nothing.
   switch (sub) {
+    case 'search':
+      return searchCommand(rest, io);
     case 'list': {
       const p = parse(rest, {
         service: { type: 'string' },
@@ -106,10 +128,17 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
           : {}),
         pinned: flag(p, 'pin'),
       };
-      return withApp(io, (app) => {
-        const m = app.keeper.add(input);
-        if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
-        else io.stdout(`memory ${m.id} added\n`);
+      return withApp(io, async (app) => {
+        const outcome = await app.knowledge.memory.add(input);
+        const m = outcome.memory;
+        if (flag(p, 'json')) io.stdout(json({ ...memoryJson(m), action: outcome.action }));
+        else if (outcome.action === 'reinforced') {
+          io.stdout(
+            `memory ${m.id} already says this: reinforced to ${formatConfidence(m.confidence)}\n`,
+          );
+        } else if (outcome.action === 'superseded') {
+          io.stdout(`memory ${m.id} added; it supersedes memory ${outcome.replaced!.id}\n`);
+        } else io.stdout(`memory ${m.id} added\n`);
       });
     }
     case 'edit': {
@@ -124,7 +153,8 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       if (text === undefined && confidence === undefined)
         throw usageError('memories edit needs --text and/or --confidence');
       return withApp(io, (app) => {
-        const m = app.keeper.edit(id!, {
+        requireMemories(app, [id!]);
+        const m = app.knowledge.memory.edit(id!, {
           ...(text !== undefined ? { observation: text } : {}),
           ...(confidence !== undefined ? { confidence } : {}),
         });
@@ -139,9 +169,9 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
       const ids = toIds(p.positionals);
       return withApp(io, (app) => {
-        const n = app.keeper.remove(ids);
+        requireMemories(app, ids);
+        const n = app.knowledge.memory.remove(ids);
         io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deleted\n`);
-        if (n < ids.length) io.stderr(`${ids.length - n} id(s) did not exist\n`);
       });
     }
     case 'pin':
@@ -149,7 +179,8 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, {}, 1);
       const [id] = toIds(p.positionals);
       return withApp(io, (app) => {
-        const m = app.keeper.setPinned(id!, sub === 'pin');
+        requireMemories(app, [id!]);
+        const m = app.knowledge.memory.setPinned(id!, sub === 'pin');
         io.stdout(`memory ${m.id} ${m.pinned ? 'pinned: it will not decay' : 'unpinned'}\n`);
       });
     }
@@ -157,8 +188,12 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
       const ids = toIds(p.positionals);
       return withApp(io, (app) => {
-        const n = app.keeper.deactivate(ids);
-        io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deactivated\n`);
+        requireMemories(app, ids);
+        const n = app.knowledge.memory.deactivate(ids);
+        const already = new Set(ids).size - n;
+        io.stdout(
+          `${n} memor${n === 1 ? 'y' : 'ies'} deactivated${already > 0 ? ` (${already} already inactive)` : ''}\n`,
+        );
       });
     }
     case 'reactivate': {
@@ -166,7 +201,8 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const [id] = toIds(p.positionals);
       const confidence = confidenceOf(str(p, 'confidence'));
       return withApp(io, (app) => {
-        const m = app.keeper.reactivate(id!, confidence);
+        requireMemories(app, [id!]);
+        const m = app.knowledge.memory.reactivate(id!, confidence);
         io.stdout(`memory ${m.id} active (confidence ${formatConfidence(m.confidence)})\n`);
       });
     }
@@ -174,6 +210,7 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, { json: { type: 'boolean' } }, 1);
       const [id] = toIds(p.positionals);
       return withApp(io, (app) => {
+        requireMemories(app, [id!], true);
         const rows = app.stores.memories.history(id!);
         if (flag(p, 'json')) {
           io.stdout(json(rows.map(historyJson)));
@@ -203,12 +240,12 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
   }
 }
 
-async function withApp(io: CliIo, fn: (app: ReturnType<typeof openApp>) => void): Promise<number> {
+async function withApp(io: CliIo, fn: (app: App) => void | Promise<void>): Promise<number> {
   const app = openApp(io);
   try {
-    fn(app);
+    await fn(app);
     return 0;
   } finally {
-    app.close();
+    await app.close();
   }
 }

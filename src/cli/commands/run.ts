@@ -1,11 +1,13 @@
 /** `watchkeeper run`: one chain now, in the foreground. Exit 0 when it completed. */
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
+import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
+import { recoverInterruptedSessions } from '../../runner/recovery.js';
 import { parse, str, toInt, usageError } from '../args.js';
 import type { CliIo } from '../io.js';
-import { createRuntime, hasModelCredentials } from '../runtime.js';
+import { createRuntime } from '../runtime.js';
 
 export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
   Run one chain now in the foreground (Ctrl-C or \`watchkeeper stop\` ends it). Exit 0 when it completed.`;
@@ -15,12 +17,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const tier = (str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3)) as Tier;
   const prompt = str(p, 'prompt');
   if (prompt !== undefined && prompt.trim() === '') throw usageError('--prompt must not be empty');
+  if (prompt !== undefined) rejectControlCharacters('--prompt', prompt);
   const config = loadConfig(io.env);
   if (tier > config.runner.maxTier) {
     throw usageError(`--tier ${tier} is above WATCHKEEPER_MAX_TIER (${config.runner.maxTier})`);
   }
   const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
-  if (!hasModelCredentials(io.env)) {
+  if (!config.modelCredentialConfigured) {
     log.warn(
       'no ANTHROPIC_API_KEY (or other Claude credential) is set: the CLI will fail to log in',
     );
@@ -34,6 +37,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   };
   const offs = (['SIGINT', 'SIGTERM', 'SIGUSR2'] as const).map((s) => io.onSignal(s, stop));
   try {
+    // Before the chain: rows a killed `serve` or `run` left `running`.
+    await recoverInterruptedSessions({
+      sessions: rt.stores.sessions,
+      dataDir: config.dataDir,
+      killGraceMs: config.runner.killGraceMs,
+      now: () => io.clock.now(),
+      log,
+    });
     const outcome = await rt.runChain(
       { trigger: 'manual', startTier: tier, prompt: prompt ?? null, alert: null },
       abort.signal,
@@ -45,7 +56,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return outcome.status === 'completed' ? 0 : 1;
   } finally {
     for (const off of offs) off();
-    rt.stores.close();
+    await rt.close();
     lock.release();
   }
 }

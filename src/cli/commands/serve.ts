@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
+import { recoverInterruptedSessions } from '../../runner/recovery.js';
 import { demoScript } from '../../sim/demo-scenario.js';
 import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
-import { createDashboard, createRuntime, hasModelCredentials } from '../runtime.js';
+import { createDashboard, createRuntime } from '../runtime.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
 const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
@@ -54,7 +55,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
           data: config.dataDir,
         },
       );
-    } else if (!hasModelCredentials(env)) {
+    } else if (!config.modelCredentialConfigured) {
       log.warn(
         'no ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) is set: every run will fail to log in and be recorded as a failed session',
       );
@@ -75,8 +76,17 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
           }
         : {}),
     });
+    // Before anything can start a session: rows a killed predecessor left `running`.
+    await recoverInterruptedSessions({
+      sessions: rt.stores.sessions,
+      dataDir: config.dataDir,
+      killGraceMs: config.runner.killGraceMs,
+      now: () => io.clock.now(),
+      log,
+    });
     const app = createDashboard(rt, { clock: io.clock, demo });
     web = await startWebServer(app, config.web);
+    rt.startBackground();
     rt.scheduler.start();
     const status = rt.scheduler.status();
     log.info('watchkeeper serving', {
@@ -111,7 +121,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     });
     await web.close();
     web = null;
-    rt.stores.close();
+    await rt.close();
     log.info('stopped');
     return 0;
   } finally {

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 
 import { cooldownBlockJson, cooldownJson, isoTime } from '../../db/index.js';
 import type { ServiceCooldown } from '../../runner/cooldown-policy.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import { cooldownOverview } from '../cooldown-data.js';
 import type { WebDeps } from '../deps.js';
 

@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 
 import { eventJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { parseEventQuery } from '../event-query.js';
 import { paging } from './json-body.js';

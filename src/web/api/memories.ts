@@ -1,17 +1,19 @@
-/** /api/v1/memories: list, create, read, update, delete, bulk delete, history. */
+/** /api/v1/memories: list, search, create, read, update, delete, bulk delete, history. */
 import { Hono } from 'hono';
 
-import { historyJson, memoryJson } from '../../db/index.js';
+import { historyJson, memoryJson, searchResultJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
 import { listQuery, toFilter } from '../memory-query.js';
+import { parseSearchQuery } from '../search-query.js';
 import { jsonBody, paging } from './json-body.js';
 
 export function memoryApi(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const { stores, keeper } = deps;
+  const { stores } = deps;
+  const keeper = deps.knowledge.memory;
   const mustGet = (id: number) => {
     const m = stores.memories.get(id);
     if (!m) throw new AppError('not_found', `memory ${id} does not exist`);
@@ -19,7 +21,14 @@ export function memoryApi(deps: WebDeps): Hono<AppEnv> {
   };
 
   app.get('/', (c) => {
-    const filter = toFilter(listQuery((n) => c.req.query(n)));
+    const query = listQuery((n) => c.req.query(n));
+    const problem = query.problems[0];
+    if (problem) {
+      throw new AppError('usage', `${problem.field} ${problem.message}`, {
+        data: { field: problem.field },
+      });
+    }
+    const filter = toFilter(query);
     const { limit, offset } = paging(c, 200);
     return c.json({
       memories: stores.memories.list({ ...filter, limit, offset }).map(memoryJson),
@@ -28,11 +37,26 @@ export function memoryApi(deps: WebDeps): Hono<AppEnv> {
       offset,
     });
   });
-  app.post('/', async (c) =>
-    c.json(memoryJson(keeper.add(parseMemoryCreate(await jsonBody(c)))), 201),
-  );
+  // Before `/:id`: the id pattern takes digits only, but the order keeps that from mattering.
+  app.get('/search', async (c) => {
+    const { query, options } = parseSearchQuery(
+      (n) => c.req.query(n),
+      (name) => deps.knowledge.services.isKnown(name),
+    );
+    const answer = await deps.knowledge.search.search(query, options);
+    return c.json({ query, mode: answer.mode, results: answer.results.map(searchResultJson) });
+  });
+  // A memory that says what an active one already says reinforces it: 200 with that memory and
+  // `action: "reinforced"`; otherwise 201 (`created`, or `superseded` when it replaced one).
+  app.post('/', async (c) => {
+    const outcome = await keeper.add(parseMemoryCreate(await jsonBody(c)));
+    return c.json(
+      { ...memoryJson(outcome.memory), action: outcome.action },
+      outcome.action === 'reinforced' ? 200 : 201,
+    );
+  });
   app.delete('/bulk', async (c) => {
-    const ids = parseIds((await jsonBody(c, 1024 * 1024)).ids);
+    const ids = parseIds((await jsonBody(c)).ids);
     return c.json({ deleted: keeper.remove(ids) });
   });
   app.get('/:id{[0-9]+}', (c) => c.json(memoryJson(mustGet(parseId(c.req.param('id'))))));

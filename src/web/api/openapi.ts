@@ -2,6 +2,7 @@
  * The OpenAPI document of /api/v1, served at /api/v1/openapi.json. test/web/openapi.test.ts
  * checks it against the routes the app really defines, both ways.
  */
+import { SESSION_STATUSES } from '../../db/index.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const time = { type: ['string', 'null'], format: 'date-time' };
@@ -9,6 +10,12 @@ const nullable = (type: string) => ({ type: [type, 'null'] });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const ok = (description: string, schema: object) => ({ description, ...json(schema) });
 const err = (description: string) => ({ description, ...json(ref('Error')) });
+const nameParam = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' },
+};
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
 const paging = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
@@ -17,7 +24,9 @@ const paging = [
 const common = {
   '401': err('missing or wrong credential'),
   '403': err('missing or wrong CSRF token, or a cross-site request'),
+  '421': err('a Host this dashboard does not answer to (WATCHKEEPER_ALLOWED_HOSTS)'),
 };
+const withBody = { ...common, '413': err("the body is over this route's size limit") };
 
 export const OPENAPI = {
   openapi: '3.1.0',
@@ -25,7 +34,7 @@ export const OPENAPI = {
     title: 'watchkeeper API',
     version: '1',
     description:
-      'Sessions, events, memories and cooldowns of a watchkeeper sidecar. Authenticate with ' +
+      'Sessions, events, memories, services and cooldowns of a watchkeeper sidecar. Authenticate with ' +
       '`Authorization: Bearer TOKEN` (WATCHKEEPER_AUTH_TOKEN). Times are ISO 8601 strings in UTC; ' +
       'errors are `{"error": {"code", "message"}}`.',
   },
@@ -77,7 +86,7 @@ export const OPENAPI = {
           '202': ok('queued', ref('RunRequest')),
           '409': err('the run queue is full'),
           '422': err('a bad field, named'),
-          ...common,
+          ...withBody,
         },
       },
     },
@@ -103,6 +112,21 @@ export const OPENAPI = {
         },
       },
     },
+    '/sessions/{id}/memories': {
+      get: {
+        summary:
+          'The memories the session was given: in its opening block (`context`) or after a tool call (`hook`)',
+        parameters: [idParam],
+        responses: {
+          '200': ok('memories given', {
+            type: 'object',
+            properties: { memories: { type: 'array', items: ref('SessionMemory') } },
+          }),
+          '404': err('no such session'),
+          ...common,
+        },
+      },
+    },
     '/sessions/{id}/stop': {
       post: {
         summary: 'Stop the session (SIGTERM to its process group)',
@@ -110,7 +134,7 @@ export const OPENAPI = {
         responses: {
           '200': ok('stopped', { type: 'object', properties: { stopped: { const: true } } }),
           '409': err('the session is not running'),
-          ...common,
+          ...withBody,
         },
       },
     },
@@ -158,6 +182,7 @@ export const OPENAPI = {
               offset: { type: 'integer' },
             },
           }),
+          '400': err('a bad filter, named'),
           ...common,
         },
       },
@@ -177,6 +202,60 @@ export const OPENAPI = {
         responses: {
           '201': ok('created', ref('Memory')),
           '422': err('a bad field, named'),
+          ...withBody,
+        },
+      },
+    },
+    '/memories/search': {
+      get: {
+        summary:
+          'Memories by meaning and by words, ranked by relevance x confidence x recency, each with why',
+        parameters: [
+          {
+            name: 'q',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', minLength: 1, maxLength: 2000 },
+          },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+          {
+            name: 'service',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'a service something names, or `general` for memories without one',
+          },
+          { name: 'category', in: 'query', schema: ref('Category') },
+          {
+            name: 'status',
+            in: 'query',
+            schema: { enum: ['active', 'inactive', 'all'], default: 'active' },
+          },
+          {
+            name: 'since',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'last reinforced at or after: `2024-05-01` or `2024-05-01T12:00:00Z`',
+          },
+          {
+            name: 'until',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'last reinforced before, same forms as `since`',
+          },
+        ],
+        responses: {
+          '200': ok('results, best first', {
+            type: 'object',
+            properties: {
+              query: { type: 'string' },
+              mode: {
+                enum: ['hybrid', 'lexical'],
+                description: '`lexical` when embeddings are off, failing, or have no vectors yet',
+              },
+              results: { type: 'array', items: ref('SearchResult') },
+            },
+          }),
+          '400': err('a bad parameter, named in `field`'),
           ...common,
         },
       },
@@ -192,7 +271,7 @@ export const OPENAPI = {
         responses: {
           '200': ok('deleted', { type: 'object', properties: { deleted: { type: 'integer' } } }),
           '422': err('bad ids'),
-          ...common,
+          ...withBody,
         },
       },
     },
@@ -223,13 +302,13 @@ export const OPENAPI = {
           '200': ok('the memory after the change', ref('Memory')),
           '404': err('no such memory'),
           '422': err('a bad field, named; nothing changed'),
-          ...common,
+          ...withBody,
         },
       },
       delete: {
         summary: 'Delete a memory (its history is kept)',
         parameters: [idParam],
-        responses: { '204': { description: 'deleted' }, '404': err('no such memory'), ...common },
+        responses: { '204': { description: 'deleted' }, '404': err('no such memory'), ...withBody },
       },
     },
     '/memories/{id}/history': {
@@ -242,6 +321,47 @@ export const OPENAPI = {
             properties: { history: { type: 'array', items: ref('MemoryHistory') } },
           }),
           ...common,
+        },
+      },
+    },
+    '/services': {
+      get: {
+        summary: 'Every service an event, memory or cooldown names, with what it is and counts',
+        responses: {
+          '200': ok('services', {
+            type: 'object',
+            properties: { services: { type: 'array', items: ref('Service') } },
+          }),
+          ...common,
+        },
+      },
+    },
+    '/services/{name}': {
+      get: {
+        summary: 'One service',
+        parameters: [nameParam],
+        responses: {
+          '200': ok('the service', ref('Service')),
+          '404': err('nothing names this service'),
+          ...common,
+        },
+      },
+      put: {
+        summary:
+          "Say what the service is (the operator's text wins over the agent's and the catalog's)",
+        description:
+          "An empty description removes the operator's text and restores the catalog's. The description is indexed with every memory of the service.",
+        parameters: [nameParam],
+        requestBody: json({
+          type: 'object',
+          required: ['description'],
+          properties: { description: { type: 'string', maxLength: 500 } },
+        }),
+        responses: {
+          '200': ok('the service after the change', ref('Service')),
+          '400': err('a bad description (too long, control characters), named'),
+          '404': err('nothing names this service'),
+          ...withBody,
         },
       },
     },
@@ -265,9 +385,8 @@ export const OPENAPI = {
         responses: {
           '202': ok('queued', { type: 'object', properties: { request_id: { type: 'string' } } }),
           '409': err('the run queue is full'),
-          '413': err('body too large'),
           '415': err('not JSON or text'),
-          ...common,
+          ...withBody,
         },
       },
     },
@@ -306,6 +425,72 @@ export const OPENAPI = {
           last_reinforced_at: time,
           session_id: nullable('integer'),
           tier: { type: 'integer', description: '0 = operator' },
+          superseded_by: {
+            ...nullable('integer'),
+            description: 'the memory that replaced this one',
+          },
+          last_surfaced_at: time,
+          surface_count: { type: 'integer' },
+        },
+      },
+      SearchResult: {
+        allOf: [
+          ref('Memory'),
+          {
+            type: 'object',
+            properties: {
+              score: { type: 'number' },
+              why: {
+                type: 'object',
+                description: 'every component of the score',
+                properties: {
+                  lexical_rank: nullable('integer'),
+                  bm25: nullable('number'),
+                  semantic_rank: nullable('integer'),
+                  cosine: nullable('number'),
+                  fused: { type: 'number' },
+                  relevance: { type: 'number' },
+                  confidence_weight: { type: 'number' },
+                  recency_weight: { type: 'number' },
+                  importance_weight: { type: 'number' },
+                },
+              },
+            },
+          },
+        ],
+      },
+      Service: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          description: nullable('string'),
+          description_source: { enum: ['operator', 'agent', 'catalog', null] },
+          active_memories: { type: 'integer' },
+          inactive_memories: { type: 'integer' },
+          events: { type: 'integer' },
+          last_event_at: time,
+          cooldown_actions: { type: 'integer' },
+          catalog: {
+            type: ['object', 'null'],
+            description: 'what the built-in catalog says, when it knows the service',
+            properties: { name: { type: 'string' }, description: { type: 'string' } },
+          },
+        },
+      },
+      SessionMemory: {
+        type: 'object',
+        properties: {
+          memory_id: { type: 'integer' },
+          via: { enum: ['context', 'hook'] },
+          score: nullable('number'),
+          detail: {
+            type: ['object', 'null'],
+            description: '`reason` (pinned, relevant, confident) and `why` (the score components)',
+          },
+          service: nullable('string'),
+          category: nullable('string'),
+          observation: { ...nullable('string'), description: 'null once the memory is deleted' },
+          created_at: time,
         },
       },
       MemoryHistory: {
@@ -324,6 +509,11 @@ export const OPENAPI = {
               'pinned',
               'unpinned',
               'deleted',
+              'superseded',
+              'archived',
+              'restored',
+              'merged',
+              'imported',
             ],
           },
           old_confidence: nullable('number'),
@@ -331,6 +521,10 @@ export const OPENAPI = {
           observation: nullable('string'),
           session_id: nullable('integer'),
           created_at: time,
+          related_memory_id: {
+            ...nullable('integer'),
+            description: 'the other memory of the change (the successor, for `superseded`)',
+          },
         },
       },
       Event: {
@@ -349,7 +543,7 @@ export const OPENAPI = {
         type: 'object',
         properties: {
           id: { type: 'integer' },
-          status: { enum: ['running', 'completed', 'failed', 'timed_out', 'stopped', 'escalated'] },
+          status: { enum: [...SESSION_STATUSES] },
           trigger: { enum: ['scheduled', 'manual', 'api', 'alert', 'escalation', 'import'] },
           tier: { type: 'integer' },
           model: nullable('string'),

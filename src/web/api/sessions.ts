@@ -1,12 +1,12 @@
 /**
- * /api/v1/sessions: list, one session with its children, events and chain cost, trigger a run,
- * the state of a queued run, and stop the running session.
+ * /api/v1/sessions: list, one session with its children, events and chain cost, the memories it
+ * was given, trigger a run, the state of a queued run, and stop the running session.
  */
 import { Hono } from 'hono';
 
-import { eventJson, sessionJson } from '../../db/index.js';
+import { eventJson, sessionJson, sessionMemoryJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
 import { parseRunInput, ticketJson } from '../run-input.js';
@@ -58,6 +58,11 @@ export function sessionApi(deps: WebDeps): Hono<AppEnv> {
       events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse().map(eventJson),
       chain_cost_usd: sessionChain(stores.sessions, s).costUsd,
     });
+  });
+
+  app.get('/:id{[0-9]+}/memories', (c) => {
+    const s = mustGet(c.req.param('id'));
+    return c.json({ memories: stores.surfacing.forSession(s.id).map(sessionMemoryJson) });
   });
 
   app.post('/:id{[0-9]+}/stop', (c) => {

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 
 import { isoTime } from '../../db/index.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { overviewStats } from '../overview-data.js';
 

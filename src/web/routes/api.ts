@@ -5,10 +5,11 @@ import { cooldownApi } from '../api/cooldowns.js';
 import { eventApi } from '../api/events.js';
 import { memoryApi } from '../api/memories.js';
 import { OPENAPI } from '../api/openapi.js';
+import { serviceApi } from '../api/services.js';
 import { sessionApi } from '../api/sessions.js';
 import { statsApi } from '../api/stats.js';
 import { webhookApi } from '../api/webhook.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 
 export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
@@ -19,6 +20,7 @@ export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
   app.route('/sessions', sessionApi(deps));
   app.route('/events', eventApi(deps));
   app.route('/memories', memoryApi(deps));
+  app.route('/services', serviceApi(deps));
   app.route('/cooldowns', cooldownApi(deps));
   app.route('/webhook', webhookApi(deps));
   return app;

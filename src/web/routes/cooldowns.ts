@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import { cooldownOverview } from '../cooldown-data.js';
 import type { WebDeps } from '../deps.js';
 import { isHtmx, page, partial } from '../render.js';

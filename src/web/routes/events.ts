@@ -5,7 +5,7 @@
 import { type Context, Hono } from 'hono';
 
 import { dataVersion } from '../../db/index.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { EVENT_LEVELS, EVENT_SOURCES, type EventQuery, parseEventQuery } from '../event-query.js';

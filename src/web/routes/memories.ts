@@ -1,13 +1,14 @@
 /**
- * The Memories page (seed 003): list with filters and a 5 s refresh, create, inline edit,
- * delete, bulk delete and deactivate, reactivate, pin, and each memory's history.
+ * The Memories page (seed 003): list with filters and a 5 s refresh, search by meaning (ranked,
+ * each result with why), create, inline edit, delete, bulk delete and deactivate, reactivate,
+ * pin, and each memory's history.
  */
 import { type Context, Hono } from 'hono';
 
 import { dataVersion, type MemoryRow } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { errorFromAppError } from '../errors.js';
@@ -17,11 +18,14 @@ import { isHtmx, page, partial, renderView } from '../render.js';
 import { sparkline } from '../sparkline.js';
 
 export const PAGE_SIZE = 50;
+/** Search results shown on the page (ranked, no pages). */
+export const SEARCH_RESULTS = 50;
 const SERVICES_TTL_MS = 10_000;
 
 export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const { stores, keeper } = deps;
+  const { stores } = deps;
+  const keeper = deps.knowledge.memory;
   const knownServices = cachedFor(
     SERVICES_TTL_MS,
     () => deps.clock.now(),
@@ -32,12 +36,20 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   // every open dashboard polls it every 5 s.
   const version = dataVersion(stores.db);
   const tables = new Map<string, { version: string; html: string }>();
-  const tableHtml = (c: Context, q: MemoryListQuery): string => {
-    const key = `${q.service}\u0000${q.category}\u0000${q.status}\u0000${q.page}`;
+  const tableHtml = async (c: Context, q: MemoryListQuery): Promise<string> => {
+    const key = JSON.stringify([
+      q.q,
+      q.service,
+      q.category,
+      q.status,
+      q.page,
+      q.problems.length && q.raw,
+    ]);
     const v = version();
     const hit = tables.get(key);
     if (hit?.version === v) return hit.html;
-    const html = renderView(c, 'partials/memory-table', tableData(q));
+    const data = q.q === '' ? tableData(q) : await searchData(q);
+    const html = renderView(c, 'partials/memory-table', data);
     if (tables.size >= 100) tables.clear();
     tables.set(key, { version: v, html });
     return html;
@@ -50,20 +62,36 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       limit: PAGE_SIZE + 1,
       offset: (q.page - 1) * PAGE_SIZE,
     });
-    return { q, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
+    return { q, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE, why: null };
+  };
+
+  // The filters apply to the search; the results come ranked, each with why it ranked there.
+  const searchData = async (q: MemoryListQuery) => {
+    const answer = await deps.knowledge.search.search(q.q, {
+      ...toFilter(q),
+      limit: SEARCH_RESULTS,
+    });
+    return {
+      q,
+      rows: answer.results.map((r) => r.memory),
+      hasNext: false,
+      why: Object.fromEntries(answer.results.map((r, i) => [r.memory.id, { rank: i + 1, ...r }])),
+      // Embeddings are configured but did not answer (or nothing is embedded yet).
+      lexicalOnly: answer.mode === 'lexical' && deps.knowledge.embedding.model !== null,
+    };
   };
   const row = (m: MemoryRow) => ({ rows: [m] });
 
-  app.get('/memories', (c) => {
+  app.get('/memories', async (c) => {
     const q = listQuery((n) => c.req.query(n));
-    if (isHtmx(c)) return c.html(tableHtml(c, q));
+    if (isHtmx(c)) return c.html(await tableHtml(c, q));
     return page(
       c,
       'pages/memories',
       { title: 'Memories', nav: 'memories' },
       {
         q,
-        table: tableHtml(c, q),
+        table: await tableHtml(c, q),
         categories: CATEGORIES,
         services: knownServices(),
         createError: null,
@@ -75,8 +103,9 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   app.post('/memories', async (c) => {
     const form = await c.req.parseBody();
     try {
-      const m = keeper.add(parseMemoryCreate(form));
-      deps.log.info('memory created by the operator', { memory: m.id });
+      const outcome = await keeper.add(parseMemoryCreate(form));
+      const m = outcome.memory;
+      deps.log.info(`memory ${outcome.action} by the operator`, { memory: m.id });
       if (!isHtmx(c)) return c.redirect('/memories', 303);
       c.header('HX-Trigger', 'memories-changed');
       return partial(c, 'partials/memory-create', {
@@ -84,6 +113,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
         createError: null,
         createValues: {},
         created: m,
+        createdAction: outcome.action,
       });
     } catch (err) {
       if (!isAppError(err) || !isHtmx(c)) throw err;

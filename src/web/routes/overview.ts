@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { overviewStats } from '../overview-data.js';
 import { isHtmx, page, partial } from '../render.js';

@@ -1,6 +1,7 @@
 /**
  * The Sessions pages: the list with a 5 s refresh and "Run now", one session's detail (metadata,
- * chain, response, events, memories, activity log), its live log over SSE, and Stop.
+ * chain, response, events, the memories it was given and the ones it made, activity log), its
+ * live log over SSE, and Stop.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -8,7 +9,8 @@ import { Hono } from 'hono';
 
 import type { HistoryRow, MemoryRow, SessionRow, Stores } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
-import type { AppEnv } from '../app.js';
+import type { ScoreParts } from '../../memory/index.js';
+import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
 import { renderMarkdown } from '../markdown.js';
@@ -48,6 +50,22 @@ function sessionMemories(stores: Stores, sessionId: number) {
     const observation =
       memory?.observation ?? actions.findLast((a) => a.observation !== null)?.observation ?? '';
     return { id, memory, observation, actions };
+  });
+}
+
+/**
+ * The memories the session was given (its opening block, the in-session hook), each with why:
+ * the injection's reason (pinned, relevant, confident) and the score's components when ranked.
+ */
+function memoriesGiven(stores: Stores, sessionId: number) {
+  return stores.surfacing.forSession(sessionId).map((g) => {
+    const detail = (typeof g.detail === 'object' && g.detail !== null ? g.detail : {}) as {
+      reason?: unknown;
+      why?: ScoreParts;
+    };
+    const reason =
+      typeof detail.reason === 'string' ? detail.reason : g.via === 'hook' ? 'relevant' : null;
+    return { ...g, reason, why: detail.why ?? null };
   });
 }
 
@@ -181,6 +199,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         responseHtml: s.response ? renderMarkdown(s.response) : null,
         events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse(),
         memories: sessionMemories(stores, s.id),
+        given: memoriesGiven(stores, s.id),
         live,
         log: live
           ? null

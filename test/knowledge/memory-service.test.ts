@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS } from '../../src/clock.js';
 import { estimateTokens } from '../../src/memory/tokens.js';
-import { testApp, type TestApp } from '../helpers/db.js';
+import { seedMemory, testApp, type TestApp } from '../helpers/db.js';
 
 let app: TestApp;
 beforeEach(() => {
@@ -16,10 +16,10 @@ const observe = (
   category: 'timing' | 'behavior' = 'timing',
 ) => app.keeper.observe({ service, category, observation, sessionId: null, tier: 1 });
 
-describe('memory keeper: observe', () => {
-  it('reinforces a similar active memory (+0.1, capped at 1.0) and records the new wording', () => {
-    const first = observe('Takes 60s to start after restart');
-    for (let i = 0; i < 5; i += 1) observe('Takes about 60s to start after a restart');
+describe('memory service: observe', () => {
+  it('reinforces a similar active memory (+0.1, capped at 1.0) and records the new wording', async () => {
+    const first = await observe('Takes 60s to start after restart');
+    for (let i = 0; i < 5; i += 1) await observe('Takes about 60s to start after a restart');
     const m = app.stores.memories.get(first.memory.id)!;
     expect(m.confidence).toBe(1);
     expect(m.observation).toBe('Takes 60s to start after restart');
@@ -28,23 +28,23 @@ describe('memory keeper: observe', () => {
     expect(history[1]!.observation).toBe('Takes about 60s to start after a restart');
   });
 
-  it('keeps a dissimilar observation for the same service and category as a second memory', () => {
-    observe('Takes 60s to start after restart');
-    const second = observe('Transcoding queue stalls when /transcode is full');
+  it('keeps a dissimilar observation for the same service and category as a second memory', async () => {
+    await observe('Takes 60s to start after restart');
+    const second = await observe('Transcoding queue stalls when /transcode is full');
     expect(second.action).toBe('created');
     expect(app.stores.memories.count({ service: 'jellyfin', category: 'timing' })).toBe(2);
   });
 
-  it('does not reinforce an inactive memory', () => {
-    const m = observe('Takes 60s to start after restart').memory;
+  it('does not reinforce an inactive memory', async () => {
+    const m = (await observe('Takes 60s to start after restart')).memory;
     app.keeper.deactivate([m.id]);
-    expect(observe('Takes 60s to start after restart').action).toBe('created');
+    expect((await observe('Takes 60s to start after restart')).action).toBe('created');
   });
 });
 
-describe('memory keeper: decay against the store', () => {
-  it('brings a memory reinforced 44 days ago to 0.5, and ten more runs change nothing', () => {
-    const m = observe('Takes 60s to start after restart').memory;
+describe('memory service: decay against the store', () => {
+  it('brings a memory reinforced 44 days ago to 0.5, and ten more runs change nothing', async () => {
+    const m = (await observe('Takes 60s to start after restart')).memory;
     app.clock.advance(44 * DAY_MS);
     expect(app.keeper.decay()).toEqual({ decayed: 1, deactivated: 0 });
     for (let i = 0; i < 10; i += 1)
@@ -53,12 +53,13 @@ describe('memory keeper: decay against the store', () => {
     expect(app.stores.memories.history(m.id).map((h) => h.action)).toEqual(['created', 'decayed']);
   });
 
-  it('gives the same confidences when decay runs daily for 40 days as when it runs once', () => {
-    const ids = [10, 10, 10, 0].map((gap, i) => {
-      const m = observe(`Distinct observation number ${i} about timing`, `svc-${i}`).memory;
+  it('gives the same confidences when decay runs daily for 40 days as when it runs once', async () => {
+    const ids: number[] = [];
+    for (const [i, gap] of [10, 10, 10, 0].entries()) {
+      const m = (await observe(`Distinct observation number ${i} about timing`, `svc-${i}`)).memory;
       app.clock.advance(gap * DAY_MS);
-      return m.id;
-    });
+      ids.push(m.id);
+    }
     const start = app.clock.now();
     const once = testApp();
     try {
@@ -69,8 +70,8 @@ describe('memory keeper: decay against the store', () => {
         app.keeper.decay();
       }
       for (const id of ids) daily.push(app.stores.memories.get(id)!.confidence);
-      [10, 10, 10, 0].forEach((gap, i) => {
-        once.keeper.observe({
+      for (const [i, gap] of [10, 10, 10, 0].entries()) {
+        await once.keeper.observe({
           service: `svc-${i}`,
           category: 'timing',
           observation: `Distinct observation number ${i} about timing`,
@@ -78,7 +79,7 @@ describe('memory keeper: decay against the store', () => {
           tier: 1,
         });
         once.clock.advance(gap * DAY_MS);
-      });
+      }
       once.clock.set(once.clock.now() + 40 * DAY_MS);
       once.keeper.decay();
       expect(
@@ -93,13 +94,14 @@ describe('memory keeper: decay against the store', () => {
     }
   });
 
-  it('deactivates below 0.3, never touches pinned ones, and a reinforcement restarts the clock', () => {
-    const stale = observe('Takes 60s to start after restart').memory;
-    const pinned = observe('Needs the NFS share mounted first', 'jellyfin', 'behavior').memory;
+  it('deactivates below 0.3, never touches pinned ones, and a reinforcement restarts the clock', async () => {
+    const stale = (await observe('Takes 60s to start after restart')).memory;
+    const pinned = (await observe('Needs the NFS share mounted first', 'jellyfin', 'behavior'))
+      .memory;
     app.keeper.setPinned(pinned.id, true);
     app.clock.advance(40 * DAY_MS);
-    const fresh = observe('Web UI answers slowly for a minute', 'caddy').memory;
-    observe('Web UI answers slowly for a minute', 'caddy'); // reinforced now
+    const fresh = (await observe('Web UI answers slowly for a minute', 'caddy')).memory;
+    await observe('Web UI answers slowly for a minute', 'caddy'); // reinforced now
     app.clock.advance(30 * DAY_MS);
     app.keeper.decay();
     expect(app.stores.memories.get(stale.id)).toMatchObject({ confidence: 0.2, active: false });
@@ -108,9 +110,9 @@ describe('memory keeper: decay against the store', () => {
   });
 });
 
-describe('memory keeper: operator curation', () => {
-  it('rejects a bad confidence or empty text and changes nothing', () => {
-    const m = observe('Takes 60s to start after restart').memory;
+describe('memory service: operator curation', () => {
+  it('rejects a bad confidence or empty text and changes nothing', async () => {
+    const m = (await observe('Takes 60s to start after restart')).memory;
     expect(() => app.keeper.edit(m.id, { confidence: 1.5 })).toThrow(
       /confidence: must be a number from 0 to 1/,
     );
@@ -122,8 +124,8 @@ describe('memory keeper: operator curation', () => {
     expect(app.stores.memories.history(m.id)).toHaveLength(1);
   });
 
-  it('edits wording and confidence, restarting the decay clock', () => {
-    const m = observe('Takes 60s to start').memory;
+  it('edits wording and confidence, restarting the decay clock', async () => {
+    const m = (await observe('Takes 60s to start')).memory;
     app.clock.advance(50 * DAY_MS);
     app.keeper.edit(m.id, { observation: 'Takes 90s to start on the NAS', confidence: 0.9 });
     app.clock.advance(20 * DAY_MS);
@@ -134,8 +136,8 @@ describe('memory keeper: operator curation', () => {
     });
   });
 
-  it('reactivates only with a confidence of at least 0.3', () => {
-    const m = observe('Takes 60s to start').memory;
+  it('reactivates only with a confidence of at least 0.3', async () => {
+    const m = (await observe('Takes 60s to start')).memory;
     app.clock.advance(70 * DAY_MS);
     app.keeper.decay();
     expect(app.stores.memories.get(m.id)!.active).toBe(false);
@@ -148,43 +150,43 @@ describe('memory keeper: operator curation', () => {
     ]);
   });
 
-  it('deletes memories but keeps their history', () => {
-    const a = observe('Takes 60s to start').memory;
-    const b = observe('Cache warms for 5 minutes', 'caddy').memory;
+  it('deletes memories but keeps their history', async () => {
+    const a = (await observe('Takes 60s to start')).memory;
+    const b = (await observe('Cache warms for 5 minutes', 'caddy')).memory;
     expect(app.keeper.remove([a.id, b.id, 9999])).toBe(2);
     expect(app.stores.memories.count({ status: 'all' })).toBe(0);
     expect(app.stores.memories.history(a.id).map((h) => h.action)).toEqual(['created', 'deleted']);
   });
 });
 
-describe('memory keeper: context', () => {
-  it('orders services by their best memory, puts general last and leaves inactive ones out', () => {
-    app.keeper.add({
+describe('memory service: context', () => {
+  it('orders services by their best memory, puts general last and leaves inactive ones out', async () => {
+    seedMemory(app, {
       service: 'postgres',
       category: 'maintenance',
       observation: 'Needs VACUUM weekly',
       confidence: 1,
     });
-    app.keeper.add({
+    seedMemory(app, {
       service: null,
       category: 'remediation',
       observation: 'Retry DNS once',
       confidence: 0.95,
     });
-    app.keeper.add({
+    seedMemory(app, {
       service: 'jellyfin',
       category: 'timing',
       observation: 'Takes 60s to start',
       confidence: 0.9,
     });
-    const off = app.keeper.add({
+    const off = seedMemory(app, {
       service: 'jellyfin',
       category: 'behavior',
       observation: 'Old news',
       confidence: 0.8,
     });
     app.keeper.deactivate([off.id]);
-    const block = app.keeper.buildContext(2000);
+    const block = await app.knowledge.injection.build({ trigger: null }, 2000);
     expect(block.text.split('\n').filter((l) => l.startsWith('###'))).toEqual([
       '### postgres',
       '### jellyfin',
@@ -194,22 +196,22 @@ describe('memory keeper: context', () => {
     expect(block.text).not.toContain('Old news');
   });
 
-  it('runs decay before assembling, so stale memories drop out', () => {
-    app.keeper.add({ service: 'jellyfin', category: 'timing', observation: 'Takes 60s to start' });
+  it('runs decay before assembling, so stale memories drop out', async () => {
+    seedMemory(app, { service: 'jellyfin', category: 'timing', observation: 'Takes 60s to start' });
     app.clock.advance(100 * DAY_MS);
-    expect(app.keeper.buildContext(2000).text).toBe('');
+    expect((await app.knowledge.injection.build({ trigger: null }, 2000)).text).toBe('');
   });
 
-  it('respects the budget with 1,000 memories in the store', () => {
+  it('respects the budget with 1,000 memories in the store', async () => {
     for (let i = 0; i < 1000; i += 1) {
-      app.keeper.add({
+      seedMemory(app, {
         service: `svc-${i % 37}`,
         category: 'behavior',
         observation: `Observation number ${i} about this service`,
         confidence: 0.3 + (i % 70) / 100,
       });
     }
-    const block = app.keeper.buildContext(2000);
+    const block = await app.knowledge.injection.build({ trigger: null }, 2000);
     expect(estimateTokens(block.text)).toBeLessThanOrEqual(2000);
     expect(block.totalEligible).toBe(1000);
     expect(block.includedIds.length).toBeGreaterThan(20);

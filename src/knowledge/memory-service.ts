@@ -1,26 +1,33 @@
 /**
- * The memory lifecycle applied to the store: observe (create or reinforce), decay, build the
- * prompt block, and the operator's curation (add, edit, pin, deactivate, reactivate, delete).
- * Values come from the pure functions of src/memory; every change lands with its history row.
+ * The one memory service. Every write to memory (a marker, the operator, a memory tool, an
+ * extraction) comes here: an observation close in meaning to an active memory of the same service
+ * reinforces it whatever its category; one close in topic that states a different fact (another
+ * number, duration, version, port, or a negation) supersedes it; anything else is new. Also decay
+ * and the operator's curation (the session's memory block is built in injection.ts). Values come from the pure functions of
+ * src/memory; every change lands with its history row.
  */
 import type { Clock } from '../clock.js';
-import type { EventStore, MemoryRow, MemoryStore } from '../db/index.js';
+import type { EventStore, MemoryRow, MemoryStore, SearchStore } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
   applyDecay,
-  assembleContext,
   type Category,
-  type ContextBlock,
+  type Contradiction,
   DEFAULT_POLICY,
-  estimateTokens,
+  dot,
+  findContradiction,
+  fromBlob,
   type MemoryPolicy,
-  mostSimilar,
   nextDecayAt,
   reinforcedConfidence,
   roundConfidence,
+  textSimilarity,
+  toBlob,
   validateConfidence,
   validateObservation,
 } from '../memory/index.js';
+import type { Embedding } from './embedding.js';
+import type { Services } from './services.js';
 
 export interface Observation {
   service: string | null;
@@ -31,8 +38,22 @@ export interface Observation {
 }
 
 export interface ObserveOutcome {
-  action: 'created' | 'reinforced';
+  /** `superseded`: a new memory was created and `replaced` was deactivated in its favour. */
+  action: 'created' | 'reinforced' | 'superseded';
   memory: MemoryRow;
+  /** The existing memory it matched (reinforced or superseded), with how close it was. */
+  match?: { memory: MemoryRow; similarity: number; measure: 'cosine' | 'lexical' };
+  replaced?: MemoryRow;
+  contradiction?: Contradiction;
+}
+
+/** What decides between reinforce, supersede and create, for one candidate memory. */
+interface Closest {
+  memory: MemoryRow;
+  similarity: number;
+  measure: 'cosine' | 'lexical';
+  duplicate: number;
+  related: number;
 }
 
 export interface DecayReport {
@@ -52,17 +73,81 @@ export interface MemoryEdit {
   confidence?: number;
 }
 
-// The shortest possible prompt line ("- [x] y (confidence: 0.9)\n") is 6 estimated tokens.
-const MIN_LINE_TOKENS = estimateTokens('- [x] y (confidence: 0.9)\n');
-
-export function createMemoryKeeper(deps: {
+export function createMemoryService(deps: {
   memories: MemoryStore;
   events: EventStore;
+  search: SearchStore;
+  embedding: Embedding;
+  services: Services;
   clock: Clock;
   policy?: MemoryPolicy;
 }) {
-  const { memories, events, clock } = deps;
+  const { memories, events, search, embedding, services, clock } = deps;
   const policy = deps.policy ?? DEFAULT_POLICY;
+
+  /**
+   * The active memory of the same service closest to the text: by cosine where both have a
+   * vector from the current model, lexically otherwise (each measure with its own thresholds).
+   */
+  const closest = (service: string | null, text: string, vector: Float32Array | null) => {
+    const pool = memories.activeOfService(service);
+    const vectors =
+      vector && embedding.model
+        ? search.vectorsOf(
+            pool.map((m) => m.id),
+            embedding.model,
+          )
+        : null;
+    const t = embedding.thresholds;
+    let best: Closest | null = null;
+    let bestScore = -Infinity;
+    for (const memory of pool) {
+      const blob = vectors?.get(memory.id);
+      const c: Closest = blob
+        ? {
+            memory,
+            similarity: dot(vector!, fromBlob(blob)),
+            measure: 'cosine',
+            duplicate: t.duplicate,
+            related: t.related,
+          }
+        : {
+            memory,
+            similarity: textSimilarity(memory.observation, text),
+            measure: 'lexical',
+            duplicate: policy.similarityThreshold,
+            related: policy.similarityThreshold * 0.6,
+          };
+      // Compared by how far past its own "related" threshold each one is.
+      const score = c.similarity - c.related;
+      if (score > bestScore) {
+        best = c;
+        bestScore = score;
+      }
+    }
+    return best;
+  };
+
+  const storeVector = (id: number, vector: Float32Array | null): void => {
+    if (!vector || !embedding.model) return;
+    search.putVectors(
+      [{ memoryId: id, vector: toBlob(vector) }],
+      embedding.model,
+      vector.length,
+      clock.now(),
+    );
+  };
+
+  const newMemoryEvent = (m: MemoryRow, sessionId: number | null, now: number, note = '') => {
+    events.insert({
+      sessionId,
+      source: 'system',
+      level: 'info',
+      service: m.service,
+      message: `New memory recorded${note}: [${m.category}:${m.service ?? 'general'}] ${m.observation}`,
+      createdAt: now,
+    });
+  };
 
   // A change that restarts the decay clock at `now` schedules the first step from there.
   const restart = (now: number) => ({
@@ -104,51 +189,94 @@ export function createMemoryKeeper(deps: {
     ]);
   };
 
+  const createRow = (
+    input: Observation & { confidence?: number; pinned?: boolean },
+    observation: string,
+    now: number,
+  ): MemoryRow =>
+    mustGet(
+      memories.create({
+        service: input.service,
+        category: input.category,
+        observation,
+        confidence: input.confidence ?? policy.newConfidence,
+        sessionId: input.sessionId,
+        tier: input.tier,
+        pinned: input.pinned ?? false,
+        at: now,
+        nextDecayAt: nextDecayAt(now, now, policy),
+      }),
+    );
+
   const keeper = {
     policy,
 
-    /** An observation from the agent: reinforces the most similar active memory, or creates one. */
-    observe(input: Observation): ObserveOutcome {
+    /**
+     * An observation (agent, operator, tool): reinforces the active memory of its service that
+     * says the same, supersedes one that says otherwise on the same topic, or creates a new one.
+     * Never waits long on embeddings: without a vector it decides lexically and the new memory
+     * stays pending until the background job embeds it.
+     */
+    async observe(
+      input: Observation & { confidence?: number; pinned?: boolean },
+    ): Promise<ObserveOutcome> {
+      const observation = validateObservation(input.observation);
+      const [vector] = (await embedding.documents([observation])) ?? [null];
       const now = clock.now();
-      const pool = memories.reinforcementCandidates(input.service, input.category);
-      const match = mostSimilar(pool, input.observation, policy.similarityThreshold);
-      if (match) {
-        const before = match.candidate;
-        const confidence = reinforcedConfidence(before.confidence, policy);
-        memories.change([
-          {
-            id: before.id,
-            action: 'reinforced',
-            confidence,
-            active: true,
-            ...restart(now),
-            historyObservation: input.observation,
-            sessionId: input.sessionId,
-            at: now,
-          },
-        ]);
-        return { action: 'reinforced', memory: mustGet(before.id) };
+      if (input.service !== null) services.seen(input.service, now);
+      const match = closest(input.service, observation, vector ?? null);
+      const matchInfo = match
+        ? { memory: match.memory, similarity: match.similarity, measure: match.measure }
+        : undefined;
+      if (match && match.similarity >= match.related) {
+        const contradiction = findContradiction(match.memory.observation, observation);
+        if (contradiction) {
+          const created = createRow(input, observation, now);
+          storeVector(created.id, vector ?? null);
+          memories.change([
+            {
+              id: match.memory.id,
+              action: 'superseded',
+              confidence: match.memory.confidence,
+              active: false,
+              historyObservation: observation,
+              sessionId: input.sessionId,
+              relatedMemoryId: created.id,
+              at: now,
+            },
+          ]);
+          newMemoryEvent(created, input.sessionId, now, ` (supersedes memory ${match.memory.id})`);
+          return {
+            action: 'superseded',
+            memory: created,
+            match: matchInfo,
+            replaced: mustGet(match.memory.id),
+            contradiction,
+          };
+        }
+        if (match.similarity >= match.duplicate) {
+          const before = match.memory;
+          const confidence = reinforcedConfidence(before.confidence, policy);
+          memories.change([
+            {
+              id: before.id,
+              action: 'reinforced',
+              confidence,
+              active: true,
+              ...restart(now),
+              historyObservation: observation,
+              sessionId: input.sessionId,
+              ...(input.pinned ? { pinned: true } : {}),
+              at: now,
+            },
+          ]);
+          return { action: 'reinforced', memory: mustGet(before.id), match: matchInfo };
+        }
       }
-      const id = memories.create({
-        service: input.service,
-        category: input.category,
-        observation: input.observation,
-        confidence: policy.newConfidence,
-        sessionId: input.sessionId,
-        tier: input.tier,
-        at: now,
-        nextDecayAt: nextDecayAt(now, now, policy),
-      });
-      const memory = mustGet(id);
-      events.insert({
-        sessionId: input.sessionId,
-        source: 'system',
-        level: 'info',
-        service: input.service,
-        message: `New memory recorded: [${input.category}:${input.service ?? 'general'}] ${input.observation}`,
-        createdAt: now,
-      });
-      return { action: 'created', memory };
+      const created = createRow(input, observation, now);
+      storeVector(created.id, vector ?? null);
+      if (input.tier !== 0) newMemoryEvent(created, input.sessionId, now);
+      return { action: 'created', memory: created, ...(matchInfo ? { match: matchInfo } : {}) };
     },
 
     /** Brings every memory's confidence up to date. Idempotent for a given `now`. */
@@ -179,23 +307,17 @@ export function createMemoryKeeper(deps: {
       return { decayed: changes.length - deactivated, deactivated };
     },
 
-    /** Decays, then assembles the prompt block within `budget` estimated tokens. */
-    buildContext(budget: number): ContextBlock {
-      keeper.decay();
-      const threshold = policy.activeThreshold;
-      const total = memories.countEligible(threshold);
-      const perGroup = Math.max(1, Math.floor(budget / MIN_LINE_TOKENS) + 1);
-      return assembleContext(memories.contextGroups(threshold, perGroup), total, budget);
-    },
-
-    /** A memory written by the operator (tier 0); it starts active at the given confidence. */
-    add(input: {
+    /**
+     * A memory written by the operator (tier 0): checked like any observation, so one that says
+     * what an active memory already says reinforces it instead of duplicating it.
+     */
+    async add(input: {
       service: string | null;
       category: Category;
       observation: string;
       confidence?: number;
       pinned?: boolean;
-    }): MemoryRow {
+    }): Promise<ObserveOutcome> {
       const confidence = roundConfidence(
         validateConfidence(input.confidence ?? policy.newConfidence),
       );
@@ -208,19 +330,15 @@ export function createMemoryKeeper(deps: {
           },
         );
       }
-      const now = clock.now();
-      const id = memories.create({
+      return keeper.observe({
         service: input.service,
         category: input.category,
-        observation: validateObservation(input.observation),
+        observation: input.observation,
         confidence,
+        pinned: input.pinned ?? false,
         sessionId: null,
         tier: 0,
-        pinned: input.pinned ?? false,
-        at: now,
-        nextDecayAt: nextDecayAt(now, now, policy),
       });
-      return mustGet(id);
     },
 
     /** Operator edit of wording and/or confidence; restarts the decay clock. */
@@ -316,4 +434,4 @@ export function createMemoryKeeper(deps: {
   return keeper;
 }
 
-export type MemoryKeeper = ReturnType<typeof createMemoryKeeper>;
+export type MemoryService = ReturnType<typeof createMemoryService>;

@@ -1,0 +1,208 @@
+/**
+ * The search indexes of memories: full text (FTS5, kept in step by triggers, see migration 0006)
+ * and vectors (one per memory, for the model that made it). Ranking is not done here: these are
+ * the candidate lists and the rows the knowledge layer ranks.
+ */
+import { type Db, statementCache } from './open.js';
+
+export interface SearchFilter {
+  service?: string | null;
+  category?: string;
+  status?: 'active' | 'inactive' | 'all';
+  /** Last reinforced at or after / before (epoch ms). */
+  since?: number;
+  until?: number;
+}
+
+export interface LexicalHit {
+  id: number;
+  bm25: number;
+}
+
+export interface StoredVector {
+  /** Row id in memory_vectors; grows with every write. */
+  id: number;
+  memoryId: number;
+  vector: Uint8Array;
+}
+
+export interface PendingMemory {
+  id: number;
+  service: string | null;
+  observation: string;
+  description: string | null;
+}
+
+// Column weights of bm25(): the observation's own words, the service name, the category, and the
+// service's description (a match on what the service is, not on what was observed).
+const BM25 = 'bm25(memories_fts, 1.0, 2.0, 0.3, 0.6)';
+
+function filterSql(
+  filter: SearchFilter,
+  alias: string,
+): { sql: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.service === null) where.push(`${alias}.service IS NULL`);
+  else if (filter.service !== undefined) {
+    where.push(`${alias}.service = ?`);
+    params.push(filter.service);
+  }
+  if (filter.category) {
+    where.push(`${alias}.category = ?`);
+    params.push(filter.category);
+  }
+  const status = filter.status ?? 'active';
+  if (status !== 'all') where.push(`${alias}.active = ${status === 'active' ? 1 : 0}`);
+  if (filter.since !== undefined) {
+    where.push(`${alias}.last_reinforced_at >= ?`);
+    params.push(filter.since);
+  }
+  if (filter.until !== undefined) {
+    where.push(`${alias}.last_reinforced_at < ?`);
+    params.push(filter.until);
+  }
+  return { sql: where.map((w) => ` AND ${w}`).join(''), params };
+}
+
+export function createSearchStore(db: Db) {
+  const cached = statementCache(db);
+  // A rewrite deletes and inserts, so that the row gets a new, higher id (see vectorsSince).
+  const dropVector = db.prepare('DELETE FROM memory_vectors WHERE memory_id = ?');
+  const putVector = db.prepare(`INSERT INTO memory_vectors (memory_id, model, dimension, vector,
+    created_at) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)`);
+  const since = db.prepare(`SELECT id, memory_id AS memoryId, vector FROM memory_vectors
+    WHERE id > ? AND model = ? ORDER BY id`);
+  const maxId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM memory_vectors');
+  const countVectors = db.prepare('SELECT COUNT(*) AS n FROM memory_vectors WHERE model = ?');
+  const pending = db.prepare(`SELECT m.id, m.service, m.observation, s.description
+    FROM memories m LEFT JOIN services s ON s.name = m.service
+    WHERE m.id > ? AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)
+    ORDER BY m.id LIMIT ?`);
+  const pendingCount = db.prepare(`SELECT COUNT(*) AS n FROM memories m
+    WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)`);
+  const memoriesAfter = db.prepare(
+    'SELECT id, observation FROM memories WHERE id > ? ORDER BY id LIMIT ?',
+  );
+  const countMemories = db.prepare('SELECT COUNT(*) AS n FROM memories');
+  const staleModels = db.prepare(
+    'SELECT model, COUNT(*) AS n FROM memory_vectors WHERE model <> ? GROUP BY model',
+  );
+
+  return {
+    /** Memories matching an FTS5 query, best first, within the filter. */
+    lexical(match: string, filter: SearchFilter, limit: number): LexicalHit[] {
+      if (match === '') return [];
+      const { sql, params } = filterSql(filter, 'm');
+      return cached(`SELECT f.rowid AS id, ${BM25} AS bm25 FROM memories_fts f
+        JOIN memories m ON m.id = f.rowid
+        WHERE memories_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
+        match,
+        ...params,
+        limit,
+      ) as LexicalHit[];
+    },
+
+    /** Vectors of the memories within the filter (for a search narrowed to a few rows). */
+    vectorsWhere(filter: SearchFilter, model: string, limit: number): StoredVector[] {
+      const { sql, params } = filterSql(filter, 'm');
+      return cached(`SELECT v.id, v.memory_id AS memoryId, v.vector FROM memory_vectors v
+        JOIN memories m ON m.id = v.memory_id WHERE v.model = ?${sql} LIMIT ?`).all(
+        model,
+        ...params,
+        limit,
+      ) as StoredVector[];
+    },
+
+    /** How many memories the filter selects (to choose between an exact and an indexed scan). */
+    countWhere(filter: SearchFilter): number {
+      const { sql, params } = filterSql(filter, 'm');
+      return (
+        cached(`SELECT COUNT(*) AS n FROM memories m WHERE 1 = 1${sql}`).get(...params) as {
+          n: number;
+        }
+      ).n;
+    },
+
+    /** Which of these memories pass the filter (ids in, ids out). */
+    idsWhere(ids: readonly number[], filter: SearchFilter): Set<number> {
+      if (ids.length === 0) return new Set();
+      const { sql, params } = filterSql(filter, 'm');
+      const rows = db
+        .prepare(
+          `SELECT m.id FROM memories m WHERE m.id IN (${ids.map(() => '?').join(',')})${sql}`,
+        )
+        .all(...ids, ...params) as { id: number }[];
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /** The stored vectors of these memories for this model (missing ones are pending). */
+    vectorsOf(memoryIds: readonly number[], model: string): Map<number, Uint8Array> {
+      const out = new Map<number, Uint8Array>();
+      for (let i = 0; i < memoryIds.length; i += 500) {
+        const chunk = memoryIds.slice(i, i + 500);
+        const rows = db
+          .prepare(
+            `SELECT memory_id AS memoryId, vector FROM memory_vectors
+             WHERE model = ? AND memory_id IN (${chunk.map(() => '?').join(',')})`,
+          )
+          .all(model, ...chunk) as { memoryId: number; vector: Uint8Array }[];
+        for (const r of rows) out.set(r.memoryId, r.vector);
+      }
+      return out;
+    },
+
+    /** Vectors written after `afterId`, for a process's in-memory index to catch up. */
+    vectorsSince(afterId: number, model: string): StoredVector[] {
+      return since.all(afterId, model) as StoredVector[];
+    },
+
+    lastVectorId(): number {
+      return (maxId.get() as { n: number }).n;
+    },
+
+    countVectors(model: string): number {
+      return (countVectors.get(model) as { n: number }).n;
+    },
+
+    putVectors: db.transaction(
+      (
+        rows: readonly { memoryId: number; vector: Buffer }[],
+        model: string,
+        dimension: number,
+        at: number,
+      ) => {
+        // A memory deleted while its text was being embedded gets no vector.
+        for (const r of rows) {
+          dropVector.run(r.memoryId);
+          putVector.run(r.memoryId, model, dimension, r.vector, at, r.memoryId);
+        }
+      },
+    ),
+
+    /** Memories with no vector from this model, oldest first, after `afterId`. */
+    pending(model: string, afterId: number, limit: number): PendingMemory[] {
+      return pending.all(afterId, model, limit) as PendingMemory[];
+    },
+
+    countPending(model: string): number {
+      return (pendingCount.get(model) as { n: number }).n;
+    },
+
+    /** Every memory's text in id order, a page at a time (reindex). */
+    memoriesAfter(afterId: number, limit: number): { id: number; observation: string }[] {
+      return memoriesAfter.all(afterId, limit) as { id: number; observation: string }[];
+    },
+
+    countMemories(): number {
+      return (countMemories.get() as { n: number }).n;
+    },
+
+    /** Vectors made by another model than this one (a model change), per model. */
+    staleModels(model: string): { model: string; n: number }[] {
+      return staleModels.all(model) as { model: string; n: number }[];
+    },
+  };
+}
+
+export type SearchStore = ReturnType<typeof createSearchStore>;

@@ -1,0 +1,87 @@
+/**
+ * @module knowledge: the memory service (observe, reinforce, supersede, decay, curation), its one
+ * hybrid search, the session's memory block, in-session surfacing and the services catalog,
+ * composed over the stores and an optional embedder.
+ */
+import type { Clock } from '../clock.js';
+import type { Stores } from '../db/index.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { MemoryPolicy } from '../memory/index.js';
+import { createPendingEmbedder } from './embed-pending.js';
+import { createEmbedding } from './embedding.js';
+import { createInjection } from './injection.js';
+import { createMemoryService } from './memory-service.js';
+import { createSearch } from './search.js';
+import { createServices } from './services.js';
+import { createToolSurfacing } from './tool-surfacing.js';
+
+export { type EmbedProgress, type PendingEmbedder } from './embed-pending.js';
+export { type Embedding } from './embedding.js';
+export {
+  type InjectedMemory,
+  type Injection,
+  type SessionBlock,
+  type SessionQuery,
+} from './injection.js';
+export {
+  type MemoryEdit,
+  type MemoryPatch,
+  type MemoryService,
+  type Observation,
+  type ObserveOutcome,
+} from './memory-service.js';
+export {
+  ftsQuery,
+  type Search,
+  type SearchAnswer,
+  type SearchOptions,
+  type SearchResult,
+} from './search.js';
+export { lookupCatalog } from './service-catalog.js';
+export { MAX_DESCRIPTION_LENGTH, type ServiceDetail, type Services } from './services.js';
+export {
+  HOOK_BUDGET_TOKENS,
+  type ToolCall,
+  toolQuery,
+  type ToolSurfacing,
+} from './tool-surfacing.js';
+
+export function createKnowledge(deps: {
+  stores: Pick<Stores, 'memories' | 'events' | 'search' | 'services' | 'surfacing'>;
+  embedder: Embedder | null;
+  clock: Clock;
+  policy?: MemoryPolicy;
+}) {
+  const { stores, clock } = deps;
+  const embedding = createEmbedding({ embedder: deps.embedder, events: stores.events, clock });
+  const services = createServices({ store: stores.services, clock });
+  const search = createSearch({
+    memories: stores.memories,
+    search: stores.search,
+    services: stores.services,
+    embedding,
+    clock,
+  });
+  const memory = createMemoryService({
+    memories: stores.memories,
+    events: stores.events,
+    search: stores.search,
+    embedding,
+    services,
+    clock,
+    ...(deps.policy ? { policy: deps.policy } : {}),
+  });
+  const injection = createInjection({
+    memories: stores.memories,
+    events: stores.events,
+    surfacing: stores.surfacing,
+    service: memory,
+    search,
+    clock,
+  });
+  const tools = createToolSurfacing({ search, surfacing: stores.surfacing, clock });
+  const pending = createPendingEmbedder({ search: stores.search, embedding, clock });
+  return { embedding, services, search, memory, injection, tools, pending };
+}
+
+export type Knowledge = ReturnType<typeof createKnowledge>;

@@ -1,0 +1,101 @@
+/**
+ * Services and what they are. The description comes, in order of precedence, from the operator
+ * (`services describe`, the Services page), the agent (a `[SERVICE:name] what it is` marker) or
+ * the built-in catalog of well-known software; it is indexed with each memory of the service so
+ * that "media server" finds jellyfin's memories.
+ */
+import type { Clock } from '../clock.js';
+import type { DescriptionSource, ServiceRow, ServiceStore } from '../db/index.js';
+import { AppError } from '../errors.js';
+import { rejectControlCharacters, validateService } from '../memory/index.js';
+import { lookupCatalog } from './service-catalog.js';
+
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+export interface ServiceDetail extends ServiceRow {
+  /** What the catalog says, when it knows the service (shown beside an operator's text). */
+  catalog: { name: string; description: string } | null;
+}
+
+export function createServices(deps: { store: ServiceStore; clock: Clock }) {
+  const { store, clock } = deps;
+  // Names already ensured by this process: a marker stream repeats them, the row exists.
+  const ensured = new Set<string>();
+
+  const detail = (row: ServiceRow): ServiceDetail => {
+    const entry = lookupCatalog(row.name);
+    return {
+      ...row,
+      catalog: entry ? { name: entry.name, description: entry.description } : null,
+    };
+  };
+
+  return {
+    /** A first sighting: the row exists afterwards, described by the catalog when it can. */
+    seen(name: string, at = clock.now()): void {
+      if (ensured.has(name)) return;
+      store.ensure(name, lookupCatalog(name)?.description ?? null, at);
+      if (ensured.size < 10_000) ensured.add(name);
+    },
+
+    /** Sets what a service is. An agent's text never overwrites the operator's. */
+    describe(
+      rawName: string,
+      text: string,
+      source: Exclude<DescriptionSource, 'catalog'>,
+    ): boolean {
+      const name = validateService(rawName);
+      if (name === null) {
+        throw new AppError('invalid_input', 'service: a service name is required', {
+          data: { field: 'service' },
+        });
+      }
+      const description = text.trim();
+      if (source === 'operator') rejectControlCharacters('description', description);
+      if (description.length > MAX_DESCRIPTION_LENGTH) {
+        throw new AppError(
+          'invalid_input',
+          `description: is ${description.length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}`,
+          { data: { field: 'description' } },
+        );
+      }
+      // An empty text from the operator clears theirs; the catalog's description comes back.
+      if (description === '') {
+        return store.describe(
+          name,
+          lookupCatalog(name)?.description ?? null,
+          'catalog',
+          clock.now(),
+          true,
+        );
+      }
+      return store.describe(name, description, source, clock.now());
+    },
+
+    list(): ServiceDetail[] {
+      return store.list().map(detail);
+    },
+
+    /** One service, or a not_found error naming it. */
+    show(rawName: string): ServiceDetail {
+      const name = validateService(rawName);
+      const row = name === null ? undefined : store.list().find((r) => r.name === name);
+      if (!row) {
+        throw new AppError(
+          'not_found',
+          `service "${rawName}" is not known (no event, memory or cooldown names it)`,
+          {
+            data: { field: 'service' },
+          },
+        );
+      }
+      return detail(row);
+    },
+
+    isKnown(name: string): boolean {
+      return store.isKnown(name);
+    },
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,280 @@
+/**
+ * The contradiction rule: two observations about the same thing that state a different fact.
+ * "takes 60 s to start" and "takes 5 minutes to start" are close in meaning (an embedding puts
+ * them together) but one must replace the other, not reinforce it. The rule compares the facts
+ * that can be read off reliably: durations (normalised to seconds, "a minute" and "three
+ * minutes" included), sizes, percentages, ports, versions, other numbers, opposite settings
+ * (on/off, true/false, enabled/disabled) and negation.
+ *
+ * Paraphrases restate a fact with details left out and with their own sentence structure, so:
+ * a kind of fact contradicts only when each side states a value the other does not (a detail
+ * left out is not a contradiction), and a negation or an opposite word counts only when the
+ * rest of the two sentences is nearly the same (otherwise "fails unless X" and "needs X" would
+ * read as opposites). bench/search-quality.js measures the rule on paraphrases and on pairs that
+ * differ in exactly one fact.
+ */
+
+export type FactKind =
+  'setting' | 'duration' | 'size' | 'percent' | 'port' | 'version' | 'number' | 'negation';
+
+export interface Fact {
+  kind: FactKind;
+  /** Normalised value: seconds, bytes, percent, port number, version string, number. */
+  value: string;
+  /** The text it was read from, for the explanation. */
+  text: string;
+}
+
+export interface Contradiction {
+  kind: FactKind;
+  old: string;
+  new: string;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 0.001,
+  millisecond: 0.001,
+  milliseconds: 0.001,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hrs: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86_400,
+  day: 86_400,
+  days: 86_400,
+  week: 604_800,
+  weeks: 604_800,
+};
+
+const SIZE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  k: 1e3,
+  m: 1e6,
+  g: 1e9,
+};
+
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  ninety: 90,
+  hundred: 100,
+};
+
+// Opposite settings: the first word of each pair and its opposite.
+const OPPOSITES: [string, string][] = [
+  ['on', 'off'],
+  ['true', 'false'],
+  ['enabled', 'disabled'],
+  ['enable', 'disable'],
+  ['allowed', 'denied'],
+  ['allow', 'deny'],
+  ['yes', 'no'],
+  ['open', 'closed'],
+  ['always', 'never'],
+  ['required', 'optional'],
+  ['before', 'after'],
+  ['up', 'down'],
+];
+
+/** How alike the rest of the two sentences must be for a negation or opposite to count. */
+const SAME_SENTENCE = 0.6;
+
+// `KEY=value` settings: the same key with another value is another fact.
+const SETTING = /\b([a-z_][a-z0-9_.]*)\s*=\s*([^\s;,]+)/gi;
+const SHORT_VERSION = /\bv(\d+)\b/gi;
+const VERSION = /\bv?(\d+\.\d+(?:\.\d+){0,2}(?:-[0-9a-z.]+)?)\b/gi;
+const PORT = /(?:\bports?\s*:?\s*|:)(\d{2,5})\b/gi;
+const PERCENT = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/gi;
+const QUANTITY = /(\d+(?:\.\d+)?)(?:\s*|-)([a-z]+)\b/gi;
+const WORD_QUANTITY =
+  /\b(an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)(?:\s+|-)([a-z]+)\b/gi;
+const NUMBER = /\b\d+(?:\.\d+)?\b/g;
+const NEGATION =
+  /\b(?:not|never|no longer|cannot|can't|cant|won't|wont|doesn't|doesnt|don't|dont|isn't|isnt|aren't|wasn't|didn't|without|only|unable to|no)\b/i;
+
+/** The facts an observation states, in order of appearance. */
+export function extractFacts(text: string): Fact[] {
+  const lower = text.toLowerCase();
+  const facts: Fact[] = [];
+  const taken: [number, number][] = [];
+  const overlaps = (start: number, end: number) => taken.some(([s, e]) => start < e && end > s);
+  const take = (m: RegExpExecArray, kind: FactKind, value: string) => {
+    const start = m.index;
+    const end = m.index + m[0].length;
+    if (overlaps(start, end)) return;
+    taken.push([start, end]);
+    facts.push({ kind, value, text: m[0].trim() });
+  };
+  for (const m of lower.matchAll(SETTING)) take(m, 'setting', `${m[1]}=${m[2]}`);
+  for (const m of lower.matchAll(VERSION)) take(m, 'version', m[1]!);
+  for (const m of lower.matchAll(SHORT_VERSION)) take(m, 'version', m[1]!);
+  for (const m of lower.matchAll(PORT)) take(m, 'port', String(Number(m[1])));
+  for (const m of lower.matchAll(PERCENT)) take(m, 'percent', String(Number(m[1])));
+  for (const m of lower.matchAll(QUANTITY)) {
+    const n = Number(m[1]);
+    const unit = m[2]!;
+    if (unit in DURATION_UNITS) take(m, 'duration', String(n * DURATION_UNITS[unit]!));
+    else if (unit in SIZE_UNITS) take(m, 'size', String(n * SIZE_UNITS[unit]!));
+  }
+  for (const m of lower.matchAll(WORD_QUANTITY)) {
+    // "a minute and a half", "three quarters of a minute": fractions are not read.
+    if (/^\s+and\s+a\s+half/.test(lower.slice(m.index + m[0].length))) continue;
+    if (/\bof\s+$/.test(lower.slice(Math.max(0, m.index - 4), m.index))) continue;
+    const n = NUMBER_WORDS[m[1]!]!;
+    const unit = m[2]!;
+    if (unit in DURATION_UNITS) take(m, 'duration', String(n * DURATION_UNITS[unit]!));
+    else if (n > 1 || m[1] === 'one') take(m, 'number', String(n));
+  }
+  for (const m of lower.matchAll(NUMBER)) take(m, 'number', String(Number(m[0])));
+  if (NEGATION.test(lower)) facts.push({ kind: 'negation', value: 'negated', text: 'negation' });
+  return facts;
+}
+
+/** Words of a sentence, lower-cased, for comparing what surrounds a negation or opposite. */
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9_.=-]+/g) ?? [];
+}
+
+/** Dice coefficient of the two word sets with these words left out. */
+function restAlike(a: string[], b: string[], leaveOut: ReadonlySet<string>): number {
+  const wa = new Set(a.filter((w) => !leaveOut.has(w)));
+  const wb = new Set(b.filter((w) => !leaveOut.has(w)));
+  if (wa.size + wb.size === 0) return 1;
+  let shared = 0;
+  for (const w of wa) if (wb.has(w)) shared += 1;
+  return (2 * shared) / (wa.size + wb.size);
+}
+
+const NEGATION_WORDS = new Set([
+  'not',
+  'never',
+  'no',
+  'cannot',
+  "can't",
+  'cant',
+  "won't",
+  'wont',
+  "doesn't",
+  'doesnt',
+  "don't",
+  'dont',
+  "isn't",
+  'isnt',
+  "aren't",
+  "wasn't",
+  "didn't",
+  'without',
+  'only',
+]);
+
+/** An opposite setting: one sentence says `on` where the other says `off`, the rest alike. */
+function oppositeSetting(oldText: string, newText: string): Contradiction | null {
+  const a = words(oldText);
+  const b = words(newText);
+  // `key=true` and `key=false` are split so that the value is a word of its own.
+  const split = (ws: string[]) => ws.flatMap((w) => w.split('='));
+  const sa = new Set(split(a));
+  const sb = new Set(split(b));
+  for (const [x, y] of OPPOSITES) {
+    for (const [p, q] of [
+      [x, y],
+      [y, x],
+    ] as const) {
+      if (sa.has(p) && !sa.has(q) && sb.has(q) && !sb.has(p)) {
+        if (restAlike(split(a), split(b), new Set([p, q])) >= SAME_SENTENCE) {
+          return { kind: 'negation', old: p, new: q };
+        }
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The first fact the new observation states differently from the old one, or null. A kind counts
+ * only when both observations state it (a missing detail is not a contradiction), and when the
+ * sets of values differ (the same values in another order agree).
+ */
+export function findContradiction(oldText: string, newText: string): Contradiction | null {
+  const oldFacts = extractFacts(oldText);
+  const newFacts = extractFacts(newText);
+  // The same setting key with another value contradicts, whatever else the sentences say.
+  const settings = (facts: Fact[]) =>
+    new Map(
+      facts.filter((f) => f.kind === 'setting').map((f) => f.value.split('=') as [string, string]),
+    );
+  const oldSettings = settings(oldFacts);
+  for (const [key, value] of settings(newFacts)) {
+    const before = oldSettings.get(key);
+    if (before !== undefined && before !== value) {
+      return { kind: 'setting', old: `${key}=${before}`, new: `${key}=${value}` };
+    }
+  }
+  const kinds: FactKind[] = ['duration', 'size', 'percent', 'port', 'version', 'number'];
+  for (const kind of kinds) {
+    const a = oldFacts.filter((f) => f.kind === kind);
+    const b = newFacts.filter((f) => f.kind === kind);
+    if (a.length === 0 || b.length === 0) continue;
+    const av = new Set(a.map((f) => f.value));
+    const bv = new Set(b.map((f) => f.value));
+    // Each side must state a value the other does not: a detail left out is no contradiction.
+    const onlyOld = [...av].some((v) => !bv.has(v));
+    const onlyNew = [...bv].some((v) => !av.has(v));
+    if (onlyOld && onlyNew) {
+      return {
+        kind,
+        old: a.map((f) => f.text).join(', '),
+        new: b.map((f) => f.text).join(', '),
+      };
+    }
+  }
+  const opposite = oppositeSetting(oldText, newText);
+  if (opposite) return opposite;
+  const oldNeg = oldFacts.some((f) => f.kind === 'negation');
+  const newNeg = newFacts.some((f) => f.kind === 'negation');
+  const alike = restAlike(words(oldText), words(newText), NEGATION_WORDS);
+  if (oldNeg !== newNeg && alike >= SAME_SENTENCE) {
+    return {
+      kind: 'negation',
+      old: oldNeg ? 'negated' : 'affirmed',
+      new: newNeg ? 'negated' : 'affirmed',
+    };
+  }
+  return null;
+}

@@ -1,0 +1,158 @@
+/**
+ * Hybrid ranking, seed 000 section 4.3 adapted: lexical (BM25) and semantic (cosine) candidate
+ * lists fused by reciprocal rank fusion, then
+ *
+ *   score = relevance x confidence weight x recency weight
+ *
+ * where relevance is the fused score relative to the best possible one (rank 1 in both lists).
+ * Nothing is surfaced below a threshold, and a candidate needs evidence of its own to be
+ * surfaced at all: a cosine at or above the model's floor, or a lexical match that covers at
+ * least half of the query's words (or names the memory's service). Without that a rank-based
+ * score would always call the best of many unrelated memories relevant, and a long query (a
+ * tool call, an alert) would match everything that shares one common word with it.
+ */
+import { DAY_MS } from '../clock.js';
+
+export interface RankingPolicy {
+  /** RRF constant: 1 / (k + rank). 60 is the value of the original RRF paper. */
+  rrfK: number;
+  /** Weight of the BM25 list in the fusion (BM25 is the more precise signal on ops text). */
+  lexicalWeight: number;
+  /** Weight of the vector list in the fusion. */
+  semanticWeight: number;
+  /** Below this final score nothing is surfaced. */
+  threshold: number;
+}
+
+export const DEFAULT_RANKING: RankingPolicy = {
+  rrfK: 60,
+  lexicalWeight: 2,
+  semanticWeight: 1,
+  threshold: 0.2,
+};
+
+/** Why a result ranked where it did: every component, for `--json` and the dashboard. */
+export interface ScoreParts {
+  /** 1-based position in the BM25 list, null when it did not match lexically. */
+  lexicalRank: number | null;
+  /** FTS5 bm25() of the match (lower is better), null without a lexical match. */
+  bm25: number | null;
+  /** Share of the query's words the memory (with its service and description) contains. */
+  coverage: number | null;
+  /** 1-based position in the vector list, null when it was not a semantic candidate. */
+  semanticRank: number | null;
+  /** Cosine similarity to the query, null without a vector. */
+  cosine: number | null;
+  /** Reciprocal rank fusion of the two positions. */
+  fused: number;
+  /** fused relative to rank 1 in both lists, 0..1. */
+  relevance: number;
+  confidenceWeight: number;
+  recencyWeight: number;
+  importanceWeight: number;
+  score: number;
+}
+
+export interface Candidate {
+  id: number;
+  lexicalRank: number | null;
+  bm25: number | null;
+  coverage: number | null;
+  /** The query names the memory's service. */
+  serviceNamed?: boolean;
+  semanticRank: number | null;
+  cosine: number | null;
+}
+
+export function fusedScore(c: Candidate, p: RankingPolicy = DEFAULT_RANKING): number {
+  const lex = c.lexicalRank === null ? 0 : p.lexicalWeight / (p.rrfK + c.lexicalRank);
+  const sem = c.semanticRank === null ? 0 : p.semanticWeight / (p.rrfK + c.semanticRank);
+  return lex + sem;
+}
+
+/** The best fused score there is, given which lists took part in this search. */
+export function bestFusedScore(semanticUsed: boolean, p: RankingPolicy = DEFAULT_RANKING): number {
+  return (p.lexicalWeight + (semanticUsed ? p.semanticWeight : 0)) / (p.rrfK + 1);
+}
+
+/** 1.0 for confidence 1, 0.5 for confidence 0: sure memories first, unsure ones still found. */
+export function confidenceWeight(confidence: number): number {
+  return 0.5 + 0.5 * Math.min(1, Math.max(0, confidence));
+}
+
+/** 1.0 under 7 days since the last reinforcement, falling linearly to 0.5 at 90 days and beyond. */
+export function recencyWeight(lastReinforcedAt: number, now: number): number {
+  const days = Math.max(0, now - lastReinforcedAt) / DAY_MS;
+  if (days <= 7) return 1;
+  if (days >= 90) return 0.5;
+  return 1 - (0.5 * (days - 7)) / 83;
+}
+
+export interface ScoreInput {
+  candidate: Candidate;
+  confidence: number;
+  lastReinforcedAt: number;
+  /** seed 000's importance weight; 1 for a memory of normal importance. */
+  importanceWeight?: number;
+  now: number;
+  semanticUsed: boolean;
+}
+
+export function scoreCandidate(input: ScoreInput, p: RankingPolicy = DEFAULT_RANKING): ScoreParts {
+  const { candidate: c } = input;
+  const fused = fusedScore(c, p);
+  const relevance = Math.min(1, fused / bestFusedScore(input.semanticUsed, p));
+  const cw = confidenceWeight(input.confidence);
+  const rw = recencyWeight(input.lastReinforcedAt, input.now);
+  const iw = input.importanceWeight ?? 1;
+  return {
+    lexicalRank: c.lexicalRank,
+    bm25: c.bm25,
+    coverage: c.coverage,
+    semanticRank: c.semanticRank,
+    cosine: c.cosine,
+    fused,
+    relevance,
+    confidenceWeight: cw,
+    recencyWeight: rw,
+    importanceWeight: iw,
+    score: relevance * cw * rw * iw,
+  };
+}
+
+/** A lexical match covering at least this share of the query's words is evidence enough. */
+export const MIN_COVERAGE = 0.5;
+
+/** Evidence of its own: enough of the query's words, its service named, or a close meaning. */
+export function hasEvidence(c: Candidate, cosineFloor: number): boolean {
+  if (c.cosine !== null && c.cosine >= cosineFloor) return true;
+  if (c.lexicalRank === null) return false;
+  return c.serviceNamed === true || (c.coverage ?? 0) >= MIN_COVERAGE;
+}
+
+/** Merges the two candidate lists (each best first) into one candidate per id. */
+export function mergeCandidates(
+  lexical: readonly { id: number; bm25: number }[],
+  semantic: readonly { id: number; cosine: number }[],
+): Candidate[] {
+  const byId = new Map<number, Candidate>();
+  const get = (id: number): Candidate => {
+    let c = byId.get(id);
+    if (!c) {
+      c = { id, lexicalRank: null, bm25: null, coverage: null, semanticRank: null, cosine: null };
+      byId.set(id, c);
+    }
+    return c;
+  };
+  lexical.forEach((hit, i) => {
+    const c = get(hit.id);
+    c.lexicalRank = i + 1;
+    c.bm25 = hit.bm25;
+  });
+  semantic.forEach((hit, i) => {
+    const c = get(hit.id);
+    c.semanticRank = i + 1;
+    c.cosine = hit.cosine;
+  });
+  return [...byId.values()];
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+
+import { extractFacts, findContradiction } from '../../src/memory/index.js';
+
+describe('the contradiction rule', () => {
+  it.each([
+    ['takes 60 s to start', 'takes 5 minutes to start', 'duration'],
+    ['listens on port 8096', 'listens on port 8920', 'port'],
+    ['runs version 10.8.13', 'runs version 10.9.1', 'version'],
+    ['disk alert fires at 85%', 'disk alert fires at 90%', 'percent'],
+    ['keeps 7 daily snapshots', 'keeps 14 daily snapshots', 'number'],
+    ['cache volume is 20 GB', 'cache volume is 50 GB', 'size'],
+    ['restarts cleanly after an upgrade', 'does not restart cleanly after an upgrade', 'negation'],
+  ])('"%s" vs "%s" differ in %s', (a, b, kind) => {
+    expect(findContradiction(a, b)?.kind).toBe(kind);
+  });
+
+  it.each([
+    ['takes 60 s to start', 'takes 1 minute to start'],
+    ['takes about a minute to start', 'needs roughly a minute before it is up'],
+    ['listens on port 8096', 'the web UI is on :8096'],
+    ['takes 60 s to start', 'start-up is slow'],
+  ])('"%s" and "%s" agree (or one states no value)', (a, b) => {
+    expect(findContradiction(a, b)).toBeNull();
+  });
+
+  it('reads durations, ports and versions without counting them twice', () => {
+    const kinds = extractFacts('v2.4.1 listens on port 443 and restarts in 90s').map((f) => f.kind);
+    expect(kinds).toEqual(['version', 'port', 'duration']);
+  });
+});
+
+describe('the contradiction rule on paraphrases and settings', () => {
+  it('reads number words and "a minute", and a left-out detail is no contradiction', () => {
+    expect(findContradiction('takes about 60 s to come back', 'needs roughly a minute')).toBeNull();
+    expect(
+      findContradiction('retries 3 times 20 s apart', 'three retries at 20-second intervals'),
+    ).toBeNull();
+    expect(
+      findContradiction('HTTP 429 when ingestion_rate_mb is 16', 'answers 429 rate limit errors'),
+    ).toBeNull();
+    expect(findContradiction('two replicas run', 'only one replica runs')?.kind).toBe('number');
+    expect(
+      findContradiction('migrations run for up to 5 minutes', 'migrations run for up to an hour')
+        ?.kind,
+    ).toBe('duration');
+  });
+
+  it('needs the rest of the sentence alike before a negation or an opposite counts', () => {
+    expect(
+      findContradiction(
+        'elasticsearch will not start without vm.max_map_count set on the host',
+        'the host sysctl vm.max_map_count has to be set or elasticsearch fails its checks',
+      ),
+    ).toBeNull();
+    expect(
+      findContradiction(
+        'key expiry is disabled for the servers',
+        'key expiry is enabled for the servers',
+      )?.kind,
+    ).toBe('negation');
+    expect(
+      findContradiction('self-heal is on for argocd apps', 'self-heal is off for argocd apps')
+        ?.kind,
+    ).toBe('negation');
+  });
+
+  it('takes the same setting with another value as a contradiction', () => {
+    expect(
+      findContradiction(
+        'SIGNUPS_ALLOWED=false; invitations only',
+        'SIGNUPS_ALLOWED=true; anyone can sign up',
+      ),
+    ).toMatchObject({ kind: 'setting', old: 'signups_allowed=false', new: 'signups_allowed=true' });
+  });
+});
