@@ -30,9 +30,13 @@ export {
   createMemoryStore,
   type HistoryAction,
   type HistoryRow,
+  IMPORTANCES,
+  type Importance,
+  MEMORY_SOURCES,
   type MemoryChange,
   type MemoryFilter,
   type MemoryRow,
+  type MemorySource,
   type MemoryStore,
   type NewMemory,
 } from './memories.js';

@@ -71,6 +71,14 @@ export function memoryJson(m: MemoryRow) {
     superseded_by: m.supersededBy,
     last_surfaced_at: isoTime(m.lastSurfacedAt),
     surface_count: m.surfaceCount,
+    importance: m.importance,
+    source: m.source,
+    source_ref: m.sourceRef,
+    scope: m.scope,
+    archived_at: isoTime(m.archivedAt),
+    archive_reason: m.archiveReason,
+    access_count: m.accessCount,
+    last_accessed_at: isoTime(m.lastAccessedAt),
   };
 }
 
@@ -85,6 +93,8 @@ export function historyJson(h: HistoryRow) {
     session_id: h.sessionId,
     created_at: isoTime(h.createdAt),
     related_memory_id: h.relatedMemoryId,
+    source: h.source,
+    evidence: h.evidence,
   };
 }
 

@@ -25,7 +25,22 @@ export interface MemoryRow {
   supersededBy: number | null;
   lastSurfacedAt: number | null;
   surfaceCount: number;
+  importance: Importance;
+  source: MemorySource;
+  /** Which marker, tool call, conversation range or file it came from. */
+  sourceRef: string | null;
+  /** 'ops' (the scheduled sessions' memory) or a conversation scope. */
+  scope: string;
+  archivedAt: number | null;
+  archiveReason: string | null;
+  accessCount: number;
+  lastAccessedAt: number | null;
 }
+
+export const IMPORTANCES = ['low', 'normal', 'high', 'core'] as const;
+export type Importance = (typeof IMPORTANCES)[number];
+export const MEMORY_SOURCES = ['marker', 'tool', 'operator', 'conversation', 'import'] as const;
+export type MemorySource = (typeof MEMORY_SOURCES)[number];
 
 export type HistoryAction =
   | 'created'
@@ -54,6 +69,10 @@ export interface HistoryRow {
   createdAt: number;
   /** The other memory of the change: the successor of a superseded memory. */
   relatedMemoryId: number | null;
+  /** What made the change (marker, tool, operator, conversation, import), when recorded. */
+  source: MemorySource | null;
+  /** Evidence given with the change (a memory tool's new_evidence). */
+  evidence: string | null;
 }
 
 export interface NewMemory {
@@ -67,6 +86,12 @@ export interface NewMemory {
   at: number;
   /** When the first decay step falls due (see memory/decay nextDecayAt). */
   nextDecayAt: number;
+  importance?: Importance;
+  /** Defaults to operator for tier 0, marker otherwise. */
+  source?: MemorySource;
+  sourceRef?: string | null;
+  scope?: string;
+  evidence?: string | null;
 }
 
 export interface MemoryFilter {
@@ -97,12 +122,16 @@ export interface MemoryChange {
   nextDecayAt?: number;
   /** Recorded in the history; with action `superseded`, also the memory's successor. */
   relatedMemoryId?: number;
+  source?: MemorySource;
+  evidence?: string | null;
 }
 
 const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
   active, pinned, created_at AS createdAt, updated_at AS updatedAt,
   last_reinforced_at AS lastReinforcedAt, session_id AS sessionId, tier,
-  superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount`;
+  superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount,
+  importance, source, source_ref AS sourceRef, scope, archived_at AS archivedAt,
+  archive_reason AS archiveReason, access_count AS accessCount, last_accessed_at AS lastAccessedAt`;
 
 type RawMemory = Omit<MemoryRow, 'active' | 'pinned'> & { active: number; pinned: number };
 
@@ -130,12 +159,12 @@ export function createMemoryStore(db: Db) {
   const cached = statementCache(db);
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
-    next_decay_at)
+    next_decay_at, importance, source, source_ref, scope)
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
-    @sessionId, @tier, @nextDecayAt)`);
+    @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history
     (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
-    related_memory_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
   const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
     observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
@@ -156,7 +185,7 @@ export function createMemoryStore(db: Db) {
   const history =
     db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
     new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt,
-    related_memory_id AS relatedMemoryId FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
+    related_memory_id AS relatedMemoryId, source, evidence FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
   const eligibleCount = db.prepare(
     'SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?',
   );
@@ -189,11 +218,14 @@ export function createMemoryStore(db: Db) {
       change.sessionId ?? null,
       change.at,
       change.relatedMemoryId ?? null,
+      change.source ?? null,
+      change.evidence ?? null,
     );
   };
 
   const store = {
     create: db.transaction((m: NewMemory): number => {
+      const source = m.source ?? (m.tier === 0 ? 'operator' : 'marker');
       const id = Number(
         insertMemory.run({
           service: m.service,
@@ -205,9 +237,24 @@ export function createMemoryStore(db: Db) {
           tier: m.tier,
           at: m.at,
           nextDecayAt: m.nextDecayAt,
+          importance: m.importance ?? 'normal',
+          source,
+          sourceRef: m.sourceRef ?? null,
+          scope: m.scope ?? 'ops',
         }).lastInsertRowid,
       );
-      insertHistory.run(id, 'created', null, m.confidence, m.observation, m.sessionId, m.at, null);
+      insertHistory.run(
+        id,
+        'created',
+        null,
+        m.confidence,
+        m.observation,
+        m.sessionId,
+        m.at,
+        null,
+        source,
+        m.evidence ?? null,
+      );
       return id;
     }),
 
@@ -230,10 +277,10 @@ export function createMemoryStore(db: Db) {
     },
 
     /** Active memories of a service (any category): the pool a new observation is compared with. */
-    activeOfService(service: string | null, limit = 2000): MemoryRow[] {
+    activeOfService(service: string | null, scope = 'ops', limit = 2000): MemoryRow[] {
       return (
-        cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
-          ORDER BY confidence DESC, id LIMIT ?`).all(service, limit) as RawMemory[]
+        cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
+          ORDER BY confidence DESC, id LIMIT ?`).all(service, scope, limit) as RawMemory[]
       ).map(fromRaw);
     },
 
@@ -284,6 +331,8 @@ export function createMemoryStore(db: Db) {
           before.observation,
           null,
           at,
+          null,
+          null,
           null,
         );
         n += 1;

@@ -7,7 +7,14 @@
  * src/memory; every change lands with its history row.
  */
 import type { Clock } from '../clock.js';
-import type { EventStore, MemoryRow, MemoryStore, SearchStore } from '../db/index.js';
+import type {
+  EventStore,
+  Importance,
+  MemoryRow,
+  MemorySource,
+  MemoryStore,
+  SearchStore,
+} from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
   applyDecay,
@@ -35,6 +42,15 @@ export interface Observation {
   observation: string;
   sessionId: number | null;
   tier: number;
+  /** What writes it: a marker (default for the agent), a tool call, the operator, ... */
+  source?: MemorySource;
+  /** Which one: a tool call id, "conversation c42 #10-24", a file. */
+  sourceRef?: string | null;
+  /** Evidence given with it, kept in the history (a memory tool's new_evidence). */
+  evidence?: string | null;
+  importance?: Importance;
+  /** 'ops' (default) or a conversation scope; dedup compares within one scope. */
+  scope?: string;
 }
 
 export interface ObserveOutcome {
@@ -89,8 +105,13 @@ export function createMemoryService(deps: {
    * The active memory of the same service closest to the text: by cosine where both have a
    * vector from the current model, lexically otherwise (each measure with its own thresholds).
    */
-  const closest = (service: string | null, text: string, vector: Float32Array | null) => {
-    const pool = memories.activeOfService(service);
+  const closest = (
+    service: string | null,
+    scope: string,
+    text: string,
+    vector: Float32Array | null,
+  ) => {
+    const pool = memories.activeOfService(service, scope);
     const vectors =
       vector && embedding.model
         ? search.vectorsOf(
@@ -202,9 +223,15 @@ export function createMemoryService(deps: {
         confidence: input.confidence ?? policy.newConfidence,
         sessionId: input.sessionId,
         tier: input.tier,
-        pinned: input.pinned ?? false,
+        // Core memories are pinned: never decayed, archived or ranked below their peers.
+        pinned: (input.pinned ?? false) || input.importance === 'core',
         at: now,
         nextDecayAt: nextDecayAt(now, now, policy),
+        importance: input.importance ?? 'normal',
+        source: input.source ?? (input.tier === 0 ? 'operator' : 'marker'),
+        sourceRef: input.sourceRef ?? null,
+        scope: input.scope ?? 'ops',
+        evidence: input.evidence ?? null,
       }),
     );
 
@@ -224,7 +251,8 @@ export function createMemoryService(deps: {
       const [vector] = (await embedding.documents([observation])) ?? [null];
       const now = clock.now();
       if (input.service !== null) services.seen(input.service, now);
-      const match = closest(input.service, observation, vector ?? null);
+      const match = closest(input.service, input.scope ?? 'ops', observation, vector ?? null);
+      const source = input.source ?? (input.tier === 0 ? 'operator' : 'marker');
       const matchInfo = match
         ? { memory: match.memory, similarity: match.similarity, measure: match.measure }
         : undefined;
@@ -242,6 +270,8 @@ export function createMemoryService(deps: {
               historyObservation: observation,
               sessionId: input.sessionId,
               relatedMemoryId: created.id,
+              source,
+              evidence: input.evidence ?? null,
               at: now,
             },
           ]);
@@ -267,6 +297,8 @@ export function createMemoryService(deps: {
               historyObservation: observation,
               sessionId: input.sessionId,
               ...(input.pinned ? { pinned: true } : {}),
+              source,
+              evidence: input.evidence ?? null,
               at: now,
             },
           ]);

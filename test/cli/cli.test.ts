@@ -52,6 +52,14 @@ describe('watchkeeper CLI', () => {
         superseded_by: null,
         last_surfaced_at: null,
         surface_count: 0,
+        importance: 'normal',
+        source: 'marker',
+        source_ref: null,
+        scope: 'ops',
+        archived_at: null,
+        archive_reason: null,
+        access_count: 0,
+        last_accessed_at: null,
       },
     ]);
     const warnings = JSON.parse(
