@@ -3,7 +3,8 @@
  *
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
- * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality. A failing part prints its error; the run still
+ * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
+ * search-speed. A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { runDashboardBench } from './dashboard.js';
 import { runEmbeddingsBench } from './embeddings.js';
 import { runSearchQualityBench } from './search-quality.js';
+import { runSearchSpeedBench } from './search-speed.js';
 import { runHugeLineBench } from './huge-line.js';
 import { runMemoryStoreBench } from './memory-store.js';
 import { runParserBench } from './parser.js';
@@ -32,6 +34,7 @@ const PARTS = [
   { name: 'dashboard', runOrder: 6, run: runDashboardBench },
   { name: 'embeddings', runOrder: 7, run: runEmbeddingsBench },
   { name: 'search-quality', runOrder: 8, run: runSearchQualityBench },
+  { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 

@@ -137,6 +137,8 @@ export function searchResultJson(r: { memory: MemoryRow; why: ScoreParts }) {
       coverage: w.coverage === null ? null : round(w.coverage),
       semantic_rank: w.semanticRank,
       cosine: w.cosine === null ? null : round(w.cosine),
+      service_rank: w.serviceRank,
+      service_cosine: w.serviceCosine === null ? null : round(w.serviceCosine),
       fused: round(w.fused),
       relevance: round(w.relevance),
       confidence_weight: round(w.confidenceWeight),

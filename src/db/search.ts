@@ -114,6 +114,15 @@ export function createSearchStore(db: Db) {
       ) as StoredVector[];
     },
 
+    /** Ids of a service's memories within the filter, most confident first. */
+    idsOfService(service: string, filter: SearchFilter, limit: number): number[] {
+      const { sql, params } = filterSql({ ...filter, service }, 'm');
+      return (
+        cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql}
+          ORDER BY m.confidence DESC, m.id LIMIT ?`).all(...params, limit) as { id: number }[]
+      ).map((r) => r.id);
+    },
+
     /** How many memories the filter selects (to choose between an exact and an indexed scan). */
     countWhere(filter: SearchFilter): number {
       const { sql, params } = filterSql(filter, 'm');

@@ -48,6 +48,8 @@ export function createServiceStore(db: Db) {
       (SELECT MAX(created_at) FROM events e WHERE e.service = n.name) AS lastEventAt,
       (SELECT COUNT(*) FROM cooldown_actions c WHERE c.service = n.name) AS cooldownActions
     FROM names n LEFT JOIN services s ON s.name = n.name ORDER BY n.name`);
+  const described = db.prepare(`SELECT name, description, updated_at AS updatedAt FROM services
+    WHERE description IS NOT NULL AND description <> '' ORDER BY name`);
   const known = db.prepare(`SELECT 1 FROM services WHERE name = @name
     UNION ALL SELECT 1 FROM memories WHERE service = @name
     UNION ALL SELECT 1 FROM events WHERE service = @name
@@ -56,6 +58,11 @@ export function createServiceStore(db: Db) {
   return {
     get(name: string): ServiceInfo | null {
       return (getOne.get(name) as ServiceInfo | undefined) ?? null;
+    },
+
+    /** The services that have a description, with when it last changed. */
+    described(): { name: string; description: string; updatedAt: number }[] {
+      return described.all() as { name: string; description: string; updatedAt: number }[];
     },
 
     /** Every service seen anywhere, with its counts. */

@@ -62,6 +62,8 @@ export interface SearchAnswer {
 const CANDIDATES = 200;
 /** Hamming candidates re-ranked exactly; bench/search.js measures recall against exact. */
 const COARSE = 400;
+/** How many services whose description matches contribute their memories to the fusion. */
+const SERVICE_LIST_SERVICES = 3;
 /** A filter that selects at most this many memories is scanned exactly. */
 const EXACT_SCAN_MAX = 5000;
 
@@ -89,6 +91,40 @@ export function createSearch(deps: {
       index = createVectorIndex(search, embedding.model!, dimension);
     }
     return index;
+  };
+
+  // Vectors of what each service is (its description), by name; redone when it changes.
+  const serviceVectors = new Map<string, { updatedAt: number; vector: Float32Array }>();
+
+  /**
+   * Memories of the services whose description is close in meaning to the query ("my movies
+   * won't stream" -> jellyfin, "a media server"), the closest services first: the third list of
+   * the fusion. A service must be at least "related" to count.
+   */
+  const serviceCandidates = async (query: Float32Array, filter: SearchFilter) => {
+    const described = services.described();
+    const stale = described.filter((d) => serviceVectors.get(d.name)?.updatedAt !== d.updatedAt);
+    if (stale.length > 0) {
+      const vectors = await embedding.documents(stale.map((d) => d.description));
+      if (!vectors) return [];
+      stale.forEach((d, i) =>
+        serviceVectors.set(d.name, { updatedAt: d.updatedAt, vector: vectors[i]! }),
+      );
+    }
+    const close = described
+      .map((d) => ({ name: d.name, cosine: dot(query, serviceVectors.get(d.name)!.vector) }))
+      .filter((s) => s.cosine >= embedding.thresholds.related)
+      .filter((s) => filter.service === undefined || filter.service === s.name)
+      .sort((a, b) => b.cosine - a.cosine)
+      .slice(0, SERVICE_LIST_SERVICES);
+    const out: { id: number; serviceCosine: number }[] = [];
+    for (const s of close) {
+      for (const id of search.idsOfService(s.name, filter, CANDIDATES - out.length)) {
+        out.push({ id, serviceCosine: s.cosine });
+      }
+      if (out.length >= CANDIDATES) break;
+    }
+    return out;
   };
 
   /** Vector candidates within the filter, best first (exact cosine). */
@@ -143,7 +179,9 @@ export function createSearch(deps: {
       const semantic = queryVector
         ? semanticCandidates(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
         : [];
-      const candidates: Candidate[] = mergeCandidates(lexical, semantic).filter(
+      const byService =
+        queryVector && opts.only === undefined ? await serviceCandidates(queryVector, filter) : [];
+      const candidates: Candidate[] = mergeCandidates(lexical, semantic, byService).filter(
         (c) => !opts.exclude?.has(c.id),
       );
       const byId = new Map(candidates.map((c) => [c.id, c]));
@@ -178,7 +216,10 @@ export function createSearch(deps: {
       for (const c of candidates) {
         const memory = rows.get(c.id);
         if (!memory) continue;
-        if (!opts.includeBelowThreshold && !hasEvidence(c, floor)) continue;
+        // What a service is counts as evidence when the reader asked (not for unsolicited surfacing).
+        const serviceFloor =
+          opts.minCosine === undefined ? embedding.thresholds.related : undefined;
+        if (!opts.includeBelowThreshold && !hasEvidence(c, floor, serviceFloor)) continue;
         const why = scoreCandidate(
           {
             candidate: c,

@@ -20,6 +20,8 @@ export interface RankingPolicy {
   lexicalWeight: number;
   /** Weight of the vector list in the fusion. */
   semanticWeight: number;
+  /** Weight of the list of memories whose service's description is close to the query. */
+  serviceWeight: number;
   /** Below this final score nothing is surfaced. */
   threshold: number;
 }
@@ -28,6 +30,7 @@ export const DEFAULT_RANKING: RankingPolicy = {
   rrfK: 60,
   lexicalWeight: 2,
   semanticWeight: 1,
+  serviceWeight: 1,
   threshold: 0.2,
 };
 
@@ -43,6 +46,10 @@ export interface ScoreParts {
   semanticRank: number | null;
   /** Cosine similarity to the query, null without a vector. */
   cosine: number | null;
+  /** 1-based position in the list of memories of services whose description matches. */
+  serviceRank: number | null;
+  /** Cosine of the query to what the memory's service is (its description). */
+  serviceCosine: number | null;
   /** Reciprocal rank fusion of the two positions. */
   fused: number;
   /** fused relative to rank 1 in both lists, 0..1. */
@@ -62,17 +69,20 @@ export interface Candidate {
   serviceNamed?: boolean;
   semanticRank: number | null;
   cosine: number | null;
+  serviceRank?: number | null;
+  serviceCosine?: number | null;
 }
 
 export function fusedScore(c: Candidate, p: RankingPolicy = DEFAULT_RANKING): number {
   const lex = c.lexicalRank === null ? 0 : p.lexicalWeight / (p.rrfK + c.lexicalRank);
   const sem = c.semanticRank === null ? 0 : p.semanticWeight / (p.rrfK + c.semanticRank);
-  return lex + sem;
+  const svc = c.serviceRank == null ? 0 : p.serviceWeight / (p.rrfK + c.serviceRank);
+  return lex + sem + svc;
 }
 
 /** The best fused score there is, given which lists took part in this search. */
 export function bestFusedScore(semanticUsed: boolean, p: RankingPolicy = DEFAULT_RANKING): number {
-  return (p.lexicalWeight + (semanticUsed ? p.semanticWeight : 0)) / (p.rrfK + 1);
+  return (p.lexicalWeight + (semanticUsed ? p.semanticWeight + p.serviceWeight : 0)) / (p.rrfK + 1);
 }
 
 /** 1.0 for confidence 1, 0.5 for confidence 0: sure memories first, unsure ones still found. */
@@ -111,6 +121,8 @@ export function scoreCandidate(input: ScoreInput, p: RankingPolicy = DEFAULT_RAN
     coverage: c.coverage,
     semanticRank: c.semanticRank,
     cosine: c.cosine,
+    serviceRank: c.serviceRank ?? null,
+    serviceCosine: c.serviceCosine ?? null,
     fused,
     relevance,
     confidenceWeight: cw,
@@ -123,9 +135,13 @@ export function scoreCandidate(input: ScoreInput, p: RankingPolicy = DEFAULT_RAN
 /** A lexical match covering at least this share of the query's words is evidence enough. */
 export const MIN_COVERAGE = 0.5;
 
-/** Evidence of its own: enough of the query's words, its service named, or a close meaning. */
-export function hasEvidence(c: Candidate, cosineFloor: number): boolean {
+/**
+ * Evidence of its own: enough of the query's words, its service named, or a close meaning; with
+ * `serviceFloor`, also a service whose description is that close to the query.
+ */
+export function hasEvidence(c: Candidate, cosineFloor: number, serviceFloor?: number): boolean {
   if (c.cosine !== null && c.cosine >= cosineFloor) return true;
+  if (serviceFloor !== undefined && (c.serviceCosine ?? 0) >= serviceFloor) return true;
   if (c.lexicalRank === null) return false;
   return c.serviceNamed === true || (c.coverage ?? 0) >= MIN_COVERAGE;
 }
@@ -134,6 +150,7 @@ export function hasEvidence(c: Candidate, cosineFloor: number): boolean {
 export function mergeCandidates(
   lexical: readonly { id: number; bm25: number }[],
   semantic: readonly { id: number; cosine: number }[],
+  byService: readonly { id: number; serviceCosine: number }[] = [],
 ): Candidate[] {
   const byId = new Map<number, Candidate>();
   const get = (id: number): Candidate => {
@@ -153,6 +170,11 @@ export function mergeCandidates(
     const c = get(hit.id);
     c.semanticRank = i + 1;
     c.cosine = hit.cosine;
+  });
+  byService.forEach((hit, i) => {
+    const c = get(hit.id);
+    c.serviceRank = i + 1;
+    c.serviceCosine = hit.serviceCosine;
   });
   return [...byId.values()];
 }

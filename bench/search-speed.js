@@ -1,0 +1,284 @@
+/**
+ * Speed of the one search (npm run bench -- --only search-speed), with the real local model and
+ * the real store at 10,000 and 100,000 memories:
+ *
+ * - search: query embedding and ranking, median and p95, reported apart;
+ * - the vector pass: recall@10 of the sign-bit scan + exact re-rank against an exact scan of
+ *   every vector (the baseline, timed in the same run);
+ * - a session's memory block built for an alert (`context --query`) at 100,000;
+ * - the PostToolUse hook's answer over loopback HTTP, median and p95;
+ * - reindex: measured on 2,000 memories, projected to 100,000 (the model's rate is linear);
+ * - RSS with the model loaded.
+ *
+ * Memory texts are the ops set's and LoCoMo's turns with a variant suffix; their vectors are the
+ * real embeddings of the base texts with a little noise (embedding 100,000 texts would take
+ * 15 minutes here and measure the model, not the search).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { openStores } from '../dist/db/index.js';
+import { createEmbedder } from '../dist/embed/index.js';
+import { createKnowledge } from '../dist/knowledge/index.js';
+import { dot, normalise, toBlob } from '../dist/memory/index.js';
+import { silentLogger } from '../dist/log.js';
+import { createHookServer } from '../dist/runner/hook-server.js';
+import { createRng } from './prng.js';
+import { round } from './stats.js';
+
+const OPS = new URL('./data/ops-retrieval.json', import.meta.url);
+const LOCOMO = new URL('../../shared/bench-data/locomo10.json', import.meta.url);
+const SERVICES = 60;
+const BASE_TEXTS = 1500;
+const QUERIES = 60;
+
+function percentile(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+function baseTexts(ops) {
+  const texts = ops.memories.map((m) => m.observation);
+  try {
+    const locomo = JSON.parse(readFileSync(LOCOMO, 'utf8'));
+    for (const c of locomo) {
+      for (const [key, turns] of Object.entries(c.conversation)) {
+        if (!/^session_\d+$/.test(key)) continue;
+        for (const t of turns) if (texts.length < BASE_TEXTS) texts.push(t.text);
+      }
+    }
+  } catch {
+    // Without LoCoMo the ops texts alone are the base.
+  }
+  return texts;
+}
+
+async function buildStore(ctx, n, base, vectors, rng) {
+  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-speed-'));
+  const stores = openStores(join(dir, 'watchkeeper.db'));
+  const clock = { now: () => Date.UTC(2026, 10, 1) };
+  const at = clock.now();
+  const started = performance.now();
+  const insert = stores.db.transaction((from, to) => {
+    for (let i = from; i < to; i += 1) {
+      const b = i % base.length;
+      stores.memories.create({
+        service: `svc-${i % SERVICES}`,
+        category: 'behavior',
+        observation: `${base[b]} (variant ${i})`,
+        confidence: 0.3 + rng() * 0.7,
+        sessionId: null,
+        tier: 1,
+        at: at - Math.floor(rng() * 120) * 86_400_000,
+        nextDecayAt: at + 1e12,
+      });
+    }
+  });
+  for (let i = 0; i < n; i += 10_000) insert(i, Math.min(n, i + 10_000));
+  const dim = vectors[0].length;
+  for (let i = 0; i < n; i += 5_000) {
+    const rows = [];
+    for (let j = i; j < Math.min(n, i + 5_000); j += 1) {
+      const v = vectors[j % base.length];
+      const noisy = new Float32Array(dim);
+      for (let k = 0; k < dim; k += 1) noisy[k] = v[k] + (rng() - 0.5) * 0.04;
+      rows.push({ memoryId: j + 1, vector: toBlob(normalise(noisy)) });
+    }
+    stores.search.putVectors(rows, 'use-lite-512', dim, at);
+  }
+  ctx.log(
+    `${n} memories with vectors stored in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return {
+    stores,
+    clock,
+    close: () => {
+      stores.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measureSearch(ctx, n, embedder, base, vectors, queries, rng) {
+  const store = await buildStore(ctx, n, base, vectors, rng);
+  try {
+    const knowledge = createKnowledge({ stores: store.stores, embedder, clock: store.clock });
+    knowledge.search.prepare();
+    const embed = [];
+    const rank = [];
+    for (const q of queries) await knowledge.search.search(q, { limit: 10 }); // warm
+    for (const q of queries) {
+      const a = await knowledge.search.search(q, { limit: 10 });
+      embed.push(a.embedMs);
+      rank.push(a.rankMs);
+    }
+    ctx.add({
+      name: `search.${n / 1000}k.rank_ms`,
+      value: round(percentile(rank, 50), 2),
+      unit: 'ms',
+      notes: `median ranking (BM25 + vectors + fusion + weights), p95 ${round(percentile(rank, 95), 2)} ms; query embedding median ${round(percentile(embed, 50), 1)} ms, p95 ${round(percentile(embed, 95), 1)} ms (target: ranking <= 20 ms median at 100k)`,
+    });
+
+    // The vector pass against an exact scan of every vector (the baseline), recall@10.
+    const all = store.stores.search.vectorsSince(0, 'use-lite-512');
+    const floats = all.map((r) => ({
+      id: r.memoryId,
+      v: new Float32Array(new Uint8Array(r.vector).buffer),
+    }));
+    let recall = 0;
+    const exactMs = [];
+    for (const q of queries.slice(0, 30)) {
+      const [qv] = await embedder.embedQueries([q]);
+      const t0 = performance.now();
+      const exact = floats
+        .map((f) => ({ id: f.id, c: dot(qv, f.v) }))
+        .sort((a, b) => b.c - a.c)
+        .slice(0, 10)
+        .map((h) => h.id);
+      exactMs.push(performance.now() - t0);
+      const got = (
+        await knowledge.search.search(q, {
+          limit: 10,
+          only: 'semantic',
+          includeBelowThreshold: true,
+          status: 'all',
+        })
+      ).results.map((r) => r.memory.id);
+      recall += exact.filter((id) => got.includes(id)).length / 10;
+    }
+    ctx.add({
+      name: `search.${n / 1000}k.vector_recall@10`,
+      value: round(recall / 30, 3),
+      unit: 'recall',
+      notes: `sign-bit scan + exact re-rank of 400 vs an exact scan of all ${n} vectors, which takes ${round(percentile(exactMs, 50), 1)} ms median in JS (the baseline)`,
+    });
+
+    if (n >= 100_000) {
+      const ctxMs = [];
+      for (const q of queries.slice(0, 20)) {
+        const t0 = performance.now();
+        await knowledge.injection.build({ trigger: `ALERT: ${q}` }, 2000);
+        ctxMs.push(performance.now() - t0);
+      }
+      ctx.add({
+        name: 'search.100k.context_query_ms',
+        value: round(percentile(ctxMs, 50), 1),
+        unit: 'ms',
+        notes: `a session's memory block for an alert (decay, pinned, search, confident fill, 2,000 tokens), warm model; p95 ${round(percentile(ctxMs, 95), 1)} ms (target <= 50 ms)`,
+      });
+
+      const hooks = createHookServer({ tools: knowledge.tools, log: silentLogger });
+      const sessionId = store.stores.sessions.start({
+        trigger: 'manual',
+        tier: 1,
+        model: 'haiku',
+        prompt: 'bench',
+        parentSessionId: null,
+        startedAt: store.clock.now(),
+        simulated: true,
+      });
+      const reg = await hooks.register(sessionId);
+      const hookMs = [];
+      for (const [i, q] of queries.entries()) {
+        const body = JSON.stringify({
+          session_id: 'bench',
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: `curl -s http://svc-${i % SERVICES}/health # ${q}` },
+          tool_response: { stdout: 'HTTP/1.1 502 Bad Gateway', stderr: '' },
+        });
+        const t0 = performance.now();
+        const res = await fetch(reg.url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${reg.token}`, 'content-type': 'application/json' },
+          body,
+        });
+        await res.text();
+        hookMs.push(performance.now() - t0);
+      }
+      reg.release();
+      await hooks.close();
+      ctx.add({
+        name: 'search.100k.hook_answer_ms',
+        value: round(percentile(hookMs, 50), 1),
+        unit: 'ms',
+        notes: `PostToolUse hook over loopback HTTP, ${hookMs.length} tool calls; p95 ${round(percentile(hookMs, 95), 1)} ms (target: p95 <= 100 ms)`,
+      });
+    }
+  } finally {
+    store.close();
+  }
+}
+
+async function measureReindex(ctx, embedder, base) {
+  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-reindex-'));
+  const stores = openStores(join(dir, 'watchkeeper.db'));
+  try {
+    const clock = { now: () => Date.now() };
+    const n = 2000;
+    const at = clock.now();
+    stores.db.transaction(() => {
+      for (let i = 0; i < n; i += 1) {
+        stores.memories.create({
+          service: `svc-${i % SERVICES}`,
+          category: 'behavior',
+          observation: `${base[i % base.length]} (variant ${i})`,
+          confidence: 0.7,
+          sessionId: null,
+          tier: 1,
+          at,
+          nextDecayAt: at + 1e12,
+        });
+      }
+    })();
+    const knowledge = createKnowledge({ stores, embedder, clock });
+    const t0 = performance.now();
+    await knowledge.pending.reindex(true);
+    const ms = performance.now() - t0;
+    const perSecond = n / (ms / 1000);
+    ctx.add({
+      name: 'search.reindex_per_s',
+      value: round(perSecond, 1),
+      unit: 'memories/s',
+      notes: `reindex of ${n} memories took ${round(ms / 1000, 1)} s: 100,000 would take about ${round(100_000 / perSecond / 60, 1)} min at this rate (batches of 32, one model thread)`,
+    });
+  } finally {
+    stores.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runSearchSpeedBench(ctx) {
+  const ops = JSON.parse(readFileSync(OPS, 'utf8'));
+  const base = baseTexts(ops);
+  const embedder = createEmbedder({
+    backend: 'local',
+    url: null,
+    model: null,
+    key: null,
+    timeoutMs: 120_000,
+  });
+  try {
+    await embedder.warmUp();
+    ctx.log(`embedding ${base.length} base texts...`);
+    const vectors = [];
+    for (let i = 0; i < base.length; i += 64)
+      vectors.push(...(await embedder.embedDocuments(base.slice(i, i + 64))));
+    const queries = ops.queries.slice(0, QUERIES).map((q) => q.query);
+    const rng = createRng(7).next;
+    for (const n of [10_000, 100_000])
+      await measureSearch(ctx, n, embedder, base, vectors, queries, rng);
+    await measureReindex(ctx, embedder, base);
+    ctx.add({
+      name: 'search.rss_with_model_mb',
+      value: round(process.memoryUsage().rss / 1e6, 1),
+      unit: 'MB',
+      notes:
+        'RSS of the bench process with the model loaded and used (the model runs in a worker thread of this process)',
+    });
+  } finally {
+    await embedder.close();
+  }
+}
