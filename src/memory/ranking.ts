@@ -76,7 +76,10 @@ export interface Candidate {
 export function fusedScore(c: Candidate, p: RankingPolicy = DEFAULT_RANKING): number {
   const lex = c.lexicalRank === null ? 0 : p.lexicalWeight / (p.rrfK + c.lexicalRank);
   const sem = c.semanticRank === null ? 0 : p.semanticWeight / (p.rrfK + c.semanticRank);
-  const svc = c.serviceRank == null ? 0 : p.serviceWeight / (p.rrfK + c.serviceRank);
+  const svc =
+    c.serviceRank === null || c.serviceRank === undefined
+      ? 0
+      : p.serviceWeight / (p.rrfK + c.serviceRank);
   return lex + sem + svc;
 }
 
