@@ -16,6 +16,7 @@ export interface CliRun {
 export function cliIn(
   dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-cli-')),
   clock: Clock = fakeClock(),
+  env: Record<string, string> = {},
 ) {
   const run = async (argv: string[], stdin = ''): Promise<CliRun> => {
     let stdout = '';
@@ -28,7 +29,7 @@ export function cliIn(
         stderr += t;
       },
       stdin: [Buffer.from(stdin)],
-      env: { WATCHKEEPER_DATA_DIR: dataDir },
+      env: { WATCHKEEPER_DATA_DIR: dataDir, ...env },
       clock,
       onSignal: () => () => {},
     });

@@ -172,4 +172,42 @@ describe('without embeddings', () => {
     const answer = await knowledge.search.search('WiFi keeps dropping');
     expect(answer.results[0]?.memory.service).toBe('home-net');
   });
+
+  it('builds the session block and answers the hook lexically with the backend off or unreachable', async () => {
+    const dead = createEmbedder({
+      backend: 'ollama',
+      url: 'http://127.0.0.1:9',
+      model: null,
+      key: null,
+      timeoutMs: 2000,
+    });
+    for (const embedder of [null, dead]) {
+      app = knowledgeApp(embedder);
+      await observe(app, 'jellyfin', 'returns 5xx errors while the library scan runs');
+      await observe(app, 'postgresql', 'vacuum slows queries for ten minutes every night');
+      const block = await app.knowledge.injection.build(
+        { trigger: 'ALERT: jellyfin 5xx above 5%' },
+        2000,
+      );
+      expect(block.injected[0]).toMatchObject({ reason: 'relevant' });
+      expect(block.text.indexOf('library scan')).toBeLessThan(block.text.indexOf('vacuum'));
+      const sessionId = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 0 });
+      const hook = await app.knowledge.tools.surface(sessionId, {
+        toolName: 'Bash',
+        toolInput: { command: 'psql -c "select 1"  # postgresql vacuum check' },
+        toolResponse: { stdout: 'slow', stderr: '' },
+      });
+      expect(hook.text).toContain('vacuum slows queries');
+      // Not twice in one session.
+      const again = await app.knowledge.tools.surface(sessionId, {
+        toolName: 'Bash',
+        toolInput: { command: 'psql -c "select 1"  # postgresql vacuum check' },
+        toolResponse: { stdout: 'slow', stderr: '' },
+      });
+      expect(again.text).toBe('');
+      app.close();
+    }
+    await dead!.close();
+    app = knowledgeApp(null);
+  });
 });
