@@ -107,3 +107,7 @@ CREATE TABLE session_memories (
 CREATE INDEX idx_session_memories_memory ON session_memories (memory_id);
 
 CREATE INDEX idx_memories_service_active ON memories (service, active);
+
+-- Pinned memories head every session's block: read from a small partial index, not the table.
+CREATE INDEX idx_memories_pinned ON memories (active, confidence DESC, updated_at DESC, id)
+  WHERE pinned = 1;

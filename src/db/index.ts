@@ -1,13 +1,18 @@
 /** @module db: better-sqlite3 stores, one per table family, and the migrator. */
+import { createConversationStore } from './conversations.js';
 import { createCooldownStore } from './cooldowns.js';
 import { createEventStore } from './events.js';
+import { createExtractionStore } from './extractions.js';
+import { createGatewayJobStore } from './gateway-jobs.js';
 import { createMemoryStore } from './memories.js';
 import { createSearchStore } from './search.js';
 import { createServiceStore } from './services.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
+import { createScopeStore } from './scopes.js';
 import { createSessionStore } from './sessions.js';
 import { createStatsStore } from './stats.js';
+import { createSummaryStore } from './summaries.js';
 import { createSurfacingStore } from './surfacing.js';
 
 export {
@@ -18,6 +23,49 @@ export {
   type NewCooldownAction,
   type ReportedOutcome,
 } from './cooldowns.js';
+export {
+  type AppendOutcome,
+  type ConversationListRow,
+  type ConversationRow,
+  type ConversationStore,
+  createConversationStore,
+  MESSAGE_ROLES,
+  type MessageRole,
+  type MessageRow,
+  type NewMessage,
+} from './conversations.js';
+export {
+  type ConversationMemoryRow,
+  createExtractionStore,
+  type ExtractedMemory,
+  type ExtractedType,
+  type ExtractionStore,
+  type ExtractionWindowRow,
+  type GateStats,
+  MEMORY_TYPES,
+  type NewExtractionWindow,
+  type WindowStatus,
+} from './extractions.js';
+export {
+  createGatewayJobStore,
+  type DayCost,
+  type GatewayJobRow,
+  type GatewayJobStore,
+  type JobFilter,
+  type JobFinish,
+  JOB_OUTCOMES,
+  type JobOutcome,
+} from './gateway-jobs.js';
+export { createScopeStore, OPS_SCOPE, type ScopeRow, type ScopeStore } from './scopes.js';
+export {
+  createSummaryStore,
+  type GenerationStats,
+  SUMMARY_STATUSES,
+  type SummaryHistoryRow,
+  type SummaryRow,
+  type SummaryStatus,
+  type SummaryStore,
+} from './summaries.js';
 export {
   createEventStore,
   type EventFilter,
@@ -93,6 +141,11 @@ export interface Stores {
   search: ReturnType<typeof createSearchStore>;
   services: ReturnType<typeof createServiceStore>;
   surfacing: ReturnType<typeof createSurfacingStore>;
+  conversations: ReturnType<typeof createConversationStore>;
+  summaries: ReturnType<typeof createSummaryStore>;
+  extractions: ReturnType<typeof createExtractionStore>;
+  scopes: ReturnType<typeof createScopeStore>;
+  gatewayJobs: ReturnType<typeof createGatewayJobStore>;
   close(): void;
 }
 
@@ -118,6 +171,11 @@ export function openStores(
     search: createSearchStore(db),
     services: createServiceStore(db),
     surfacing: createSurfacingStore(db),
+    conversations: createConversationStore(db),
+    summaries: createSummaryStore(db),
+    extractions: createExtractionStore(db),
+    scopes: createScopeStore(db),
+    gatewayJobs: createGatewayJobStore(db),
     close: () => db.close(),
   };
 }
@@ -133,3 +191,16 @@ export {
   sessionJson,
   sessionMemoryJson,
 } from './json.js';
+export {
+  conversationJson,
+  conversationListJson,
+  conversationMemoryJson,
+  dayCostJson,
+  extractionWindowJson,
+  gatewayJobJson,
+  gateStatsJson,
+  generationJson,
+  messageJson,
+  scopeJson,
+  summaryJson,
+} from './conversation-json.js';

@@ -72,6 +72,7 @@ export function memoryJson(m: MemoryRow) {
     last_surfaced_at: isoTime(m.lastSurfacedAt),
     surface_count: m.surfaceCount,
     importance: m.importance,
+    importance_boost: m.importanceBoost,
     source: m.source,
     source_ref: m.sourceRef,
     scope: m.scope,

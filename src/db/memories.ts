@@ -26,6 +26,8 @@ export interface MemoryRow {
   lastSurfacedAt: number | null;
   surfaceCount: number;
   importance: Importance;
+  /** Added to the importance level by memory_reinforce calls (0.1 each); see importanceValue. */
+  importanceBoost: number;
   source: MemorySource;
   /** Which marker, tool call, conversation range or file it came from. */
   sourceRef: string | null;
@@ -100,6 +102,11 @@ export interface MemoryFilter {
   category?: Category;
   status?: 'active' | 'inactive' | 'all';
   pinned?: boolean;
+  importance?: Importance;
+  /** true: archived by someone (archived_at set); false: not archived. */
+  archived?: boolean;
+  /** Only memories of these scopes (the ops block: 'ops' and the scopes shared with it). */
+  scopes?: readonly string[];
   limit?: number;
   offset?: number;
 }
@@ -124,14 +131,22 @@ export interface MemoryChange {
   relatedMemoryId?: number;
   source?: MemorySource;
   evidence?: string | null;
+  importance?: Importance;
+  importanceBoost?: number;
+  /** Sets (or, with null, clears) the archive date and reason; any change to active clears them. */
+  archive?: { reason: string } | null;
 }
 
 const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
   active, pinned, created_at AS createdAt, updated_at AS updatedAt,
   last_reinforced_at AS lastReinforcedAt, session_id AS sessionId, tier,
   superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount,
-  importance, source, source_ref AS sourceRef, scope, archived_at AS archivedAt,
-  archive_reason AS archiveReason, access_count AS accessCount, last_accessed_at AS lastAccessedAt`;
+  importance, importance_boost AS importanceBoost, source, source_ref AS sourceRef, scope,
+  archived_at AS archivedAt, archive_reason AS archiveReason, access_count AS accessCount,
+  last_accessed_at AS lastAccessedAt`;
+
+/** COLUMNS qualified with the alias `m` (json_each has an `id` column of its own). */
+const COLUMNS_OF_M = COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1m.$2');
 
 type RawMemory = Omit<MemoryRow, 'active' | 'pinned'> & { active: number; pinned: number };
 
@@ -151,7 +166,14 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
   if (filter.category) add('category = ?', filter.category);
   const status = filter.status ?? 'active';
   if (status !== 'all') where.push(status === 'active' ? 'active = 1' : 'active = 0');
-  if (filter.pinned !== undefined) add('pinned = ?', filter.pinned ? 1 : 0);
+  // A literal, so that the partial index of pinned memories can serve it.
+  if (filter.pinned !== undefined) where.push(filter.pinned ? 'pinned = 1' : 'pinned = 0');
+  if (filter.importance) add('importance = ?', filter.importance);
+  if (filter.archived !== undefined)
+    where.push(filter.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
+  // One statement text whatever the number of scopes: the list goes in as a JSON array.
+  if (filter.scopes !== undefined)
+    add('scope IN (SELECT value FROM json_each(?))', JSON.stringify(filter.scopes));
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
@@ -166,13 +188,25 @@ export function createMemoryStore(db: Db) {
     (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
     related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
+  // Any number of ids as one JSON parameter: one prepared statement.
+  const getManyStmt = db.prepare(
+    `SELECT ${COLUMNS_OF_M} FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value`,
+  );
   const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
     observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
     base_confidence = CASE WHEN @resetBase THEN @confidence ELSE base_confidence END,
     last_reinforced_at = CASE WHEN @resetBase THEN @at ELSE last_reinforced_at END,
     next_decay_at = COALESCE(@nextDecayAt, next_decay_at),
     superseded_by = CASE WHEN @superseded THEN @related ELSE superseded_by END,
+    importance = COALESCE(@importance, importance),
+    importance_boost = COALESCE(@importanceBoost, importance_boost),
+    archived_at = CASE WHEN @active = 1 OR @archive = 2 THEN NULL
+      WHEN @archive = 1 THEN @at ELSE archived_at END,
+    archive_reason = CASE WHEN @active = 1 OR @archive = 2 THEN NULL
+      WHEN @archive = 1 THEN @archiveReason ELSE archive_reason END,
     updated_at = @at WHERE id = @id`);
+  const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
+    last_accessed_at = ? WHERE id = ?`);
   const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
   const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
   const servicesStmt = db.prepare(
@@ -207,6 +241,10 @@ export function createMemoryStore(db: Db) {
       nextDecayAt: change.nextDecayAt ?? null,
       superseded: change.action === 'superseded' ? 1 : 0,
       related: change.relatedMemoryId ?? null,
+      importance: change.importance ?? null,
+      importanceBoost: change.importanceBoost ?? null,
+      archive: change.archive === undefined ? 0 : change.archive === null ? 2 : 1,
+      archiveReason: change.archive?.reason ?? null,
       at: change.at,
     });
     insertHistory.run(
@@ -265,15 +303,8 @@ export function createMemoryStore(db: Db) {
 
     /** The rows of these ids that exist, in no particular order. */
     getMany(ids: readonly number[]): MemoryRow[] {
-      const out: MemoryRow[] = [];
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500);
-        const rows = cached(
-          `SELECT ${COLUMNS} FROM memories WHERE id IN (${chunk.map(() => '?').join(',')})`,
-        ).all(...chunk) as RawMemory[];
-        for (const raw of rows) out.push(fromRaw(raw));
-      }
-      return out;
+      if (ids.length === 0) return [];
+      return (getManyStmt.all(JSON.stringify(ids)) as RawMemory[]).map(fromRaw);
     },
 
     /** Active memories of a service (any category): the pool a new observation is compared with. */
@@ -314,6 +345,11 @@ export function createMemoryStore(db: Db) {
         n += 1;
       }
       return n;
+    }),
+
+    /** Counts a read by a memory tool (seed 002 step 4); not a change, so no history row. */
+    recordAccess: db.transaction((ids: readonly number[], at: number): void => {
+      for (const id of new Set(ids)) touch.run(at, id);
     }),
 
     /** Deletes memories (their history stays, with a `deleted` entry). Returns how many existed. */
@@ -360,7 +396,16 @@ export function createMemoryStore(db: Db) {
     },
 
     /** How many memories the prompt block could include (active, at or above `threshold`). */
-    countEligible(threshold: number): number {
+    countEligible(threshold: number, scopes?: readonly string[]): number {
+      if (scopes !== undefined) {
+        return (
+          cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+            AND scope IN (SELECT value FROM json_each(?))`).get(
+            threshold,
+            JSON.stringify(scopes),
+          ) as { n: number }
+        ).n;
+      }
       return (eligibleCount.get(threshold) as { n: number }).n;
     },
 

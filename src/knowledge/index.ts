@@ -4,7 +4,7 @@
  * composed over the stores and an optional embedder.
  */
 import type { Clock } from '../clock.js';
-import type { Stores } from '../db/index.js';
+import { OPS_SCOPE, type Stores } from '../db/index.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { MemoryPolicy } from '../memory/index.js';
 import { createPendingEmbedder } from './embed-pending.js';
@@ -47,7 +47,7 @@ export {
 } from './tool-surfacing.js';
 
 export function createKnowledge(deps: {
-  stores: Pick<Stores, 'memories' | 'events' | 'search' | 'services' | 'surfacing'>;
+  stores: Pick<Stores, 'memories' | 'events' | 'search' | 'services' | 'surfacing' | 'scopes'>;
   embedder: Embedder | null;
   clock: Clock;
   policy?: MemoryPolicy;
@@ -71,6 +71,7 @@ export function createKnowledge(deps: {
     clock,
     ...(deps.policy ? { policy: deps.policy } : {}),
   });
+  const opsScopes = () => [OPS_SCOPE, ...stores.scopes.shared()];
   const injection = createInjection({
     memories: stores.memories,
     events: stores.events,
@@ -78,8 +79,9 @@ export function createKnowledge(deps: {
     service: memory,
     search,
     clock,
+    opsScopes,
   });
-  const tools = createToolSurfacing({ search, surfacing: stores.surfacing, clock });
+  const tools = createToolSurfacing({ search, surfacing: stores.surfacing, clock, opsScopes });
   const pending = createPendingEmbedder({ search: stores.search, embedding, clock });
   return { embedding, services, search, memory, injection, tools, pending };
 }

@@ -49,6 +49,8 @@ export function createInjection(deps: {
   service: MemoryService;
   search: Search;
   clock: Clock;
+  /** The scopes the ops sessions see: 'ops' and those the operator shared with ops. */
+  opsScopes: () => string[];
 }) {
   const { memories, events, surfacing, service, search, clock } = deps;
 
@@ -67,6 +69,8 @@ export function createInjection(deps: {
       service.decay();
       const query = queryFor(q);
       const threshold = service.policy.activeThreshold;
+      // Conversation memories reach a session only when the operator shared their scope.
+      const scopes = deps.opsScopes();
       const perList = Math.max(1, Math.floor(budget / MIN_LINE_TOKENS) + 1);
       const reasons = new Map<number, InjectedMemory>();
       const ordered: ContextMemory[] = [];
@@ -75,21 +79,22 @@ export function createInjection(deps: {
         reasons.set(m.id, { memoryId: m.id, reason, score: why?.score ?? null, why });
         ordered.push(m);
       };
-      for (const m of memories.list({ pinned: true, status: 'active', limit: perList })) {
+      for (const m of memories.list({ pinned: true, status: 'active', scopes, limit: perList })) {
         take(m, 'pinned', null);
       }
       if (query !== '') {
         const answer = await search.search(query, {
           limit: perList,
+          scopes,
           minCosine: search.thresholds().related,
         });
         for (const r of answer.results) take(r.memory, 'relevant', r.why);
       }
-      for (const m of memories.list({ status: 'active', limit: perList }))
+      for (const m of memories.list({ status: 'active', scopes, limit: perList }))
         take(m, 'confident', null);
 
       const groups = selectByPriority(ordered, budget);
-      const block = assembleContext(groups, memories.countEligible(threshold), budget);
+      const block = assembleContext(groups, memories.countEligible(threshold, scopes), budget);
       const injected = block.includedIds.map((id) => reasons.get(id)!);
       return { ...block, query, injected };
     },

@@ -23,11 +23,18 @@ import {
   DEFAULT_POLICY,
   dot,
   findContradiction,
+  formatConfidence,
   fromBlob,
+  IMPORTANCE_STEP,
+  IMPORTANCE_VALUES,
+  importanceValue,
+  MAX_OBSERVATION_LENGTH,
   type MemoryPolicy,
   nextDecayAt,
+  rejectControlCharacters,
   reinforcedConfidence,
   roundConfidence,
+  suggestsCore,
   textSimilarity,
   toBlob,
   validateConfidence,
@@ -82,7 +89,28 @@ export interface MemoryPatch {
   confidence?: number;
   active?: boolean;
   pinned?: boolean;
+  importance?: Importance;
 }
+
+/** A deliberate reinforcement (memory_reinforce): what it changed. */
+export interface Reinforcement {
+  memory: MemoryRow;
+  before: MemoryRow;
+  /** Importance (level value plus boost) before and after. */
+  importanceBefore: number;
+  importanceAfter: number;
+  /** Importance is at or above 0.8 and the memory is not core: suggest promoting it. */
+  suggestCore: boolean;
+}
+
+/** Why and since when a memory is inactive (the archive scope of memory_query). */
+export interface InactiveReason {
+  reason: string;
+  at: number;
+}
+
+/** The longest archive reason or reinforcement evidence kept. */
+export const MAX_NOTE_LENGTH = MAX_OBSERVATION_LENGTH;
 
 export interface MemoryEdit {
   observation?: string;
@@ -180,6 +208,21 @@ export function createMemoryService(deps: {
     const row = memories.get(id);
     if (!row) throw new AppError('not_found', `memory ${id} does not exist`, { data: { id } });
     return row;
+  };
+
+  /** A free-text note (evidence, archive reason): trimmed, printable, bounded; null when empty. */
+  const validNote = (field: string, value: string | null | undefined): string | null => {
+    const text = (value ?? '').trim();
+    if (text === '') return null;
+    rejectControlCharacters(field, text);
+    if (text.length > MAX_NOTE_LENGTH) {
+      throw new AppError(
+        'invalid_input',
+        `${field}: is ${text.length} characters, over the limit of ${MAX_NOTE_LENGTH}`,
+        { data: { field } },
+      );
+    }
+    return text;
   };
 
   /** Wording and confidence checked and rounded: what an edit may write. */
@@ -383,6 +426,13 @@ export function createMemoryService(deps: {
     setPinned(id: number, pinned: boolean): MemoryRow {
       const before = mustGet(id);
       if (before.pinned === pinned) return before;
+      if (!pinned && before.importance === 'core') {
+        throw new AppError(
+          'invalid_input',
+          `pinned: memory ${id} is core, and core memories stay pinned (lower its importance first)`,
+          { data: { field: 'pinned' } },
+        );
+      }
       const now = clock.now();
       memories.change([
         {
@@ -456,11 +506,186 @@ export function createMemoryService(deps: {
       if (patch.active === true && !mustGet(id).active) keeper.reactivate(id);
       if (patch.active === false) keeper.deactivate([id]);
       if (patch.pinned !== undefined) keeper.setPinned(id, patch.pinned);
+      if (patch.importance !== undefined) keeper.setImportance(id, patch.importance);
       return mustGet(id);
     },
 
     remove(ids: readonly number[]): number {
       return memories.remove(ids, clock.now());
+    },
+
+    /**
+     * A deliberate reinforcement of one active memory (memory_reinforce): like a re-observed
+     * marker, +0.1 confidence and the decay clock restarted; and, because someone judged it worth
+     * confirming, +0.1 importance (capped at 1.0 in all). The evidence and the session are kept
+     * in the history row.
+     */
+    reinforce(
+      id: number,
+      input: {
+        sessionId: number | null;
+        source?: MemorySource;
+        evidence?: string | null;
+        observation?: string | null;
+      },
+    ): Reinforcement {
+      const before = mustGet(id);
+      if (!before.active) {
+        throw new AppError(
+          'invalid_input',
+          `id: memory ${id} is inactive; restore it before reinforcing it`,
+          { data: { field: 'id' } },
+        );
+      }
+      const evidence = validNote('new_evidence', input.evidence);
+      const now = clock.now();
+      const importanceBefore = importanceValue(before.importance, before.importanceBoost);
+      const room = Math.max(0, 1 - IMPORTANCE_VALUES[before.importance]);
+      const boost =
+        Math.round(Math.min(room, before.importanceBoost + IMPORTANCE_STEP) * 100) / 100;
+      memories.change([
+        {
+          id,
+          action: 'reinforced',
+          confidence: reinforcedConfidence(before.confidence, policy),
+          active: true,
+          ...restart(now),
+          historyObservation: input.observation ?? null,
+          sessionId: input.sessionId,
+          source: input.source ?? 'tool',
+          evidence,
+          importanceBoost: boost,
+          at: now,
+        },
+      ]);
+      memories.recordAccess([id], now);
+      const memory = mustGet(id);
+      return {
+        memory,
+        before,
+        importanceBefore,
+        importanceAfter: importanceValue(memory.importance, memory.importanceBoost),
+        suggestCore: suggestsCore(memory.importance, memory.importanceBoost),
+      };
+    },
+
+    /**
+     * Sets how much a memory matters. Core memories are pinned (never decayed or archived); a
+     * new level starts without the boost of earlier reinforcements.
+     */
+    setImportance(
+      id: number,
+      importance: Importance,
+      source: MemorySource = 'operator',
+    ): MemoryRow {
+      const before = mustGet(id);
+      if (before.importance === importance) return before;
+      const now = clock.now();
+      memories.change([
+        {
+          id,
+          action: 'edited',
+          confidence: before.confidence,
+          active: before.active,
+          importance,
+          importanceBoost: 0,
+          ...(importance === 'core' ? { pinned: true } : {}),
+          source,
+          evidence: `importance ${before.importance} -> ${importance}`,
+          at: now,
+        },
+      ]);
+      return mustGet(id);
+    },
+
+    /**
+     * Archives a memory (seed 002's archive): inactive, with the date and the reason kept, and
+     * back with `restore`. Core memories are never archived.
+     */
+    archive(id: number, reason?: string | null, source: MemorySource = 'operator'): MemoryRow {
+      const before = mustGet(id);
+      if (before.importance === 'core') {
+        throw new AppError(
+          'invalid_input',
+          `id: memory ${id} is core, and core memories are never archived (lower its importance first)`,
+          { data: { field: 'id' } },
+        );
+      }
+      const why = validNote('reason', reason) ?? 'archived by the operator';
+      if (before.archivedAt !== null) return before;
+      const now = clock.now();
+      memories.change([
+        {
+          id,
+          action: 'archived',
+          confidence: before.confidence,
+          active: false,
+          archive: { reason: why },
+          source,
+          evidence: why,
+          at: now,
+        },
+      ]);
+      return mustGet(id);
+    },
+
+    /**
+     * Brings an archived (or otherwise inactive) memory back: active, its decay clock restarted,
+     * its confidence at least the active threshold.
+     */
+    restore(id: number, source: MemorySource = 'operator'): MemoryRow {
+      const before = mustGet(id);
+      if (before.active) {
+        throw new AppError(
+          'invalid_input',
+          `id: memory ${id} is active; there is nothing to restore`,
+          {
+            data: { field: 'id' },
+          },
+        );
+      }
+      const now = clock.now();
+      memories.change([
+        {
+          id,
+          action: 'restored',
+          confidence: Math.max(before.confidence, policy.activeThreshold),
+          active: true,
+          ...restart(now),
+          archive: null,
+          source,
+          at: now,
+        },
+      ]);
+      return mustGet(id);
+    },
+
+    /**
+     * Why a memory is inactive, and since when: the operator's archive reason, or what its
+     * history says (superseded by another memory, decayed below the threshold, deactivated).
+     * Null for an active memory.
+     */
+    inactiveReason(m: MemoryRow): InactiveReason | null {
+      if (m.active) return null;
+      if (m.archivedAt !== null) {
+        return { reason: m.archiveReason ?? 'archived', at: m.archivedAt };
+      }
+      const last = memories
+        .history(m.id)
+        .findLast((h) => h.action === 'superseded' || h.action === 'deactivated');
+      if (!last) return { reason: 'inactive', at: m.updatedAt };
+      if (last.action === 'superseded') {
+        const by =
+          last.relatedMemoryId === null ? 'a newer memory' : `memory #${last.relatedMemoryId}`;
+        return { reason: `superseded by ${by}, which says otherwise`, at: last.createdAt };
+      }
+      if (last.newConfidence !== null && last.newConfidence < policy.activeThreshold) {
+        return {
+          reason: `decayed: confidence fell to ${formatConfidence(last.newConfidence)}, below ${formatConfidence(policy.activeThreshold)}`,
+          at: last.createdAt,
+        };
+      }
+      return { reason: 'deactivated by the operator', at: last.createdAt };
     },
   };
   return keeper;

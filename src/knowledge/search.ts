@@ -19,6 +19,7 @@ import {
   dot,
   fromBlob,
   hasEvidence,
+  importanceWeight,
   mergeCandidates,
   queryCoverage,
   queryWords,
@@ -130,7 +131,11 @@ export function createSearch(deps: {
   /** Vector candidates within the filter, best first (exact cosine). */
   const semanticCandidates = (query: Float32Array, filter: SearchFilter) => {
     const model = embedding.model!;
-    if (filter.service !== undefined || filter.category !== undefined) {
+    if (
+      filter.service !== undefined ||
+      filter.category !== undefined ||
+      filter.scopes !== undefined
+    ) {
       const n = search.countWhere(filter);
       if (n <= EXACT_SCAN_MAX) {
         const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
@@ -168,6 +173,7 @@ export function createSearch(deps: {
         status: opts.status ?? 'active',
         ...(opts.since !== undefined ? { since: opts.since } : {}),
         ...(opts.until !== undefined ? { until: opts.until } : {}),
+        ...(opts.scopes !== undefined ? { scopes: opts.scopes } : {}),
       };
       const t0 = performance.now();
       const queryVector =
@@ -225,6 +231,7 @@ export function createSearch(deps: {
             candidate: c,
             confidence: memory.confidence,
             lastReinforcedAt: memory.lastReinforcedAt,
+            importanceWeight: importanceWeight(memory.importance, memory.importanceBoost),
             now,
             semanticUsed,
           },

@@ -47,6 +47,8 @@ export function createToolSurfacing(deps: {
   search: Search;
   surfacing: SurfacingStore;
   clock: Clock;
+  /** The scopes a session sees: 'ops' and those the operator shared with ops. */
+  opsScopes: () => string[];
 }) {
   const { search, surfacing, clock } = deps;
   return {
@@ -58,6 +60,7 @@ export function createToolSurfacing(deps: {
       const answer = await search.search(query, {
         limit: 8,
         exclude,
+        scopes: deps.opsScopes(),
         minCosine: search.thresholds().related,
       });
       const lines: string[] = [];

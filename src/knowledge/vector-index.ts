@@ -11,7 +11,7 @@
  * before each search, and a candidate whose memory is gone is dropped by the store's filter.
  */
 import type { SearchStore } from '../db/index.js';
-import { dot, fromBlob, popcount, signatureWords, signBits } from '../memory/index.js';
+import { dot, fromBlob, POPCOUNT16, signatureWords, signBits } from '../memory/index.js';
 
 export interface VectorHit {
   memoryId: number;
@@ -70,9 +70,13 @@ export function createVectorIndex(store: SearchStore, model: string, dimension: 
       signBits(query, q);
       const dist = new Uint16Array(size);
       const hist = new Uint32Array(words * 32 + 2);
+      const table = POPCOUNT16;
       for (let i = 0, o = 0; i < size; i += 1, o += words) {
         let d = 0;
-        for (let w = 0; w < words; w += 1) d += popcount(bits[o + w]! ^ q[w]!);
+        for (let w = 0; w < words; w += 1) {
+          const x = bits[o + w]! ^ q[w]!;
+          d += table[x & 0xffff]! + table[x >>> 16]!;
+        }
         dist[i] = d;
         hist[d]! += 1;
       }

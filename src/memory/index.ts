@@ -53,15 +53,31 @@ export {
   bestFusedScore,
   type Candidate,
   confidenceWeight,
+  CORE_SUGGESTION,
   DEFAULT_RANKING,
   fusedScore,
   hasEvidence,
+  IMPORTANCE_STEP,
+  IMPORTANCE_VALUES,
+  type ImportanceLevel,
+  importanceValue,
+  importanceWeight,
   mergeCandidates,
   type RankingPolicy,
   recencyWeight,
   scoreCandidate,
   type ScoreInput,
   type ScoreParts,
+  suggestsCore,
 } from './ranking.js';
 export { LEXICAL, type SimilarityThresholds, thresholdsFor } from './thresholds.js';
-export { dot, fromBlob, normalise, popcount, signatureWords, signBits, toBlob } from './vectors.js';
+export {
+  dot,
+  fromBlob,
+  normalise,
+  popcount,
+  POPCOUNT16,
+  signatureWords,
+  signBits,
+  toBlob,
+} from './vectors.js';

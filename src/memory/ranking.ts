@@ -101,6 +101,33 @@ export function recencyWeight(lastReinforcedAt: number, now: number): number {
   return 1 - (0.5 * (days - 7)) / 83;
 }
 
+/** Importance levels (seed 002) and what each is worth: how much a memory matters. */
+export const IMPORTANCE_VALUES = { low: 0.3, normal: 0.5, high: 0.7, core: 0.9 } as const;
+export type ImportanceLevel = keyof typeof IMPORTANCE_VALUES;
+/** At or above this importance, promotion to core is suggested (seed 002). */
+export const CORE_SUGGESTION = 0.8;
+/** What one memory_reinforce call adds to a memory's importance (seed 002). */
+export const IMPORTANCE_STEP = 0.1;
+
+/** The importance a memory has: its level's value plus what reinforcement added, at most 1. */
+export function importanceValue(level: ImportanceLevel, boost = 0): number {
+  return Math.round(Math.min(1, IMPORTANCE_VALUES[level] + Math.max(0, boost)) * 100) / 100;
+}
+
+/**
+ * seed 000's importance weight in the search score, normalised so that a memory of normal
+ * importance scores as before: low 0.6, normal 1.0, high 1.4, core 1.8 (and up to 2.0 with the
+ * boost of reinforcement), so a core memory is never ranked below one of equal relevance.
+ */
+export function importanceWeight(level: ImportanceLevel, boost = 0): number {
+  return importanceValue(level, boost) / IMPORTANCE_VALUES.normal;
+}
+
+/** Whether promotion to core should be suggested: it matters this much and is not core yet. */
+export function suggestsCore(level: ImportanceLevel, boost = 0): boolean {
+  return level !== 'core' && importanceValue(level, boost) >= CORE_SUGGESTION;
+}
+
 export interface ScoreInput {
   candidate: Candidate;
   confidence: number;

@@ -38,6 +38,13 @@ export function signBits(v: Float32Array, out: Uint32Array, offset = 0): void {
   }
 }
 
+/** Set bits of every 16-bit value: two look-ups count a word, faster than bit tricks in V8. */
+export const POPCOUNT16 = (() => {
+  const t = new Uint8Array(65536);
+  for (let i = 1; i < 65536; i += 1) t[i] = (i & 1) + t[i >>> 1]!;
+  return t;
+})();
+
 /** Number of set bits in a 32-bit word. */
 export function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -49,8 +56,14 @@ export function toBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
-/** A copy (the blob's memory may be reused by the driver), aligned for Float32Array. */
+/**
+ * The vector in a blob: a view when its bytes are 4-aligned (the driver hands each row its own
+ * buffer), else an aligned copy.
+ */
 export function fromBlob(blob: Uint8Array): Float32Array {
+  if (blob.byteOffset % 4 === 0) {
+    return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  }
   const out = new Float32Array(blob.byteLength / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;
