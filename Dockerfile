@@ -1,14 +1,24 @@
-# watchkeeper: build on the same Debian/glibc base as the runtime (better-sqlite3 is a native addon).
-FROM node:20-bookworm-slim AS build
+# watchkeeper. Node 26 is the current LTS and better-sqlite3 12.x supports it (package.json
+# `engines` still allows Node 20 outside the image). Built on the same Debian (13, trixie) as the
+# runtime: better-sqlite3 is a native addon.
+FROM node:26-trixie-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
-# npm ci compiles better-sqlite3 from source and runs `prepare` (tsc -> dist/).
+# npm ci compiles better-sqlite3 from source and runs `prepare` (tsc -> dist/, vendored htmx).
 RUN npm ci && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:26-trixie-slim
+# What the agent looks at infrastructure with: ssh, curl, jq, dig/nslookup, and the docker client
+# (Debian's docker-cli, no daemon: mount the host's socket to use it; see README, Docker). tini is
+# PID 1: it passes SIGTERM on to watchkeeper and reaps the orphans a session's tools leave behind.
+# To add tools (kubectl, ansible, gh...), build FROM this image: README, Docker, "More tools".
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      tini ca-certificates openssh-client curl jq bind9-dnsutils docker-cli \
+ && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     WATCHKEEPER_DATA_DIR=/data
 WORKDIR /app
@@ -27,5 +37,5 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.WATCHKEEPER_PORT || 8080) + '/api/v1/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "/app/bin/watchkeeper.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/watchkeeper.js"]
 CMD ["serve"]

@@ -4,7 +4,7 @@
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
  * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
- * search-speed. A failing part prints its error; the run still
+ * search-speed, conversations. A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
+import { runConversationsBench } from './conversations.js';
 import { runDashboardBench } from './dashboard.js';
 import { runEmbeddingsBench } from './embeddings.js';
 import { runSearchQualityBench } from './search-quality.js';
@@ -35,6 +36,7 @@ const PARTS = [
   { name: 'embeddings', runOrder: 7, run: runEmbeddingsBench },
   { name: 'search-quality', runOrder: 8, run: runSearchQualityBench },
   { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },
+  { name: 'conversations', runOrder: 10, run: runConversationsBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 

@@ -102,6 +102,57 @@ const httpUrl = z.string().refine(
   },
   { message: 'expected an http:// or https:// URL such as http://127.0.0.1:11434' },
 );
+/** A dollar amount such as 1, 0.50 or 2.5. */
+const dollars = z.string().transform((text, ctx) => {
+  const t = text.trim();
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(t)) {
+    ctx.addIssue({ code: 'custom', message: 'expected an amount in dollars such as 1 or 0.50' });
+    return z.NEVER;
+  }
+  return Number(t);
+});
+/** A model name for the gateway: never opus (seed 000 goal 7: tiered models, never Opus). */
+const gatewayModel = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((m) => !/opus/i.test(m), {
+    message: 'the model gateway never uses opus: use a haiku- or sonnet-class model',
+  });
+/** A memory scope name: letters, digits and . _ : -, not `ops` (share a scope with ops instead). */
+const scopeName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, {
+    message: 'expected a name of letters, digits, ".", "_", ":" and "-" (at most 100)',
+  })
+  .refine((s) => s !== 'ops', {
+    message: '"ops" is the scheduled sessions\' own scope; share a scope with ops instead',
+  });
+/** How long sessions, logs, events and memory history are kept: a duration of a day or more, or off. */
+const retention = z.string().transform((text, ctx): number | 'off' => {
+  if (text.trim().toLowerCase() === 'off') return 'off';
+  const ms = parseDuration(text);
+  if (ms === null || ms < 86_400_000) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected a duration of at least 1d, such as 90d, or off',
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+/** Apprise URLs (`ntfy://topic`, `slack://...`), comma-separated; secret, so never echoed. */
+const appriseUrls = list.superRefine((items, ctx) => {
+  items.forEach((item, i) => {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(item)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `URL ${i + 1} of ${items.length} is not an Apprise URL such as ntfy://host/topic`,
+      });
+    }
+  });
+});
 const schedule = z
   .string()
   .refine((s) => s.trim().toLowerCase() === 'off' || cron.validate(s.trim()), {
@@ -157,11 +208,29 @@ const SCHEMA = z.object({
   TRUSTED_PROXIES: addressList.default([]),
   WEBHOOK_MAX_BYTES: int(256, 10 * 1024 * 1024).default(64 * 1024),
   SECURE_COOKIES: bool.default(false),
+  RETENTION: retention.default('off'),
+  APPRISE_URLS: appriseUrls.default([]),
   EMBEDDINGS: z.enum(['local', 'ollama', 'openai', 'off']).default('local'),
   EMBEDDINGS_URL: httpUrl.optional(),
   EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
   EMBEDDINGS_KEY: z.string().min(1).optional(),
   EMBEDDINGS_TIMEOUT: duration(100).default(10_000),
+  GATEWAY: z.enum(['cli', 'anthropic', 'openai', 'off']).optional(),
+  GATEWAY_URL: httpUrl.optional(),
+  GATEWAY_KEY: z.string().min(1).optional(),
+  GATEWAY_MODEL_GATE: gatewayModel.optional(),
+  GATEWAY_MODEL_EXTRACT: gatewayModel.optional(),
+  GATEWAY_MODEL_SUMMARY: gatewayModel.optional(),
+  GATEWAY_TIMEOUT: duration(1000).default(120_000),
+  GATEWAY_CONCURRENCY: int(1, 64).default(2),
+  GATEWAY_RETRIES: int(0, 10).default(3),
+  GATEWAY_DAILY_BUDGET: dollars.default(1),
+  CONVERSATION_SCOPE: scopeName.optional(),
+  CONVERSATION_WINDOW: int(2, 1000).default(14),
+  CONVERSATION_SUMMARIZE_AFTER: int(1, 100_000).default(5),
+  CONVERSATION_STALE: duration(1000).default(5 * 60_000),
+  EXTRACT_EVERY: int(1, 100_000).default(10),
+  EXTRACT_INTERVAL: duration(1000).default(60_000),
 });
 
 type Tier = 1 | 2 | 3;
@@ -214,6 +283,16 @@ export interface Config {
   cooldowns: CooldownLimits;
   web: WebConfig;
   embeddings: EmbeddingsConfig;
+  gateway: GatewayConfig;
+  conversations: ConversationsConfig;
+  /** Sessions, raw logs, events and memory history older than this are pruned; null: kept. */
+  retentionMs: number | null;
+  notifications: NotificationsConfig;
+  /**
+   * What start-up should say about the settings: a Claude Ops setting read under a watchkeeper
+   * meaning (CLAUDEOPS_INTERVAL as a schedule), or one given twice where one name wins.
+   */
+  notices: string[];
   /**
    * True when the environment holds a credential the Claude CLI can use (ANTHROPIC_API_KEY,
    * ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, or Bedrock/Vertex switched on).
@@ -229,6 +308,44 @@ export interface EmbeddingsConfig {
   /** Secret: never logged or shown. */
   key: string | null;
   timeoutMs: number;
+}
+
+export type GatewayBackendName = 'cli' | 'anthropic' | 'openai' | 'off';
+
+/** The model gateway (src/gateway): which backend, which model per job kind, its limits. */
+export interface GatewayConfig {
+  backend: GatewayBackendName;
+  /** Why the backend is off (shown where jobs would run); null when it is on. */
+  offReason: string | null;
+  /** Base URL of the anthropic or openai backend (null for cli and off). */
+  url: string | null;
+  /** Secret: never logged or shown. */
+  key: string | null;
+  models: { gate: string; extract: string; summary: string };
+  timeoutMs: number;
+  concurrency: number;
+  /** Further attempts after a 429, a 5xx or a network error. */
+  retries: number;
+  /** Dollars per UTC day; once spent, jobs wait for the next day. */
+  dailyBudgetUsd: number;
+}
+
+/** Conversation memory (src/conversations): seed 001's window and seed 000's extraction. */
+export interface ConversationsConfig {
+  /** One scope for every conversation; null: each conversation its own (`conversation:ID`). */
+  scope: string | null;
+  windowSize: number;
+  summarizeAfterSeq: number;
+  /** A summary still processing after this long is marked failed. */
+  staleAfterMs: number;
+  extractEveryMessages: number;
+  extractIntervalMs: number;
+}
+
+/** Where notifications go; delivered by the notifications feature. */
+export interface NotificationsConfig {
+  /** Apprise URLs (WATCHKEEPER_APPRISE_URLS, the Go sidecar's CLAUDEOPS_APPRISE_URLS). Secret. */
+  appriseUrls: string[];
 }
 
 export interface WebConfig {
@@ -268,7 +385,13 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-const SECRET_KEYS = new Set(['AUTH_TOKEN', 'AUTH_PASSWORD', 'EMBEDDINGS_KEY']);
+const SECRET_KEYS = new Set([
+  'AUTH_TOKEN',
+  'AUTH_PASSWORD',
+  'EMBEDDINGS_KEY',
+  'GATEWAY_KEY',
+  'APPRISE_URLS',
+]);
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
 
@@ -279,17 +402,239 @@ const DEFAULT_PROMPT_FILES: Record<Tier, string> = {
   3: resolve(DEFAULT_PROMPTS_DIR, 'tier3-remediate.md'),
 };
 
-/** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+type SettingKey = keyof typeof SCHEMA.shape;
+
+/**
+ * The Go sidecar's settings whose watchkeeper name differs (its configuration table; every other
+ * `CLAUDEOPS_X` is read as `WATCHKEEPER_X`). `translate` turns the Go value into the watchkeeper
+ * value, or null when it asks for nothing.
+ */
+const CLAUDEOPS_RENAMED: Record<
+  string,
+  { key: SettingKey; translate?: (value: string, name: string) => string | null }
+> = {
+  INTERVAL: { key: 'SCHEDULE', translate: intervalSchedule },
+  PROMPT: { key: 'TIER1_PROMPT' },
+  STATE_DIR: { key: 'DATA_DIR' },
+  // The Go agent looked for the infrastructure repos there; watchkeeper's agent works in WORKDIR.
+  REPOS_DIR: { key: 'WORKDIR' },
+  DASHBOARD_PORT: { key: 'PORT' },
+  // In Claude Ops the global lists reach Tier 1 only: Tiers 2 and 3 have lists of their own.
+  ALLOWED_TOOLS: { key: 'TIER1_ALLOWED_TOOLS' },
+  DISALLOWED_TOOLS: { key: 'TIER1_DISALLOWED_TOOLS' },
+  SUMMARY_MODEL: { key: 'GATEWAY_MODEL_SUMMARY' },
+  // It guarded the webhook with `Authorization: Bearer KEY`; the same header works here.
+  CHAT_API_KEY: { key: 'AUTH_TOKEN' },
+  VERBOSE: { key: 'LOG_LEVEL', translate: (v, name) => (parseBool(v, name) ? 'debug' : null) },
+};
+
+/**
+ * The Go sidecar's settings watchkeeper does not have, with what to do instead. A value that asks
+ * for nothing (empty, or false for a switch) is accepted, so the Go compose file's defaults load.
+ */
+const CLAUDEOPS_REFUSED: Record<string, { replacement: string; idle?: (v: string) => boolean }> = {
+  RESULTS_DIR: {
+    replacement:
+      'session logs are kept in WATCHKEEPER_DATA_DIR/sessions, beside the database: set WATCHKEEPER_DATA_DIR (or CLAUDEOPS_STATE_DIR) instead',
+  },
+  BROWSER_ALLOWED_ORIGINS: {
+    replacement:
+      'watchkeeper has no browser automation of its own: give the agent a browser through an MCP server in WATCHKEEPER_MCP_CONFIG',
+  },
+  WEBHOOK_MODEL: {
+    replacement:
+      'POST /api/v1/webhook hands the alert text to the session as it is, with no model in between: remove it',
+  },
+  WEBHOOK_SYSTEM_PROMPT: {
+    replacement:
+      'POST /api/v1/webhook hands the alert text to the session as it is, with no model in between: remove it',
+  },
+  SCHEMA_PATH: {
+    replacement:
+      "watchkeeper reads the agent's markers ([EVENT:...], [MEMORY:...], [ESCALATE:n]), not --json-schema output; the tier prompts (WATCHKEEPER_TIER{1,2,3}_PROMPT) say what to report: remove it",
+  },
+  PR_ENABLED: {
+    replacement: 'it had no effect in Claude Ops either: remove it',
+    idle: (v) => ['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase()),
+  },
+};
+
+function parseBool(value: string, name: string): boolean {
+  const t = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  if (['0', 'false', 'no', 'off'].includes(t)) return false;
+  throw new AppError('config_invalid', `${name}=${JSON.stringify(value)}: expected true or false`, {
+    data: { variable: name },
+  });
+}
+
+const SECOND = 1;
+const MINUTE = 60;
+const HOUR = 3600;
+/**
+ * Intervals (seconds) with a cron form that runs at even intervals, and that form: divisors of a
+ * minute (6-field, with seconds), of an hour, of a day, a day and a week.
+ */
+const INTERVAL_SCHEDULES: [number, string][] = [
+  ...[1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30].map((s): [number, string] => [
+    s * SECOND,
+    s === 1 ? '* * * * * *' : `*/${s} * * * * *`,
+  ]),
+  ...[1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30].map((m): [number, string] => [
+    m * MINUTE,
+    m === 1 ? '* * * * *' : `*/${m} * * * *`,
+  ]),
+  ...[1, 2, 3, 4, 6, 8, 12].map((h): [number, string] => [
+    h * HOUR,
+    h === 1 ? '0 * * * *' : `0 */${h} * * *`,
+  ]),
+  [24 * HOUR, '0 0 * * *'],
+  [7 * 24 * HOUR, '0 0 * * 0'],
+];
+
+function intervalText(seconds: number): string {
+  if (seconds % (24 * HOUR) === 0) return `${seconds / (24 * HOUR)}d`;
+  if (seconds % HOUR === 0) return `${seconds / HOUR}h`;
+  if (seconds % MINUTE === 0) return `${seconds / MINUTE}m`;
+  if (seconds > MINUTE) return `${Math.floor(seconds / MINUTE)}m ${seconds % MINUTE}s`;
+  return `${seconds}s`;
+}
+
+/**
+ * CLAUDEOPS_INTERVAL (seconds between runs) as a cron schedule. An interval cron cannot run at even
+ * steps (90 minutes, 7 minutes, 45 seconds) stops start-up with the two nearest that it can: a
+ * schedule that silently ran at uneven times would be a different setting.
+ */
+export function intervalSchedule(value: string, name = 'CLAUDEOPS_INTERVAL'): string {
+  const fail = (message: string): never => {
+    throw new AppError('config_invalid', `${name}=${JSON.stringify(value)}: ${message}`, {
+      data: { variable: name },
+    });
+  };
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) <= 0) {
+    return fail('expected a whole number of seconds, such as 900');
+  }
+  const seconds = Number(value);
+  const exact = INTERVAL_SCHEDULES.find(([s]) => s === seconds);
+  if (exact) return exact[1];
+  const below = [...INTERVAL_SCHEDULES].reverse().find(([s]) => s < seconds);
+  const above = INTERVAL_SCHEDULES.find(([s]) => s > seconds);
+  const options = [below, above]
+    .filter((o): o is [number, string] => o !== undefined)
+    .map(([s, expr]) => `"${expr}" (every ${intervalText(s)})`)
+    .join(' or ');
+  return fail(
+    `every ${intervalText(seconds)} has no cron schedule that runs at even intervals; set WATCHKEEPER_SCHEDULE instead, e.g. ${options}`,
+  );
+}
+
+/** Names a typo is most likely meant to be (edit distance at most 3), best first. */
+function closestNames(name: string, candidates: string[]): string[] {
+  const distance = (a: string, b: string): number => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) {
+        row[j] = Math.min(
+          prev[j]! + 1,
+          row[j - 1]! + 1,
+          prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
+      }
+      prev = row;
+    }
+    return prev[b.length]!;
+  };
+  return candidates
+    .map((c) => ({ c, d: distance(name, c) }))
+    .filter((x) => x.d <= 3)
+    .sort((x, y) => x.d - y.d)
+    .slice(0, 2)
+    .map((x) => x.c);
+}
+
+/** Every `CLAUDEOPS_*` variable is one watchkeeper reads, or start-up stops naming it. */
+function checkClaudeOpsNames(env: Record<string, string | undefined>): void {
+  const known = [
+    ...Object.keys(SCHEMA.shape),
+    ...Object.keys(CLAUDEOPS_RENAMED),
+    ...Object.keys(CLAUDEOPS_REFUSED),
+  ];
+  const problems: { name: string; message: string }[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(ALIAS_PREFIX) || value === undefined) continue;
+    const key = name.slice(ALIAS_PREFIX.length);
+    const refused = CLAUDEOPS_REFUSED[key];
+    if (refused) {
+      if (value.trim() === '' || refused.idle?.(value)) continue;
+      problems.push({
+        name,
+        message: `${name} is a Claude Ops setting watchkeeper does not have: ${refused.replacement}`,
+      });
+    } else if (!known.includes(key)) {
+      const near = closestNames(key, known).map((k) => ALIAS_PREFIX + k);
+      problems.push({
+        name,
+        message:
+          `${name} is not a setting watchkeeper or Claude Ops knows` +
+          (near.length > 0 ? `: did you mean ${near.join(' or ')}?` : '') +
+          ' (README.md, Configuration, lists them)',
+      });
+    }
+  }
+  if (problems.length > 0) {
+    throw new AppError('config_invalid', problems.map((p) => p.message).join('; '), {
+      data: { variable: problems[0]!.name },
+    });
+  }
+}
+
+/**
+ * The raw value of each setting, from the first of its names that is set: `WATCHKEEPER_X`, then
+ * `CLAUDEOPS_X`, then the Go sidecar's other name for it. A later name also set is reported.
+ */
+function readSettings(env: Record<string, string | undefined>) {
   const input: Record<string, string> = {};
   const sourceName: Record<string, string> = {};
+  const notices: string[] = [];
   for (const key of Object.keys(SCHEMA.shape)) {
-    const own = env[PREFIX + key];
-    const value = own ?? env[ALIAS_PREFIX + key];
-    if (value === undefined || value === '') continue;
-    input[key] = value;
-    sourceName[key] = own !== undefined ? PREFIX + key : ALIAS_PREFIX + key;
+    const names = [PREFIX + key, ALIAS_PREFIX + key];
+    for (const [goKey, r] of Object.entries(CLAUDEOPS_RENAMED)) {
+      if (r.key === key) names.push(ALIAS_PREFIX + goKey);
+    }
+    for (const name of names) {
+      const raw = env[name];
+      if (raw === undefined || raw === '') continue;
+      if (input[key] !== undefined) {
+        notices.push(`${name} is not used: ${sourceName[key]} is set too and wins`);
+        continue;
+      }
+      const renamed = CLAUDEOPS_RENAMED[name.slice(ALIAS_PREFIX.length)];
+      const value =
+        renamed?.key === key && name.startsWith(ALIAS_PREFIX) && renamed.translate
+          ? renamed.translate(raw, name)
+          : raw;
+      if (value === null) continue;
+      input[key] = value;
+      sourceName[key] = name;
+      if (name === `${ALIAS_PREFIX}INTERVAL`) {
+        notices.push(
+          `${name}=${raw} runs on the schedule "${value}" (WATCHKEEPER_SCHEDULE): at fixed times, not counted from the end of the previous run, and not once at start-up`,
+        );
+      } else if (name === `${ALIAS_PREFIX}CHAT_API_KEY`) {
+        notices.push(
+          `${name} is the bearer token (WATCHKEEPER_AUTH_TOKEN): it authenticates the webhook as before, and the dashboard and API too`,
+        );
+      }
+    }
   }
+  return { input, sourceName, notices };
+}
+
+/** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  checkClaudeOpsNames(env);
+  const { input, sourceName, notices } = readSettings(env);
   const parsed = SCHEMA.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -317,6 +662,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const dataDir = resolve(c.DATA_DIR);
+  const gateway = gatewayConfig(c, env);
   const tier = (n: Tier): TierConfig => ({
     model: c[`TIER${n}_MODEL`],
     promptFile: resolve(c[`TIER${n}_PROMPT`] ?? DEFAULT_PROMPT_FILES[n]),
@@ -370,6 +716,72 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       key: c.EMBEDDINGS_KEY ?? null,
       timeoutMs: c.EMBEDDINGS_TIMEOUT,
     },
+    gateway,
+    conversations: {
+      scope: c.CONVERSATION_SCOPE ?? null,
+      windowSize: c.CONVERSATION_WINDOW,
+      summarizeAfterSeq: c.CONVERSATION_SUMMARIZE_AFTER,
+      staleAfterMs: c.CONVERSATION_STALE,
+      extractEveryMessages: c.EXTRACT_EVERY,
+      extractIntervalMs: c.EXTRACT_INTERVAL,
+    },
+    retentionMs: c.RETENTION === 'off' ? null : c.RETENTION,
+    notifications: { appriseUrls: c.APPRISE_URLS },
+    notices,
     modelCredentialConfigured: hasModelCredential(env),
+  };
+}
+
+const GATEWAY_DEFAULT_MODELS = {
+  claude: { gate: 'haiku', extract: 'sonnet', summary: 'sonnet' },
+  openai: { gate: 'gpt-4.1-mini', extract: 'gpt-4.1-mini', summary: 'gpt-4.1-mini' },
+};
+
+/**
+ * The gateway's settings. Without WATCHKEEPER_GATEWAY it uses the Claude CLI when the CLI has a
+ * credential, and is off otherwise; the anthropic backend takes ANTHROPIC_API_KEY and
+ * ANTHROPIC_BASE_URL when no gateway key or URL of its own is set.
+ */
+function gatewayConfig(
+  c: z.infer<typeof SCHEMA>,
+  env: Record<string, string | undefined>,
+): GatewayConfig {
+  const explicit = c.GATEWAY;
+  const backend: GatewayBackendName = explicit ?? (hasModelCredential(env) ? 'cli' : 'off');
+  let url: string | null = null;
+  let key: string | null = c.GATEWAY_KEY ?? null;
+  if (backend === 'anthropic') {
+    url = c.GATEWAY_URL ?? (env.ANTHROPIC_BASE_URL?.trim() || 'https://api.anthropic.com');
+    key ??= env.ANTHROPIC_API_KEY?.trim() || null;
+    if (!key) {
+      throw new AppError(
+        'config_invalid',
+        'WATCHKEEPER_GATEWAY=anthropic needs WATCHKEEPER_GATEWAY_KEY (or ANTHROPIC_API_KEY)',
+        { data: { variable: 'WATCHKEEPER_GATEWAY_KEY' } },
+      );
+    }
+  } else if (backend === 'openai') {
+    url = c.GATEWAY_URL ?? 'https://api.openai.com';
+  }
+  const defaults = GATEWAY_DEFAULT_MODELS[backend === 'openai' ? 'openai' : 'claude'];
+  return {
+    backend,
+    offReason:
+      backend !== 'off'
+        ? null
+        : explicit === 'off'
+          ? 'the model gateway is off (WATCHKEEPER_GATEWAY=off)'
+          : 'no model is configured for the gateway: set WATCHKEEPER_GATEWAY (cli, anthropic or openai), or give the Claude CLI a credential (ANTHROPIC_API_KEY)',
+    url,
+    key,
+    models: {
+      gate: c.GATEWAY_MODEL_GATE ?? defaults.gate,
+      extract: c.GATEWAY_MODEL_EXTRACT ?? defaults.extract,
+      summary: c.GATEWAY_MODEL_SUMMARY ?? defaults.summary,
+    },
+    timeoutMs: c.GATEWAY_TIMEOUT,
+    concurrency: c.GATEWAY_CONCURRENCY,
+    retries: c.GATEWAY_RETRIES,
+    dailyBudgetUsd: c.GATEWAY_DAILY_BUDGET,
   };
 }

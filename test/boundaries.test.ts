@@ -33,8 +33,28 @@ const ALLOWED: Record<string, string[]> = {
   embed: [...SHARED, 'memory'],
   // The one memory service, its search and the services catalog.
   knowledge: [...SHARED, 'memory', 'db', 'embed'],
-  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],
-  web: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],
+  // Spawning the Claude CLI (environment allow-list, process group, timeouts): below both the
+  // runner and the model gateway's CLI backend.
+  process: [...SHARED],
+  // The one model gateway: job records in db, the CLI through process.
+  gateway: [...SHARED, 'memory', 'db', 'process'],
+  // Sliding-window summaries and extraction of conversations (seeds 000, 001).
+  conversations: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream'],
+  // The memory graph of transcripts (seed 004): a sibling of conversations, never importing it.
+  graph: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream'],
+  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge', 'process'],
+  web: [
+    ...SHARED,
+    'config',
+    'log',
+    'stream',
+    'memory',
+    'db',
+    'knowledge',
+    'gateway',
+    'conversations',
+    'graph',
+  ],
   mcp: [...SHARED, 'config', 'log', 'memory', 'db', 'knowledge'],
   // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
   sim: ['errors'],
@@ -51,6 +71,10 @@ const ALLOWED: Record<string, string[]> = {
     'web',
     'mcp',
     'sim',
+    'process',
+    'gateway',
+    'conversations',
+    'graph',
   ],
   main: [
     ...SHARED,
@@ -66,12 +90,17 @@ const ALLOWED: Record<string, string[]> = {
     'mcp',
     'cli',
     'sim',
+    'process',
+    'gateway',
+    'conversations',
   ],
 };
 // Type-only imports may also reach these.
 const TYPES_ALSO: Record<string, string[]> = {
   db: ['memory', 'stream'],
   knowledge: ['embed'],
+  gateway: ['config', 'log'],
+  conversations: ['config', 'log'],
   web: ['runner', 'stream'],
   mcp: ['runner', 'stream'],
 };

@@ -1,8 +1,10 @@
 /** The `watchkeeper` command: dispatch, and the one place CLI errors are reported. */
 import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
+import { conversationsCommand, CONVERSATIONS_USAGE } from './commands/conversations.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
 import { hookCommand } from './commands/hook.js';
+import { IMPORT_CLAUDEOPS_USAGE, importClaudeOpsCommand } from './commands/import-claudeops.js';
 import { INGEST_USAGE, ingestCommand } from './commands/ingest.js';
 import {
   CONTEXT_USAGE,
@@ -12,7 +14,9 @@ import {
   REINDEX_USAGE,
   reindexCommand,
 } from './commands/maintenance.js';
+import { MCP_USAGE, mcpCommand } from './commands/mcp.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
+import { PRUNE_USAGE, pruneCommand } from './commands/prune.js';
 import { RUN_USAGE, runCommand } from './commands/run.js';
 import { SEARCH_USAGE } from './commands/search.js';
 import { SERVE_USAGE, serveCommand } from './commands/serve.js';
@@ -31,17 +35,23 @@ ${INGEST_USAGE}
 
 ${MEMORIES_USAGE}
 ${SEARCH_USAGE}
+${MCP_USAGE}
 
 ${SERVICES_USAGE}
 
 ${EVENTS_USAGE}
 ${SESSIONS_USAGE}
 
+${CONVERSATIONS_USAGE}
+
 ${CONTEXT_USAGE}
 ${REINDEX_USAGE}
 watchkeeper decay        Apply staleness decay now (it also runs before every context build).
 watchkeeper migrate      Create or upgrade the database.
-watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash calls.
+${PRUNE_USAGE}
+${IMPORT_CLAUDEOPS_USAGE}
+watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash and
+                                MCP tool calls that restart or redeploy.
 
 Data lives in WATCHKEEPER_DATA_DIR (default ./data). Exit codes: 0 done, 1 failed, 2 bad usage.
 `;
@@ -53,13 +63,17 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   hook: hookCommand,
   ingest: ingestCommand,
   memories: memoriesCommand,
+  mcp: mcpCommand,
   events: eventsCommand,
   sessions: sessionsCommand,
+  conversations: conversationsCommand,
   context: contextCommand,
   reindex: reindexCommand,
   services: servicesCommand,
   decay: decayCommand,
   migrate: migrateCommand,
+  prune: pruneCommand,
+  'import-claudeops': importClaudeOpsCommand,
 };
 
 /** Runs one command; returns the exit code. Never throws. */

@@ -4,8 +4,10 @@
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { type Conversations, createConversations } from '../conversations/index.js';
 import { openStores, type Stores } from '../db/index.js';
 import { createEmbedder, type Embedder } from '../embed/index.js';
+import { createBackend, createGateway, type Gateway } from '../gateway/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { createChainRunner, type RunChain } from '../runner/chain.js';
@@ -23,6 +25,8 @@ export interface Runtime {
   stores: Stores;
   knowledge: Knowledge;
   embedder: Embedder | null;
+  gateway: Gateway;
+  conversations: Conversations;
   hookServer: HookServer;
   feed: SessionFeed;
   runChain: RunChain;
@@ -39,6 +43,8 @@ export interface Runtime {
 
 /** How often serve embeds memories stored while the embedding backend was down or slow. */
 const PENDING_EVERY_MS = 10_000;
+/** How often serve looks for conversations due for their timed extraction. */
+const EXTRACT_TICK_MS = 10_000;
 
 export interface RuntimeOptions {
   config: Config;
@@ -47,6 +53,8 @@ export interface RuntimeOptions {
   env: Record<string, string | undefined>;
   simulated?: boolean;
   childEnvOverrides?: Record<string, string>;
+  /** Set on top of the gateway CLI backend's environment (the demo's simulated model). */
+  gatewayEnvOverrides?: Record<string, string>;
   onSpawn?: SessionRunnerDeps['onSpawn'];
 }
 
@@ -71,6 +79,22 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const stores = openStores(o.config.dbPath);
   const embedder = createEmbedder(o.config.embeddings);
   const knowledge = createKnowledge({ stores, embedder, clock: o.clock });
+  const gateway = createGateway({
+    config: o.config.gateway,
+    backend: createBackend(o.config, o.env, o.gatewayEnvOverrides),
+    jobs: stores.gatewayJobs,
+    events: stores.events,
+    clock: o.clock,
+    log: o.log,
+  });
+  const conversations = createConversations({
+    stores,
+    knowledge,
+    gateway,
+    clock: o.clock,
+    log: o.log,
+    options: o.config.conversations,
+  });
   const hookServer = createHookServer({ tools: knowledge.tools, log: o.log });
   const feed = new SessionFeed();
   const runSession = createSessionRunner({
@@ -101,17 +125,28 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     now: () => o.clock.now(),
   });
   let timer: NodeJS.Timeout | null = null;
+  let extractTimer: NodeJS.Timeout | null = null;
   return {
     config: o.config,
     stores,
     knowledge,
     embedder,
+    gateway,
+    conversations,
     hookServer,
     feed,
     runChain,
     scheduler,
     log: o.log,
     startBackground() {
+      if (!extractTimer) {
+        // Jobs and summaries a killed predecessor left running will never finish.
+        const now = o.clock.now();
+        stores.gatewayJobs.abandonRunning(now);
+        stores.summaries.abandonProcessing(now);
+        extractTimer = setInterval(() => conversations.tick(), EXTRACT_TICK_MS);
+        extractTimer.unref();
+      }
       if (!embedder || timer) return;
       const catchUp = () =>
         void knowledge.pending
@@ -134,6 +169,10 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     },
     async close() {
       if (timer) clearInterval(timer);
+      if (extractTimer) clearInterval(extractTimer);
+      // Waits end and calls in flight are cancelled; then the background jobs settle.
+      gateway.close();
+      await conversations.close();
       await hookServer.close();
       await embedder?.close();
       stores.close();
@@ -147,6 +186,8 @@ export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean })
     config: rt.config,
     stores: rt.stores,
     knowledge: rt.knowledge,
+    conversations: rt.conversations,
+    gateway: rt.gateway,
     feed: rt.feed,
     runner: runnerControl(rt),
     clock: o.clock,

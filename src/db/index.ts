@@ -1,10 +1,12 @@
 /** @module db: better-sqlite3 stores, one per table family, and the migrator. */
+import { createClaudeOpsImportStore } from './claudeops-import.js';
 import { createConversationStore } from './conversations.js';
 import { createCooldownStore } from './cooldowns.js';
 import { createEventStore } from './events.js';
 import { createExtractionStore } from './extractions.js';
 import { createGatewayJobStore } from './gateway-jobs.js';
 import { createMemoryStore } from './memories.js';
+import { createRetentionStore } from './retention.js';
 import { createSearchStore } from './search.js';
 import { createServiceStore } from './services.js';
 import { migrate } from './migrate.js';
@@ -15,6 +17,26 @@ import { createStatsStore } from './stats.js';
 import { createSummaryStore } from './summaries.js';
 import { createSurfacingStore } from './surfacing.js';
 
+export {
+  type ClaudeOpsImportOptions,
+  type ClaudeOpsImportReport,
+  type ClaudeOpsImportStore,
+  createClaudeOpsImportStore,
+  type ImportKind,
+  type ImportRemark,
+  type KindCounts,
+} from './claudeops-import.js';
+export {
+  type ClaudeOpsSource,
+  parseClaudeOpsTime,
+  readClaudeOpsDatabase,
+} from './claudeops-source.js';
+export {
+  createRetentionStore,
+  type PrunedSession,
+  type PrunePlan,
+  type RetentionStore,
+} from './retention.js';
 export {
   type CooldownBlockRow,
   type CooldownRow,
@@ -146,6 +168,8 @@ export interface Stores {
   extractions: ReturnType<typeof createExtractionStore>;
   scopes: ReturnType<typeof createScopeStore>;
   gatewayJobs: ReturnType<typeof createGatewayJobStore>;
+  claudeOpsImport: ReturnType<typeof createClaudeOpsImportStore>;
+  retention: ReturnType<typeof createRetentionStore>;
   close(): void;
 }
 
@@ -176,6 +200,8 @@ export function openStores(
     extractions: createExtractionStore(db),
     scopes: createScopeStore(db),
     gatewayJobs: createGatewayJobStore(db),
+    claudeOpsImport: createClaudeOpsImportStore(db),
+    retention: createRetentionStore(db),
     close: () => db.close(),
   };
 }

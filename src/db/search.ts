@@ -4,6 +4,7 @@
  * the candidate lists and the rows the knowledge layer ranks.
  */
 import { type Db, statementCache } from './open.js';
+import { OPS_SCOPE } from './scopes.js';
 
 export interface SearchFilter {
   service?: string | null;
@@ -110,8 +111,16 @@ export function createSearchStore(db: Db) {
         expr = `service : ${quote(filter.service ?? 'general')} AND ${expr}`;
       if (filter.category !== undefined) expr = `category : ${quote(filter.category)} AND ${expr}`;
       const status = filter.status ?? 'active';
-      if (status === 'inactive' || filter.since !== undefined || filter.until !== undefined) {
-        // Rare filters (the dashboard's): rank within the join.
+      // A conversation's scope holds few of the memories: the best matches overall may all be
+      // outside it. The ops view ('ops' and the shared scopes) holds nearly all of them.
+      const narrowScope = filter.scopes !== undefined && !filter.scopes.includes(OPS_SCOPE);
+      if (
+        status === 'inactive' ||
+        filter.since !== undefined ||
+        filter.until !== undefined ||
+        narrowScope
+      ) {
+        // Rare filters (the dashboard's), and a narrow scope: rank within the join.
         const { sql, params } = filterSql(filter, 'm');
         return cached(`SELECT f.rowid AS id, ${BM25} AS bm25 FROM memories_fts f
           JOIN memories m ON m.id = f.rowid
@@ -127,9 +136,9 @@ export function createSearchStore(db: Db) {
       const hits = cached(`SELECT rowid AS id, ${BM25} AS bm25 FROM memories_fts
         WHERE memories_fts MATCH ? ORDER BY bm25 LIMIT ?`).all(
         expr,
-        status === 'all' ? limit : limit * 2,
+        status === 'all' && filter.scopes === undefined ? limit : limit * 2,
       ) as LexicalHit[];
-      if (status === 'all') return hits;
+      if (status === 'all' && filter.scopes === undefined) return hits;
       const keep = store.idsWhere(
         hits.map((h) => h.id),
         filter,

@@ -60,6 +60,9 @@ export function createSummaryStore(db: Db) {
   const failStale = db.prepare(`UPDATE conversation_summaries SET status = 'failed',
     error = ?, finished_at = ? WHERE status = 'processing' AND created_at < ?
     AND (? IS NULL OR conversation_id = ?)`);
+  const abandon = db.prepare(`UPDATE conversation_summaries SET status = 'failed',
+    error = 'watchkeeper stopped while it was processing', finished_at = ?
+    WHERE status = 'processing'`);
   const history = db.prepare(`SELECT ${COLUMNS_M}, b.end_seq AS baseEndSeq
     FROM conversation_summaries m LEFT JOIN conversation_summaries b ON m.base_summary_id = b.id
     WHERE m.conversation_id = ? ORDER BY m.end_seq DESC, m.id DESC LIMIT ?`);
@@ -120,8 +123,13 @@ export function createSummaryStore(db: Db) {
 
     /** Processing rows created before `before` become failed (the whole store, or one conversation). */
     failStale(before: number, at: number, conversationId: string | null = null): number {
-      const error = `still processing after ${Math.round((at - before) / 1000)}s: marked failed so the next round can summarise again`;
+      const error = `still processing after the ${Math.round((at - before) / 1000)}s limit: marked failed so the next round can summarise again`;
       return failStale.run(error, at, before, conversationId, conversationId).changes;
+    },
+
+    /** Processing rows a stopped or killed process left: failed, when serve starts. */
+    abandonProcessing(at: number): number {
+      return abandon.run(at).changes;
     },
 
     /** Seed 001's history query: every summary of a conversation with its base's end. */

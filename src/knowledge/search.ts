@@ -100,7 +100,7 @@ export function createSearch(deps: {
   /**
    * Memories of the services whose description is close in meaning to the query ("my movies
    * won't stream" -> jellyfin, "a media server"), the closest services first: the third list of
-   * the fusion. A service must be at least "related" to count.
+   * the fusion. A service must be halfway between the floor and "related" to count.
    */
   const serviceCandidates = async (query: Float32Array, filter: SearchFilter) => {
     const described = services.described();
@@ -114,7 +114,9 @@ export function createSearch(deps: {
     }
     const close = described
       .map((d) => ({ name: d.name, cosine: dot(query, serviceVectors.get(d.name)!.vector) }))
-      .filter((s) => s.cosine >= embedding.thresholds.related)
+      // Query-to-description cosines run lower than memory-to-memory ones (a description is
+      // general): between the floor and "related" (0.49-0.57 for matching ops queries here).
+      .filter((s) => s.cosine >= (embedding.thresholds.floor + embedding.thresholds.related) / 2)
       .filter((s) => filter.service === undefined || filter.service === s.name)
       .sort((a, b) => b.cosine - a.cosine)
       .slice(0, SERVICE_LIST_SERVICES);

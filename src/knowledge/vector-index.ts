@@ -18,7 +18,11 @@ export interface VectorHit {
   cosine: number;
 }
 
-export function createVectorIndex(store: SearchStore, model: string, dimension: number) {
+export function createVectorIndex(
+  store: Pick<SearchStore, 'vectorsSince'>,
+  model: string,
+  dimension: number,
+) {
   const words = signatureWords(dimension);
   let capacity = 1024;
   let bits = new Uint32Array(capacity * words);

@@ -1,6 +1,7 @@
 /**
- * What the Claude CLI is given: its arguments (the hook registered through a `--settings` file),
- * and an allow-listed environment. Dashboard secrets and anything not named here never reach the child.
+ * What the Claude CLI of a session is given: its arguments (the hook registered through a
+ * `--settings` file). Its allow-listed environment is built by src/process/child-env.ts, which the
+ * model gateway's CLI backend shares.
  */
 import { fileURLToPath } from 'node:url';
 
@@ -8,39 +9,9 @@ import type { Config, TierConfig } from '../config.js';
 
 export const WATCHKEEPER_BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 
-const ALWAYS_PASSED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TZ', 'TMPDIR', 'SHELL'];
-const PASSED_PREFIXES = ['ANTHROPIC_', 'LC_'];
-const PASSED_CLAUDE = [
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'CLAUDE_CONFIG_DIR',
-  'CLAUDE_CODE_USE_BEDROCK',
-  'CLAUDE_CODE_USE_VERTEX',
-];
-
-export interface ChildEnvInput {
-  parent: Record<string, string | undefined>;
-  /** Names the operator listed in WATCHKEEPER_CHILD_ENV. */
-  extra: readonly string[];
-  /** Set on top (the hook's WATCHKEEPER_* settings, demo overrides). */
-  set: Record<string, string>;
-}
-
-/** The child's environment: ANTHROPIC_*, PATH, HOME, locale, the operator's names, and `set`. */
-export function childEnv(input: ChildEnvInput): Record<string, string> {
-  const out: Record<string, string> = {};
-  const allowed = new Set([...ALWAYS_PASSED, ...PASSED_CLAUDE, ...input.extra]);
-  for (const [name, value] of Object.entries(input.parent)) {
-    if (value === undefined) continue;
-    if (allowed.has(name) || PASSED_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
-  }
-  // Claude Code marks its own children with CLAUDECODE=1; a child of ours is not one of them.
-  delete out.CLAUDECODE;
-  out.DISABLE_AUTOUPDATER = '1';
-  return { ...out, ...input.set };
-}
-
 /**
- * The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call and,
+ * The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call and
+ * every call of another server's MCP tool and,
  * with a registration, the session's own process after every tool call (relevant memories).
  */
 export function hookSettings(
@@ -49,16 +20,19 @@ export function hookSettings(
   postToolUse: { url: string; token: string } | null = null,
 ): Record<string, unknown> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const entry = {
-    matcher: 'Bash',
-    hooks: [
-      {
-        type: 'command',
-        command: `${quote(nodePath)} ${quote(WATCHKEEPER_BIN)} hook pre-tool-use`,
-        timeout: 30,
-      },
-    ],
-  };
+  const guard = [
+    {
+      type: 'command',
+      command: `${quote(nodePath)} ${quote(WATCHKEEPER_BIN)} hook pre-tool-use`,
+      timeout: 30,
+    },
+  ];
+  // A matcher with other characters than letters, digits, _ and | is a regular expression: every
+  // MCP tool but the memory tools (which restart nothing).
+  const entries = [
+    { matcher: 'Bash', hooks: guard },
+    { matcher: `^mcp__(?!${MEMORY_SERVER}__)`, hooks: guard },
+  ];
   const hooks = (typeof base.hooks === 'object' && base.hooks !== null ? base.hooks : {}) as Record<
     string,
     unknown
@@ -82,7 +56,44 @@ export function hookSettings(
     : [];
   return {
     ...base,
-    hooks: { ...hooks, PreToolUse: [...pre, entry], PostToolUse: [...post, ...surfacing] },
+    hooks: { ...hooks, PreToolUse: [...pre, ...entries], PostToolUse: [...post, ...surfacing] },
+  };
+}
+
+/** The MCP server every session gets (`watchkeeper mcp`), and its tools as the CLI names them. */
+export const MEMORY_SERVER = 'watchkeeper';
+export const MEMORY_TOOLS = ['memory_add', 'memory_query', 'memory_verify', 'memory_reinforce'].map(
+  (tool) => `mcp__${MEMORY_SERVER}__${tool}`,
+);
+
+/**
+ * The `--mcp-config` document of the memory tools' server: this installation's
+ * `watchkeeper mcp` on the session's data folder, told the session and tier it writes for, and
+ * the embeddings settings so that it matches by the same model as the runner. The file is the
+ * session's own (0600, removed when the session ends); it holds the embeddings key when one is
+ * configured, which the server needs and the CLI's environment never gets.
+ */
+export function memoryServerConfig(
+  config: Pick<Config, 'dataDir' | 'embeddings' | 'logLevel'>,
+  session: { sessionId: number; tier: number },
+  nodePath: string,
+): Record<string, unknown> {
+  const e = config.embeddings;
+  const env: Record<string, string> = {
+    WATCHKEEPER_DATA_DIR: config.dataDir,
+    WATCHKEEPER_SESSION_ID: String(session.sessionId),
+    WATCHKEEPER_TIER: String(session.tier),
+    WATCHKEEPER_EMBEDDINGS: e.backend,
+    WATCHKEEPER_EMBEDDINGS_TIMEOUT: `${e.timeoutMs}ms`,
+    WATCHKEEPER_LOG_LEVEL: config.logLevel === 'debug' ? 'debug' : 'warn',
+    ...(e.url ? { WATCHKEEPER_EMBEDDINGS_URL: e.url } : {}),
+    ...(e.model ? { WATCHKEEPER_EMBEDDINGS_MODEL: e.model } : {}),
+    ...(e.key ? { WATCHKEEPER_EMBEDDINGS_KEY: e.key } : {}),
+  };
+  return {
+    mcpServers: {
+      [MEMORY_SERVER]: { type: 'stdio', command: nodePath, args: [WATCHKEEPER_BIN, 'mcp'], env },
+    },
   };
 }
 
@@ -92,6 +103,8 @@ export interface CliArgsInput {
   /** The appended system prompt and the settings (with the hook), written to files. */
   systemPromptFile: string;
   settingsFile: string;
+  /** The memory tools' MCP config (memoryServerConfig), written to a file; none: no tools. */
+  mcpConfigFile?: string | null;
 }
 
 /**
@@ -114,8 +127,16 @@ export function cliArgs(i: CliArgsInput): string[] {
     i.systemPromptFile,
   ];
   if (i.runner.maxTurns !== null) args.push('--max-turns', String(i.runner.maxTurns));
-  if (i.tier.allowedTools) args.push('--allowedTools', i.tier.allowedTools);
+  // The memory tools are on every tier's list (the operator's own list included); a
+  // --disallowedTools rule still takes any of them away.
+  const allowed = [
+    ...(i.tier.allowedTools ? [i.tier.allowedTools] : []),
+    ...(i.mcpConfigFile ? MEMORY_TOOLS : []),
+  ].join(',');
+  if (allowed) args.push('--allowedTools', allowed);
   if (i.tier.disallowedTools) args.push('--disallowedTools', i.tier.disallowedTools);
-  if (i.runner.mcpConfig) args.push('--mcp-config', i.runner.mcpConfig);
+  // Both configs: the operator's servers load beside the memory tools, never replaced by them.
+  const mcp = [i.mcpConfigFile, i.runner.mcpConfig].filter((f): f is string => Boolean(f));
+  if (mcp.length > 0) args.push('--mcp-config', ...mcp);
   return args;
 }

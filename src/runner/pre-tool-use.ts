@@ -1,8 +1,8 @@
 /**
- * The PreToolUse hook's decision: a Bash command that would restart or redeploy a service in
- * cooldown is refused (exit 2, reason on stderr, which the CLI hands to the model as the tool
- * result). Allowed remediation attempts are recorded so the limits hold even when the model
- * never reports them. Everything else passes untouched.
+ * The PreToolUse hook's decision: a Bash command, or a call of an MCP tool, that would restart
+ * or redeploy a service in cooldown is refused (exit 2, reason on stderr, which the CLI hands to
+ * the model as the tool result). Allowed remediation attempts are recorded so the limits hold
+ * even when the model never reports them. Everything else passes untouched.
  */
 import type { Clock } from '../clock.js';
 import type { CooldownLimits } from '../config.js';
@@ -16,6 +16,8 @@ import {
   remediationIntents,
 } from './command-guard.js';
 import { cooldownHorizon, cooldownReason, cooldownState } from './cooldown-policy.js';
+import { mcpToolIntents } from './guard/mcp-tools.js';
+import type { RemediationIntent } from './guard/intent.js';
 
 export interface HookDecision {
   /** 0 lets the tool run; 2 blocks it (Claude Code's blocking exit code). */
@@ -41,6 +43,24 @@ export function bashCommand(payload: unknown): string | null {
   return typeof p.tool_input?.command === 'string' ? p.tool_input.command : null;
 }
 
+/**
+ * What a tool call could restart or redeploy, with the call as text (the command, or the MCP
+ * tool and its input); null for a tool the guard does not check.
+ */
+export async function toolIntents(
+  payload: unknown,
+): Promise<{ command: string; intents: RemediationIntent[] } | null> {
+  const command = bashCommand(payload);
+  if (command !== null) return { command, intents: await remediationIntents(command) };
+  if (typeof payload !== 'object' || payload === null) return null;
+  const p = payload as { tool_name?: unknown; tool_input?: unknown };
+  if (typeof p.tool_name !== 'string') return null;
+  const found = mcpToolIntents(p.tool_name, p.tool_input);
+  if (!found) return null;
+  const nested = await Promise.all(found.commands.map((c) => remediationIntents(c)));
+  return { command: found.command, intents: [...found.intents, ...nested.flat()] };
+}
+
 function disabledReason(action: CooldownAction, detail: string): string {
   return (
     `watchkeeper: ${action}s are disabled by configuration (limit 0). ${detail}. ` +
@@ -56,10 +76,9 @@ function reasonFor(conflict: Conflict): string {
 }
 
 export async function decidePreToolUse(payload: unknown, ctx: HookContext): Promise<HookDecision> {
-  const command = bashCommand(payload);
-  if (command === null) return ALLOW;
-  const intents = await remediationIntents(command);
-  if (intents.length === 0) return ALLOW;
+  const found = await toolIntents(payload);
+  if (found === null || found.intents.length === 0) return ALLOW;
+  const { command, intents } = found;
 
   const now = ctx.clock.now();
   const state = cooldownState(

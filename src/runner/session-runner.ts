@@ -15,9 +15,10 @@ import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { rejectControlCharacters } from '../memory/validate.js';
 import { resultError, StreamParser } from '../stream/index.js';
-import { childEnv, cliArgs, hookSettings } from './cli-args.js';
+import { childEnv } from '../process/child-env.js';
+import { type CliProcessResult, runCliProcess } from '../process/cli-process.js';
+import { cliArgs, hookSettings, memoryServerConfig } from './cli-args.js';
 import type { HookRegistration, HookServer } from './hook-server.js';
-import { type CliProcessResult, runCliProcess } from './cli-process.js';
 import { cooldownHorizon, cooldownState, formatCooldownContext } from './cooldown-policy.js';
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import type { SessionFeed } from './live-feed.js';
@@ -203,6 +204,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         files = writeSessionFiles(filesRoot, sessionId, {
           systemPrompt: appendSystemPrompt,
           settings,
+          mcpConfig: memoryServerConfig(config, { sessionId, tier: req.tier }, process.execPath),
         });
       } catch (err) {
         return fail(
@@ -229,6 +231,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         runner,
         systemPromptFile: files.systemPromptFile,
         settingsFile: files.settingsFile,
+        mcpConfigFile: files.mcpConfigFile,
       });
 
       const stderrOut = createWriteStream(join(config.sessionsDir, `${sessionId}.stderr.log`));

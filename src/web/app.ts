@@ -17,6 +17,7 @@ import { hostGuard } from './host-guard.js';
 import { isHtmx } from './render.js';
 import { revokedSessions } from './revoked-sessions.js';
 import { apiRoutes } from './routes/api.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { cooldownRoutes } from './routes/cooldowns.js';
 import { eventRoutes } from './routes/events.js';
 import { memoryRoutes } from './routes/memories.js';
@@ -134,6 +135,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.route('/', memoryRoutes(deps));
   app.route('/', serviceRoutes(deps));
   app.route('/', cooldownRoutes(deps));
+  app.route('/', conversationRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
   app.notFound((c) => apiError(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   return app;

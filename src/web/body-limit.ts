@@ -31,6 +31,8 @@ export function bodyLimits(web: WebConfig): Rule[] {
     { method: 'POST', path: /^\/api\/v1\/webhook\/?$/, maxBytes: web.webhookMaxBytes },
     { method: '*', path: /^(\/api\/v1)?\/memories\/bulk(\/|$)/, maxBytes: 1024 * KB },
     { method: 'POST', path: /^\/sessions\/trigger$|^\/api\/v1\/sessions\/?$/, maxBytes: 256 * KB },
+    // A message of 100,000 characters, JSON-escaped (up to 6 bytes a character for \uXXXX).
+    { method: 'POST', path: /^\/api\/v1\/conversations\/[^/]+\/messages$/, maxBytes: 640 * KB },
     { method: '*', path: /^(\/api\/v1)?\/memories(\/|$)/, maxBytes: 32 * KB },
     // A 500-character description, percent-encoded, and the CSRF field.
     { method: '*', path: /^(\/api\/v1)?\/services(\/|$)/, maxBytes: 8 * KB },

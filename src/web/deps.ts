@@ -1,7 +1,9 @@
 /** What the web layer is given by the composition root. Runner behaviour arrives injected. */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Conversations } from '../conversations/index.js';
 import type { Stores } from '../db/index.js';
+import type { Gateway } from '../gateway/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import type { ChainRequest } from '../runner/chain.js';
@@ -26,6 +28,9 @@ export interface WebDeps {
   config: Config;
   stores: Stores;
   knowledge: Knowledge;
+  /** Conversation memory (summaries, extraction) and the model gateway its jobs go through. */
+  conversations: Conversations;
+  gateway: Gateway;
   feed: SessionFeed;
   runner: RunnerControl;
   clock: Clock;

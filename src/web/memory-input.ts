@@ -2,6 +2,7 @@
  * Memory fields from a form (strings) or a JSON body (typed), with errors that name the field.
  * The same rules for the dashboard and the API.
  */
+import { IMPORTANCES, type Importance } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
   type Category,
@@ -66,21 +67,47 @@ export function parseMemoryCreate(input: Input): MemoryCreate {
   };
 }
 
+function importance(input: Input): Importance | undefined {
+  const v = text(input, 'importance');
+  if (v === undefined || v === '') return undefined;
+  const lower = v.trim().toLowerCase();
+  if (!(IMPORTANCES as readonly string[]).includes(lower)) {
+    throw invalid(
+      'importance',
+      `must be one of ${IMPORTANCES.join(', ')}, got ${JSON.stringify(v)}`,
+    );
+  }
+  return lower as Importance;
+}
+
 export function parseMemoryPatch(input: Input): MemoryPatch {
   const observation = text(input, 'observation');
   const c = confidence(input);
   const active = bool(input, 'active');
   const pinned = bool(input, 'pinned');
+  const level = importance(input);
   const patch: MemoryPatch = {
     ...(observation === undefined ? {} : { observation: validateObservation(observation) }),
     ...(c === undefined ? {} : { confidence: c }),
     ...(active === undefined ? {} : { active }),
     ...(pinned === undefined ? {} : { pinned }),
+    ...(level === undefined ? {} : { importance: level }),
   };
   if (Object.keys(patch).length === 0) {
-    throw invalid('body', 'give at least one of observation, confidence, active, pinned');
+    throw invalid(
+      'body',
+      'give at least one of observation, confidence, active, pinned, importance',
+    );
   }
   return patch;
+}
+
+/** An archive reason (optional): text, printable, at most 2,000 characters; null when empty. */
+export function parseArchiveReason(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalid('reason', 'must be text');
+  const reason = value.replace(/\r\n?/g, '\n').trim();
+  return reason === '' ? null : reason;
 }
 
 /** Memory ids from a list of strings or numbers: positive whole numbers, at most MAX_BULK_IDS. */

@@ -4,7 +4,7 @@
  * rule as the event filters (event-query.ts): a value that is not understood is left out and
  * listed in `problems`; the page says it ignored it, the API answers 400 naming the field.
  */
-import type { MemoryFilter } from '../db/index.js';
+import { IMPORTANCES, type Importance, type MemoryFilter } from '../db/index.js';
 import { type Category, CATEGORIES, isCategory } from '../memory/index.js';
 
 /** The longest search query (the API refuses longer ones; the page cuts them). */
@@ -12,6 +12,9 @@ export const MAX_QUERY_LENGTH = 2000;
 
 export const MEMORY_STATUSES = ['all', 'active', 'inactive'] as const;
 type Status = (typeof MEMORY_STATUSES)[number];
+/** Archived by someone (`yes`), not archived (`no`), or either (empty). */
+export const ARCHIVE_STATES = ['yes', 'no'] as const;
+type ArchiveState = (typeof ARCHIVE_STATES)[number];
 
 export interface MemoryListQuery {
   /** Search words (the page's search box); empty lists memories as they are. */
@@ -19,16 +22,41 @@ export interface MemoryListQuery {
   service: string;
   category: Category | '';
   status: Status;
+  importance: Importance | '';
+  archived: ArchiveState | '';
   page: number;
   /** The filter values as sent (trimmed), shown back when ignored. */
-  raw: { status: string; category: string };
-  problems: { field: 'status' | 'category'; message: string }[];
+  raw: { status: string; category: string; importance: string; archived: string };
+  problems: { field: 'status' | 'category' | 'importance' | 'archived'; message: string }[];
 }
+
+const ARCHIVED_WORDS = new Map<string, ArchiveState>([
+  ['yes', 'yes'],
+  ['true', 'yes'],
+  ['1', 'yes'],
+  ['no', 'no'],
+  ['false', 'no'],
+  ['0', 'no'],
+]);
 
 /** Filters from the query string. Never throws: unusable values are listed in `problems`. */
 export function listQuery(q: (name: string) => string | undefined): MemoryListQuery {
-  const raw = { status: (q('status') ?? '').trim(), category: (q('category') ?? '').trim() };
+  const raw = {
+    status: (q('status') ?? '').trim(),
+    category: (q('category') ?? '').trim(),
+    importance: (q('importance') ?? '').trim(),
+    archived: (q('archived') ?? '').trim(),
+  };
   const problems: MemoryListQuery['problems'] = [];
+  const importance = raw.importance.toLowerCase();
+  const knownImportance = (IMPORTANCES as readonly string[]).includes(importance);
+  if (importance !== '' && !knownImportance) {
+    problems.push({ field: 'importance', message: `must be one of ${IMPORTANCES.join(', ')}` });
+  }
+  const archived = ARCHIVED_WORDS.get(raw.archived.toLowerCase());
+  if (raw.archived !== '' && archived === undefined) {
+    problems.push({ field: 'archived', message: 'must be yes, no, true or false' });
+  }
   const category = raw.category.toLowerCase();
   if (category !== '' && !isCategory(category)) {
     problems.push({ field: 'category', message: `must be one of ${CATEGORIES.join(', ')}` });
@@ -45,6 +73,8 @@ export function listQuery(q: (name: string) => string | undefined): MemoryListQu
     service: (q('service') ?? '').trim().toLowerCase(),
     category: isCategory(category) ? category : '',
     status: knownStatus ? (status as Status) : 'all',
+    importance: knownImportance ? (importance as Importance) : '',
+    archived: archived ?? '',
     page: Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1,
     raw,
     problems,
@@ -56,5 +86,7 @@ export function toFilter(q: MemoryListQuery): MemoryFilter {
     ...(q.service === '' ? {} : { service: q.service === 'general' ? null : q.service }),
     ...(q.category === '' ? {} : { category: q.category }),
     status: q.status,
+    ...(q.importance === '' ? {} : { importance: q.importance }),
+    ...(q.archived === '' ? {} : { archived: q.archived === 'yes' }),
   };
 }

@@ -1,6 +1,10 @@
 /** The overview numbers, shared by the Overview page's stat cards and /api/v1/stats. */
-import { DAY_MS } from '../clock.js';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DAY_MS, MINUTE_MS } from '../clock.js';
 import type { WebDeps } from './deps.js';
+import { cachedFor } from './ttl-cache.js';
 
 /**
  * What the stat cards show, at `deps.clock.now()`: the store's counts (critical events over the
@@ -15,5 +19,90 @@ export function overviewStats(deps: WebDeps) {
     counts: deps.stores.stats.counts(criticalSince),
     lastRun: deps.stores.stats.lastRun(),
     runner: deps.runner.status(),
+    disk: diskUseOf(deps),
+    // The model gateway's spending: today against the budget, and per day over the last week.
+    gateway: deps.gateway.state(),
+    gatewayDays: deps.stores.gatewayJobs.perDay(Math.floor(now / DAY_MS) * DAY_MS - 6 * DAY_MS),
   };
+}
+
+export interface DiskUse {
+  /** The database file with its WAL and shared-memory siblings. */
+  databaseBytes: number;
+  /** The session logs (raw stream and stderr) in sessions/. */
+  logBytes: number;
+  logFiles: number;
+  /** WATCHKEEPER_RETENTION, null when everything is kept. */
+  retentionMs: number | null;
+  /** The same, as the card shows them. */
+  text: { total: string; database: string; logs: string; retention: string | null };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // absent (no WAL yet) or removed meanwhile
+  }
+}
+
+/** What the data folder holds in the database and the session logs, read from the disk. */
+export function measureDiskUse(
+  dbPath: string,
+  sessionsDir: string,
+): Pick<DiskUse, 'databaseBytes' | 'logBytes' | 'logFiles'> {
+  const databaseBytes = ['', '-wal', '-shm'].reduce((sum, s) => sum + sizeOf(dbPath + s), 0);
+  let logBytes = 0;
+  let logFiles = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(sessionsDir);
+  } catch {
+    // no session yet
+  }
+  for (const name of names) {
+    logBytes += sizeOf(join(sessionsDir, name));
+    logFiles += 1;
+  }
+  return { databaseBytes, logBytes, logFiles };
+}
+
+// Reading every log's size is cheap once a minute, not on every 10 s refresh of every tab.
+const diskCaches = new WeakMap<WebDeps, () => ReturnType<typeof measureDiskUse>>();
+
+function diskUseOf(deps: WebDeps): DiskUse {
+  let cached = diskCaches.get(deps);
+  if (!cached) {
+    cached = cachedFor(
+      MINUTE_MS,
+      () => deps.clock.now(),
+      () => measureDiskUse(deps.config.dbPath, deps.config.sessionsDir),
+    );
+    diskCaches.set(deps, cached);
+  }
+  const use = cached();
+  const retentionMs = deps.config.retentionMs;
+  return {
+    ...use,
+    retentionMs,
+    text: {
+      total: formatBytes(use.databaseBytes + use.logBytes),
+      database: formatBytes(use.databaseBytes),
+      logs: formatBytes(use.logBytes),
+      retention: retentionMs === null ? null : `${Math.round(retentionMs / DAY_MS)}d`,
+    },
+  };
+}
+
+/** `512 B`, `3.4 KB`, `12 MB`, `1.5 GB` (powers of 1024). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const text = unit === 0 || value >= 10 ? String(Math.round(value)) : value.toFixed(1);
+  return `${text} ${units[unit]}`;
 }

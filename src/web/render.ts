@@ -17,7 +17,16 @@ const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim:
 
 export interface PageFrame {
   title: string;
-  nav: 'overview' | 'sessions' | 'events' | 'memories' | 'services' | 'cooldowns' | 'none';
+  nav:
+    | 'overview'
+    | 'sessions'
+    | 'events'
+    | 'memories'
+    | 'services'
+    | 'cooldowns'
+    | 'conversations'
+    | 'gateway'
+    | 'none';
 }
 
 /** True for requests made by htmx (they get partials, not whole pages). */

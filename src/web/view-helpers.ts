@@ -1,5 +1,11 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
-import { formatConfidence, type ScoreParts } from '../memory/index.js';
+import type { MemoryRow } from '../db/index.js';
+import {
+  formatConfidence,
+  importanceValue,
+  type ScoreParts,
+  suggestsCore,
+} from '../memory/index.js';
 
 export function time(ms: number | null): string {
   if (ms === null) return '-';
@@ -81,7 +87,35 @@ export function whyDetail(w: ScoreParts): string {
   ].join(' · ');
 }
 
+/** `normal`, or `normal +0.2 (0.7)` once memory_reinforce raised it. */
+export function importance(m: Pick<MemoryRow, 'importance' | 'importanceBoost'>): string {
+  if (m.importanceBoost <= 0) return m.importance;
+  const boost = Math.round(m.importanceBoost * 100) / 100;
+  return `${m.importance} +${boost} (${importanceValue(m.importance, m.importanceBoost)})`;
+}
+
+/** Whether the dashboard suggests promoting the memory to core (importance 0.8 or more). */
+export function promote(m: Pick<MemoryRow, 'importance' | 'importanceBoost'>): boolean {
+  return suggestsCore(m.importance, m.importanceBoost);
+}
+
+const SOURCE_WORDS: Record<MemoryRow['source'], string> = {
+  marker: 'marker',
+  tool: 'memory tool',
+  operator: 'operator',
+  conversation: 'conversation',
+  import: 'import',
+};
+
+/** What wrote a memory or made a change: `marker`, `memory tool`, `operator`... */
+export function source(value: MemoryRow['source'] | null): string {
+  return value === null ? '' : SOURCE_WORDS[value];
+}
+
 export const viewHelpers = {
+  importance,
+  promote,
+  source,
   why,
   whyDetail,
   time,

@@ -53,6 +53,7 @@ describe('watchkeeper CLI', () => {
         last_surfaced_at: null,
         surface_count: 0,
         importance: 'normal',
+        importance_boost: 0,
         source: 'marker',
         source_ref: null,
         scope: 'ops',

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { openStores } from '../../src/db/index.js';
-import { findExecutable } from '../../src/runner/parent-death.js';
+import { findExecutable } from '../../src/process/parent-death.js';
 import { canInspectGroups, groupMembers } from '../../src/runner/process-group.js';
 import { alive, FAKE_CLAUDE, gone } from '../helpers/runner.js';
 

@@ -8,7 +8,10 @@ import { SessionFeed } from '../../src/runner/live-feed.js';
 import type { RunTicket } from '../../src/runner/scheduler.js';
 import { type AppEnv, createApp } from '../../src/web/app.js';
 import type { RunnerControl } from '../../src/web/deps.js';
+import type { Conversations } from '../../src/conversations/index.js';
+import type { Gateway } from '../../src/gateway/index.js';
 import { testApp, type TestApp } from './db.js';
+import { offConversations } from './gateway.js';
 import type { Hono } from 'hono';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -66,9 +69,16 @@ export interface WebHarness extends TestApp {
 
 /** The real app over a real (temp) database, with authentication on unless `open`. */
 export function webHarness(
-  opts: { open?: boolean; demo?: boolean; env?: Record<string, string> } = {},
+  opts: {
+    open?: boolean;
+    demo?: boolean;
+    env?: Record<string, string>;
+    /** Conversation memory over another gateway (default: no model configured). */
+    conversations?: (base: TestApp) => { gateway: Gateway; conversations: Conversations };
+  } = {},
 ): WebHarness {
   const base = testApp();
+  const { gateway, conversations } = (opts.conversations ?? offConversations)(base);
   const config = loadConfig({
     WATCHKEEPER_DATA_DIR: base.dataDir,
     ...(opts.open ? {} : { WATCHKEEPER_AUTH_TOKEN: TOKEN }),
@@ -80,6 +90,8 @@ export function webHarness(
     config,
     stores: base.stores,
     knowledge: base.knowledge,
+    conversations,
+    gateway,
     feed,
     runner,
     clock: base.clock,

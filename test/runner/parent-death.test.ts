@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { findExecutable, withParentDeathSignal } from '../../src/runner/parent-death.js';
+import { findExecutable, withParentDeathSignal } from '../../src/process/parent-death.js';
 import { alive, gone } from '../helpers/runner.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';

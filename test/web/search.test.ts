@@ -16,6 +16,7 @@ import { SessionFeed } from '../../src/runner/live-feed.js';
 import { createApp } from '../../src/web/app.js';
 import { fakeRunner, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 import { seedMemory } from '../helpers/db.js';
+import { offConversations } from '../helpers/gateway.js';
 
 let h: WebHarness;
 let auth: { cookie: string; csrf: string };
@@ -220,6 +221,7 @@ describe('the search box on /memories', () => {
       config: loadConfig({ WATCHKEEPER_DATA_DIR: h.dataDir }),
       stores: h.stores,
       knowledge,
+      ...offConversations({ stores: h.stores, knowledge, clock: h.clock }),
       feed: new SessionFeed(),
       runner: fakeRunner(),
       clock: h.clock,

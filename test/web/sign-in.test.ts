@@ -16,6 +16,7 @@ import { addressBucket } from '../../src/web/client-address.js';
 import { createLoginThrottle } from '../../src/web/login-throttle.js';
 import { safeNext } from '../../src/web/sign-in.js';
 import { fakeRunner, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import { offConversations } from '../helpers/gateway.js';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded', Host: 'localhost' };
 
@@ -146,6 +147,7 @@ describe('sign-out', () => {
         config,
         stores: h.stores,
         knowledge: h.knowledge,
+        ...offConversations(h),
         feed: new SessionFeed(),
         runner: fakeRunner(),
         clock: h.clock,

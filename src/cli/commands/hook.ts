@@ -1,14 +1,14 @@
 /**
- * `watchkeeper hook pre-tool-use`: the Claude CLI runs it before every Bash call of a session
- * (registered through --settings). Exit 0 lets the call run; exit 2 blocks it, and the reason on
+ * `watchkeeper hook pre-tool-use`: the Claude CLI runs it before every Bash call and every call
+ * of another server's MCP tool in a session (registered through --settings). Exit 0 lets the call run; exit 2 blocks it, and the reason on
  * stderr becomes the tool result the model sees.
  */
 import { loadConfig } from '../../config.js';
 import { openStores } from '../../db/index.js';
-import { remediationIntents } from '../../runner/command-guard.js';
-import { bashCommand, decidePreToolUse } from '../../runner/pre-tool-use.js';
+import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
 import { usageError } from '../args.js';
 import type { CliIo } from '../io.js';
+import { conversationHook } from './conversation-hooks.js';
 
 const MAX_INPUT = 10 * 1024 * 1024;
 
@@ -29,8 +29,20 @@ function intOrNull(value: string | undefined): number | null {
 }
 
 export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
-  if (argv[0] !== 'pre-tool-use' || argv.length > 1) {
-    throw usageError('usage: watchkeeper hook pre-tool-use (reads the hook JSON on stdin)');
+  const event = argv[0];
+  if (argv.length !== 1 || !['pre-tool-use', 'user-prompt-submit', 'stop'].includes(event!)) {
+    throw usageError(
+      'usage: watchkeeper hook pre-tool-use|user-prompt-submit|stop (reads the hook JSON on stdin)',
+    );
+  }
+  if (event === 'user-prompt-submit' || event === 'stop') {
+    let body: unknown = null;
+    try {
+      body = JSON.parse(await readAll(io));
+    } catch {
+      return 0; // nothing we can read: nothing to post, and the session goes on
+    }
+    return conversationHook(event, body, io);
   }
   let payload: unknown;
   try {
@@ -38,9 +50,9 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   } catch {
     return 0; // not a tool call we can read: nothing to enforce
   }
-  const command = bashCommand(payload);
-  // Most commands are not remediation: answer without touching the database.
-  if (command === null || (await remediationIntents(command)).length === 0) return 0;
+  // Most calls are not remediation: answer without touching the database.
+  const found = await toolIntents(payload);
+  if (found === null || found.intents.length === 0) return 0;
   try {
     const config = loadConfig(io.env);
     const stores = openStores(config.dbPath);

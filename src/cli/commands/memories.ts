@@ -1,4 +1,7 @@
-/** `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|history`. */
+/**
+ * `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|archive|
+ * restore|history`.
+ */
 import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import {
@@ -21,6 +24,8 @@ watchkeeper memories delete ID...
 watchkeeper memories pin|unpin ID
 watchkeeper memories deactivate ID...
 watchkeeper memories reactivate ID [--confidence X]
+watchkeeper memories archive ID [--reason TEXT]
+watchkeeper memories restore ID
 watchkeeper memories history ID [--json]
   Categories: ${CATEGORIES.join(', ')}. Service "general" (or none) means a general memory.`;
 
@@ -206,6 +211,26 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         io.stdout(`memory ${m.id} active (confidence ${formatConfidence(m.confidence)})\n`);
       });
     }
+    case 'archive': {
+      const p = parse(rest, { reason: { type: 'string' } }, 1);
+      const [id] = toIds(p.positionals);
+      return withApp(io, (app) => {
+        requireMemories(app, [id!]);
+        const m = app.knowledge.memory.archive(id!, str(p, 'reason') ?? null);
+        io.stdout(`memory ${m.id} archived: ${m.archiveReason ?? 'archived'}\n`);
+      });
+    }
+    case 'restore': {
+      const p = parse(rest, {}, 1);
+      const [id] = toIds(p.positionals);
+      return withApp(io, (app) => {
+        requireMemories(app, [id!]);
+        const m = app.knowledge.memory.restore(id!);
+        io.stdout(
+          `memory ${m.id} restored: active (confidence ${formatConfidence(m.confidence)})\n`,
+        );
+      });
+    }
     case 'history': {
       const p = parse(rest, { json: { type: 'boolean' } }, 1);
       const [id] = toIds(p.positionals);
@@ -223,13 +248,19 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         const conf = (c: number | null) => (c === null ? '-' : formatConfidence(c));
         io.stdout(
           table(
-            ['TIME (UTC)', 'ACTION', 'CONFIDENCE', 'SESSION', 'WORDING'],
+            ['TIME (UTC)', 'ACTION', 'CONFIDENCE', 'SESSION', 'SOURCE', 'WORDING / EVIDENCE'],
             rows.map((h) => [
               shortTime(h.createdAt),
               h.action,
               `${conf(h.oldConfidence)} -> ${conf(h.newConfidence)}`,
               h.sessionId === null ? '-' : String(h.sessionId),
-              clip(h.observation ?? '', 80),
+              h.source ?? '-',
+              clip(
+                [h.observation, h.evidence && `evidence: ${h.evidence}`]
+                  .filter(Boolean)
+                  .join(' | '),
+                80,
+              ),
             ]),
           ),
         );

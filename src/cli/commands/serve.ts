@@ -3,17 +3,24 @@
  * With --demo, a simulated model on loopback stands in for the Anthropic API, the schedule is
  * every minute, and tool calls reach only the simulated commands in demo/bin.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import { recoverInterruptedSessions } from '../../runner/recovery.js';
+import type { Config } from '../../config.js';
+import type { Conversations } from '../../conversations/index.js';
+import { DEMO_CONVERSATION_ID, DEMO_ROUNDS } from '../../sim/demo-conversation.js';
 import { demoScript } from '../../sim/demo-scenario.js';
+import { withGatewayJobs } from '../../sim/gateway-jobs.js';
 import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { createDashboard, createRuntime } from '../runtime.js';
+import { startDailyPrune } from './prune.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
 const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
@@ -34,12 +41,55 @@ export function demoEnv(
   return out;
 }
 
+/** Demo mode: the gateway's jobs go to the simulated model over the Messages API. */
+export function demoGateway(config: Config, simUrl: string): Config {
+  return {
+    ...config,
+    gateway: {
+      ...config.gateway,
+      backend: 'anthropic',
+      offReason: null,
+      url: simUrl,
+      key: 'simulated-model-no-key',
+      models: { gate: 'haiku', extract: 'sonnet', summary: 'sonnet' },
+    },
+  };
+}
+
+/** How often the demo posts the next round of its chat. */
+const DEMO_ROUND_MS = 4000;
+
+/** Rounds of the demo chat posted at once, so its first summary is there from the start. */
+const DEMO_FIRST_ROUNDS = 3;
+
+/**
+ * Posts the demo chat: the first rounds at once, then one round at a time (from where an
+ * earlier demo run stopped), so the window can be seen sliding.
+ */
+function postDemoRounds(conversations: Conversations, stores: { lastSeq(): number }) {
+  const next = (): boolean => {
+    const round = DEMO_ROUNDS[Math.floor((stores.lastSeq() + 1) / 2)];
+    if (!round) return false;
+    conversations.post(DEMO_CONVERSATION_ID, { role: 'user', content: round[0] });
+    conversations.post(DEMO_CONVERSATION_ID, { role: 'assistant', content: round[1] });
+    return true;
+  };
+  if (stores.lastSeq() < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) next();
+  const timer = setInterval(() => {
+    if (!next()) clearInterval(timer);
+  }, DEMO_ROUND_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(argv, { demo: { type: 'boolean' } });
   const demo = flag(p, 'demo');
   const env = demo ? demoEnv(io.env) : io.env;
   const config = loadConfig(env);
   const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  // Claude Ops settings read with a watchkeeper meaning, and names given twice: said once, here.
+  for (const notice of config.notices) log.warn(notice);
   checkListenAddress(config.web);
   const lock = acquireRunnerLock(config.dataDir, 'serve', io.clock.now());
   let sim: SimulatedModel | null = null;
@@ -47,7 +97,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     if (demo) {
       // A long-running demo keeps no requests: each holds the CLI's whole system prompt.
-      sim = await startSimulatedModel(demoScript, { keepRequests: 0 });
+      sim = await startSimulatedModel(withGatewayJobs(demoScript), { keepRequests: 0 });
       log.warn(
         'DEMO MODE: sessions run against a SIMULATED model, not Claude; tool calls reach simulated commands only',
         {
@@ -61,7 +111,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       );
     }
     const rt = createRuntime({
-      config,
+      config: sim ? demoGateway(config, sim.url) : config,
       clock: io.clock,
       log,
       env,
@@ -88,6 +138,21 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     web = await startWebServer(app, config.web);
     rt.startBackground();
     rt.scheduler.start();
+    const retention = startDailyPrune({
+      stores: rt.stores,
+      dataDir: config.dataDir,
+      sessionsDir: config.sessionsDir,
+      retentionMs: config.retentionMs,
+      clock: io.clock,
+      log,
+    });
+    // CLAUDEOPS_STATE_DIR is the data folder: the Go sidecar's database may sit beside ours.
+    const goDb = join(config.dataDir, 'claudeops.db');
+    if (existsSync(goDb) && !rt.stores.claudeOpsImport.hasImported()) {
+      log.info(
+        `a Claude Ops database is in the data folder: \`watchkeeper import-claudeops ${goDb}\` imports its history`,
+      );
+    }
     const status = rt.scheduler.status();
     log.info('watchkeeper serving', {
       dashboard: web.url,
@@ -97,8 +162,16 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       next: status.nextRunAt ? new Date(status.nextRunAt).toISOString() : undefined,
       maxTier: config.runner.maxTier,
       dryRun: config.runner.dryRun,
+      gateway: rt.gateway.state().backend,
     });
+    const gatewayOff = rt.gateway.state().offReason;
+    if (gatewayOff) log.info(`conversation summaries and extraction are off: ${gatewayOff}`);
     if (demo) rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt: null, alert: null });
+    const stopDemoChat = demo
+      ? postDemoRounds(rt.conversations, {
+          lastSeq: () => rt.stores.conversations.get(DEMO_CONVERSATION_ID)?.lastSeq ?? -1,
+        })
+      : () => {};
 
     await new Promise<void>((resolve) => {
       const offs: (() => void)[] = [];
@@ -119,6 +192,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         }),
       );
     });
+    stopDemoChat();
+    retention.stop();
     await web.close();
     web = null;
     await rt.close();

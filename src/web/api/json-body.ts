@@ -7,11 +7,15 @@ import type { Context } from 'hono';
 import { AppError } from '../../errors.js';
 
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  return jsonObject(c, await c.req.text());
+}
+
+/** A body already read, as a JSON object (for routes whose body is optional). */
+export function jsonObject(c: Context, raw: string): Record<string, unknown> {
   const type = c.req.header('Content-Type') ?? '';
   if (!type.startsWith('application/json')) {
     throw new AppError('usage', 'send the body as JSON with Content-Type: application/json');
   }
-  const raw = await c.req.text();
   const value = parseJson(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AppError('usage', 'body must be a JSON object');

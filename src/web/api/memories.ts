@@ -1,14 +1,23 @@
-/** /api/v1/memories: list, search, create, read, update, delete, bulk delete, history. */
+/**
+ * /api/v1/memories: list (filters include importance and archived), search, create, read,
+ * update (importance too), delete, bulk delete, archive, restore, history.
+ */
 import { Hono } from 'hono';
 
 import { historyJson, memoryJson, searchResultJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
+import {
+  parseArchiveReason,
+  parseId,
+  parseIds,
+  parseMemoryCreate,
+  parseMemoryPatch,
+} from '../memory-input.js';
 import { listQuery, toFilter } from '../memory-query.js';
 import { parseSearchQuery } from '../search-query.js';
-import { jsonBody, paging } from './json-body.js';
+import { jsonBody, jsonObject, paging } from './json-body.js';
 
 export function memoryApi(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -69,6 +78,19 @@ export function memoryApi(deps: WebDeps): Hono<AppEnv> {
     const id = parseId(c.req.param('id'));
     if (keeper.remove([id]) === 0) throw new AppError('not_found', `memory ${id} does not exist`);
     return c.body(null, 204);
+  });
+  // A body is optional: `{"reason": "..."}`.
+  app.post('/:id{[0-9]+}/archive', async (c) => {
+    const id = parseId(c.req.param('id'));
+    mustGet(id);
+    const raw = await c.req.text();
+    const body = raw.trim() === '' ? {} : jsonObject(c, raw);
+    return c.json(memoryJson(keeper.archive(id, parseArchiveReason(body.reason))));
+  });
+  app.post('/:id{[0-9]+}/restore', (c) => {
+    const id = parseId(c.req.param('id'));
+    mustGet(id);
+    return c.json(memoryJson(keeper.restore(id)));
   });
   app.get('/:id{[0-9]+}/history', (c) => {
     const id = parseId(c.req.param('id'));

@@ -3,6 +3,7 @@
  * checks it against the routes the app really defines, both ways.
  */
 import { SESSION_STATUSES } from '../../db/index.js';
+import { CONVERSATION_PATHS, CONVERSATION_SCHEMAS } from './openapi-conversations.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const time = { type: ['string', 'null'], format: 'date-time' };
@@ -171,6 +172,13 @@ export const OPENAPI = {
           },
           { name: 'category', in: 'query', schema: ref('Category') },
           { name: 'status', in: 'query', schema: { enum: ['all', 'active', 'inactive'] } },
+          { name: 'importance', in: 'query', schema: ref('Importance') },
+          {
+            name: 'archived',
+            in: 'query',
+            schema: { enum: ['true', 'false', 'yes', 'no'] },
+            description: 'archived by someone (true) or not (false); both when absent',
+          },
         ],
         responses: {
           '200': ok('memories', {
@@ -287,7 +295,7 @@ export const OPENAPI = {
       },
       put: {
         summary:
-          'Edit wording or confidence (restarts the decay clock), deactivate, reactivate (needs confidence >= 0.3), pin',
+          'Edit wording or confidence (restarts the decay clock), deactivate, reactivate (needs confidence >= 0.3), pin, set importance',
         parameters: [idParam],
         requestBody: json({
           type: 'object',
@@ -296,6 +304,10 @@ export const OPENAPI = {
             confidence: { type: 'number', minimum: 0, maximum: 1 },
             active: { type: 'boolean' },
             pinned: { type: 'boolean' },
+            importance: {
+              ...ref('Importance'),
+              description: '`core` pins the memory; a new level drops the reinforcement boost',
+            },
           },
         }),
         responses: {
@@ -309,6 +321,38 @@ export const OPENAPI = {
         summary: 'Delete a memory (its history is kept)',
         parameters: [idParam],
         responses: { '204': { description: 'deleted' }, '404': err('no such memory'), ...withBody },
+      },
+    },
+    '/memories/{id}/archive': {
+      post: {
+        summary:
+          'Archive a memory: inactive, with the reason and date kept (core memories cannot be)',
+        parameters: [idParam],
+        requestBody: {
+          required: false,
+          ...json({
+            type: 'object',
+            properties: { reason: { type: 'string', maxLength: 2000 } },
+          }),
+        },
+        responses: {
+          '200': ok('the archived memory', ref('Memory')),
+          '404': err('no such memory'),
+          '422': err('a core memory, or a bad reason; nothing changed'),
+          ...withBody,
+        },
+      },
+    },
+    '/memories/{id}/restore': {
+      post: {
+        summary: 'Restore an archived (or otherwise inactive) memory: active again',
+        parameters: [idParam],
+        responses: {
+          '200': ok('the restored memory', ref('Memory')),
+          '404': err('no such memory'),
+          '422': err('the memory is active; nothing changed'),
+          ...withBody,
+        },
       },
     },
     '/memories/{id}/history': {
@@ -390,10 +434,12 @@ export const OPENAPI = {
         },
       },
     },
+    ...CONVERSATION_PATHS,
   },
   components: {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     schemas: {
+      ...CONVERSATION_SCHEMAS,
       Error: {
         type: 'object',
         required: ['error'],
@@ -431,8 +477,25 @@ export const OPENAPI = {
           },
           last_surfaced_at: time,
           surface_count: { type: 'integer' },
+          importance: ref('Importance'),
+          importance_boost: {
+            type: 'number',
+            description:
+              'added by memory_reinforce (0.1 a call); promotion to core is suggested at 0.8 in all',
+          },
+          source: { enum: ['marker', 'tool', 'operator', 'conversation', 'import'] },
+          source_ref: {
+            ...nullable('string'),
+            description: 'which marker, tool call or conversation range',
+          },
+          scope: { type: 'string', description: '`ops`, or a conversation scope' },
+          archived_at: time,
+          archive_reason: nullable('string'),
+          access_count: { type: 'integer', description: 'reads by memory_query' },
+          last_accessed_at: time,
         },
       },
+      Importance: { enum: ['low', 'normal', 'high', 'core'] },
       SearchResult: {
         allOf: [
           ref('Memory'),
@@ -524,6 +587,14 @@ export const OPENAPI = {
           related_memory_id: {
             ...nullable('integer'),
             description: 'the other memory of the change (the successor, for `superseded`)',
+          },
+          source: {
+            enum: ['marker', 'tool', 'operator', 'conversation', 'import', null],
+            description: 'what made the change, when recorded',
+          },
+          evidence: {
+            ...nullable('string'),
+            description: 'evidence given with it (memory_reinforce), or the archive reason',
           },
         },
       },

@@ -1,10 +1,13 @@
 /** The JSON API under /api/v1: one router per resource, mounted here. */
 import { Hono } from 'hono';
 
+import { conversationApi } from '../api/conversations.js';
 import { cooldownApi } from '../api/cooldowns.js';
 import { eventApi } from '../api/events.js';
+import { gatewayApi } from '../api/gateway.js';
 import { memoryApi } from '../api/memories.js';
 import { OPENAPI } from '../api/openapi.js';
+import { scopeApi } from '../api/scopes.js';
 import { serviceApi } from '../api/services.js';
 import { sessionApi } from '../api/sessions.js';
 import { statsApi } from '../api/stats.js';
@@ -23,5 +26,8 @@ export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
   app.route('/services', serviceApi(deps));
   app.route('/cooldowns', cooldownApi(deps));
   app.route('/webhook', webhookApi(deps));
+  app.route('/conversations', conversationApi(deps));
+  app.route('/scopes', scopeApi(deps));
+  app.route('/gateway', gatewayApi(deps));
   return app;
 }

@@ -1,7 +1,7 @@
 /**
  * The Memories page (seed 003): list with filters and a 5 s refresh, search by meaning (ranked,
  * each result with why), create, inline edit, delete, bulk delete and deactivate, reactivate,
- * pin, and each memory's history.
+ * pin, archive and restore, promotion to core, and each memory's history with its provenance.
  */
 import { type Context, Hono } from 'hono';
 
@@ -12,7 +12,13 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { errorFromAppError } from '../errors.js';
-import { parseId, parseIds, parseMemoryCreate, parseMemoryPatch } from '../memory-input.js';
+import {
+  parseArchiveReason,
+  parseId,
+  parseIds,
+  parseMemoryCreate,
+  parseMemoryPatch,
+} from '../memory-input.js';
 import { listQuery, type MemoryListQuery, toFilter } from '../memory-query.js';
 import { isHtmx, page, partial, renderView } from '../render.js';
 import { sparkline } from '../sparkline.js';
@@ -42,6 +48,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       q.service,
       q.category,
       q.status,
+      q.importance,
+      q.archived,
       q.page,
       q.problems.length && q.raw,
     ]);
@@ -67,15 +75,22 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   // The filters apply to the search; the results come ranked, each with why it ranked there.
   const searchData = async (q: MemoryListQuery) => {
+    const filter = toFilter(q);
     const answer = await deps.knowledge.search.search(q.q, {
-      ...toFilter(q),
+      ...filter,
       limit: SEARCH_RESULTS,
     });
+    // The search knows no importance or archive filter: those are applied to its results.
+    const results = answer.results.filter(
+      ({ memory: m }) =>
+        (filter.importance === undefined || m.importance === filter.importance) &&
+        (filter.archived === undefined || (m.archivedAt !== null) === filter.archived),
+    );
     return {
       q,
-      rows: answer.results.map((r) => r.memory),
+      rows: results.map((r) => r.memory),
       hasNext: false,
-      why: Object.fromEntries(answer.results.map((r, i) => [r.memory.id, { rank: i + 1, ...r }])),
+      why: Object.fromEntries(results.map((r, i) => [r.memory.id, { rank: i + 1, ...r }])),
       // Embeddings are configured but did not answer (or nothing is embedded yet).
       lexicalOnly: answer.mode === 'lexical' && deps.knowledge.embedding.model !== null,
     };
@@ -145,7 +160,37 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     const points = history
       .filter((h) => h.newConfidence !== null)
       .map((h) => ({ at: h.createdAt, value: h.newConfidence! }));
-    return partial(c, 'partials/memory-history', { m, id, history, spark: sparkline(points) });
+    return partial(c, 'partials/memory-history', {
+      m,
+      id,
+      history,
+      spark: sparkline(points),
+      inactive: m ? keeper.inactiveReason(m) : null,
+    });
+  });
+
+  /**
+   * Archive and restore answer with a flash and a table refresh. The reason comes from a form
+   * field or, from the dashboard's button, the prompt htmx shows (its HX-Prompt header).
+   */
+  app.post('/memories/:id{[0-9]+}/archive', async (c) => {
+    const id = parseId(c.req.param('id'));
+    const form = await c.req.parseBody();
+    const m = keeper.archive(id, parseArchiveReason(form.reason ?? c.req.header('HX-Prompt')));
+    deps.log.info('memory archived by the operator', { memory: m.id });
+    if (!isHtmx(c)) return c.redirect('/memories', 303);
+    c.header('HX-Trigger', 'memories-changed');
+    return partial(c, 'partials/flash', {
+      message: `Archived memory #${m.id}: ${m.archiveReason}.`,
+    });
+  });
+
+  app.post('/memories/:id{[0-9]+}/restore', (c) => {
+    const m = keeper.restore(parseId(c.req.param('id')));
+    deps.log.info('memory restored by the operator', { memory: m.id });
+    if (!isHtmx(c)) return c.redirect('/memories', 303);
+    c.header('HX-Trigger', 'memories-changed');
+    return partial(c, 'partials/flash', { message: `Restored memory #${m.id}: active again.` });
   });
 
   app.put('/memories/:id{[0-9]+}', async (c) => {

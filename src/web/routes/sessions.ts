@@ -16,6 +16,7 @@ import { apiError } from '../errors.js';
 import { renderMarkdown } from '../markdown.js';
 import { isHtmx, page, partial } from '../render.js';
 import { MAX_PROMPT_CHARS, parseRunInput } from '../run-input.js';
+import { readMemoryToolCalls } from '../memory-tool-calls.js';
 import { logFilePath, readLogTail } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
 import { streamSessionLog } from '../session-stream.js';
@@ -188,6 +189,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     const s = mustGet(c.req.param('id'));
     const live = deps.feed.isLive(s.id);
     const chain = sessionChain(stores.sessions, s);
+    const logFile = logFilePath(config.dataDir, s.logPath);
     return page(
       c,
       'pages/session',
@@ -201,9 +203,11 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         memories: sessionMemories(stores, s.id),
         given: memoriesGiven(stores, s.id),
         live,
+        // Read from the log, as far as it is written (a running session's too).
+        toolCalls: await readMemoryToolCalls(logFile, { maxLineBytes: config.maxLineBytes }),
         log: live
           ? null
-          : await readLogTail(logFilePath(config.dataDir, s.logPath), {
+          : await readLogTail(logFile, {
               maxEntries: MAX_LOG_ENTRIES,
               maxLineBytes: config.maxLineBytes,
             }),

@@ -1,5 +1,5 @@
 /**
- * Owns one CLI process for its whole life: spawned without a shell in its own process group,
+ * Owns one CLI process for its whole life (a session's, or a model gateway job's): spawned without a shell in its own process group,
  * stdout consumed with backpressure, ended by timeout or stop request with SIGTERM to the whole
  * group and SIGKILL after a grace period. Completion waits for both the exit and the end of
  * stdout, but a grandchild holding stdout open gets only `stdoutGraceMs` before the pipe is

@@ -1,0 +1,108 @@
+/**
+ * memory_verify: check a claim against memory before acting on it or storing it. `conflict`
+ * when a memory on the same topic states a different value (the supersession rule: numbers,
+ * durations, versions, ports, negation); `confirmed` at or above the model's dedup threshold;
+ * `related` between the related and dedup thresholds; `new` below. When the claim names a
+ * known service, only that service's memories (and general ones) are compared.
+ */
+import { z } from 'zod';
+
+import { AppError } from '../../errors.js';
+import { type Contradiction, findContradiction } from '../../memory/index.js';
+import type { ToolContext } from '../context.js';
+import { factsLine, head, memoryData, round } from '../format.js';
+import { MAX_QUERY_LENGTH } from '../limits.js';
+import { closestMemories, type Match, similarityText } from '../matching.js';
+import { answer } from '../results.js';
+import { serviceFor } from '../service-for.js';
+
+export const VERIFY_INPUT = {
+  claim: z
+    .string({ error: 'expected text (the claim to check)' })
+    .describe(
+      'A specific statement to check, e.g. "jellyfin listens on port 8096" rather than "jellyfin port".',
+    ),
+};
+
+export type Verdict = 'confirmed' | 'related' | 'conflict' | 'new';
+
+const SHOWN = 5;
+
+export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
+  const claim = args.claim.trim();
+  if (claim === '' || claim.length > MAX_QUERY_LENGTH) {
+    throw new AppError(
+      'invalid_input',
+      claim === ''
+        ? 'claim: must not be empty'
+        : `claim: is ${claim.length} characters, over the limit of ${MAX_QUERY_LENGTH}`,
+      { data: { field: 'claim' } },
+    );
+  }
+  const { service } = serviceFor(ctx, undefined, claim);
+  const close = (await closestMemories(ctx, claim, service)).filter(
+    (m) => m.similarity >= m.thresholds.related,
+  );
+  const conflicts: { match: Match; contradiction: Contradiction }[] = [];
+  for (const match of close) {
+    const contradiction = findContradiction(match.memory.observation, claim);
+    if (contradiction) conflicts.push({ match, contradiction });
+  }
+  const best = close[0];
+  const verdict: Verdict =
+    conflicts.length > 0
+      ? 'conflict'
+      : best && best.similarity >= best.thresholds.duplicate
+        ? 'confirmed'
+        : best
+          ? 'related'
+          : 'new';
+  const now = ctx.clock.now();
+  const conflictOf = new Map(conflicts.map((c) => [c.match.memory.id, c.contradiction]));
+  // Conflicting memories first: they are what the caller must look at.
+  const shown = [
+    ...close.filter((m) => conflictOf.has(m.memory.id)),
+    ...close.filter((m) => !conflictOf.has(m.memory.id)),
+  ].slice(0, SHOWN);
+  const lines = shown.map((m) => {
+    const c = conflictOf.get(m.memory.id);
+    const differs = c ? `differs: ${c.kind} ${c.old} here, ${c.new} in the claim` : null;
+    return `${head(m.memory)}\n   ${factsLine(m.memory, now, [similarityText(m), differs])}`;
+  });
+  const t = best?.thresholds ?? ctx.knowledge.search.thresholds();
+  const summary = (): string => {
+    switch (verdict) {
+      case 'conflict':
+        return (
+          `CONFLICT: ${conflicts.length === 1 ? 'a memory states' : `${conflicts.length} memories state`} ` +
+          'a different value. Check which is true before acting; a marker or memory_add with the ' +
+          'new value supersedes the old memory.'
+        );
+      case 'confirmed':
+        return `CONFIRMED: memory already says this (${similarityText(best!)}, at least ${t.duplicate}).`;
+      case 'related':
+        return (
+          `RELATED: memory knows the topic but does not say this (closest ${similarityText(best!)}, ` +
+          `from ${t.related} up to ${t.duplicate}).`
+        );
+      case 'new':
+        return `NEW: nothing in memory is close to this claim (all below ${t.related}).`;
+    }
+  };
+  const text = [summary(), ...lines].join('\n');
+  return answer(text, {
+    status: verdict,
+    claim,
+    service,
+    thresholds: { duplicate: t.duplicate, related: t.related },
+    matches: shown.map((m) => {
+      const c = conflictOf.get(m.memory.id);
+      return {
+        ...memoryData(m.memory),
+        similarity: round(m.similarity),
+        measure: m.measure,
+        ...(c ? { contradiction: c } : {}),
+      };
+    }),
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * The Conversations page (seed 001's observability queries, seed 000's gate decisions): every
+ * conversation with its summary state, stuck and failed summaries highlighted; one
+ * conversation's messages, summary version chain, extracted memories and gate decisions; the
+ * share-with-ops toggle of its scope. And the model gateway's jobs with their cost.
+ */
+import { Hono } from 'hono';
+
+import { type JobOutcome, JOB_OUTCOMES } from '../../db/index.js';
+import { parseConversationId, parseScope } from '../../conversations/index.js';
+import { isAppError } from '../../errors.js';
+import type { AppEnv } from '../context.js';
+import type { WebDeps } from '../deps.js';
+import { errorFromAppError } from '../errors.js';
+import { page } from '../render.js';
+
+const MESSAGES_SHOWN = 200;
+const JOBS_SHOWN = 200;
+
+/** Only a path on this site is followed back after a form (never another origin). */
+function backTo(value: unknown, fallback: string): string {
+  return typeof value === 'string' &&
+    /^\/[A-Za-z0-9/_.:%-]*$/.test(value) &&
+    !value.startsWith('//')
+    ? value
+    : fallback;
+}
+
+export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { stores } = deps;
+
+  app.get('/conversations', (c) => {
+    const now = deps.clock.now();
+    const staleAfterMs = deps.conversations.options.staleAfterMs;
+    return page(
+      c,
+      'pages/conversations',
+      { title: 'Conversations', nav: 'conversations' },
+      {
+        conversations: stores.conversations.list({ limit: 200 }),
+        total: stores.conversations.count(),
+        stuck: stores.summaries.stuck(now - staleAfterMs),
+        staleAfterMs,
+        progression: stores.summaries.progression(20),
+        generation: stores.summaries.generationStats(),
+        gate: stores.extractions.gateStats(),
+        scopes: stores.scopes.list(),
+        gateway: deps.gateway.state(),
+      },
+    );
+  });
+
+  app.get('/conversations/:id', (c) => {
+    const id = parseConversationId(c.req.param('id'));
+    const conv = deps.conversations.get(id);
+    const now = deps.clock.now();
+    const staleAfterMs = deps.conversations.options.staleAfterMs;
+    return page(
+      c,
+      'pages/conversation',
+      { title: `Conversation ${id}`, nav: 'conversations' },
+      {
+        conv,
+        shared: stores.scopes.isShared(conv.scope),
+        messages: stores.conversations.latestMessages(id, MESSAGES_SHOWN),
+        shownMessages: MESSAGES_SHOWN,
+        summaries: stores.summaries.history(id),
+        latest: stores.summaries.latestCompleted(id),
+        stuckIds: new Set(stores.summaries.stuck(now - staleAfterMs, id).map((s) => s.id)),
+        generation: stores.summaries.generationStats(id),
+        memories: stores.extractions.memories(id),
+        windows: stores.extractions.windows(id),
+        gate: stores.extractions.gateStats(id),
+        gateway: deps.gateway.state(),
+        staleAfterMs,
+      },
+    );
+  });
+
+  // The share-with-ops toggle: the ops sessions' memory block includes the scope's memories.
+  app.post('/conversations/scopes/:name/share', async (c) => {
+    const form = await c.req.parseBody();
+    let name: string;
+    try {
+      name = parseScope(c.req.param('name'), 'scope');
+    } catch (err) {
+      if (isAppError(err)) return errorFromAppError(c, err);
+      throw err;
+    }
+    const shared = form.shared === '1';
+    deps.conversations.share(name, shared);
+    deps.log.info('memory scope sharing changed from the dashboard', { scope: name, shared });
+    return c.redirect(backTo(form.next, '/conversations'), 303);
+  });
+
+  app.get('/gateway', (c) => {
+    const kind = c.req.query('kind') || undefined;
+    const rawOutcome = c.req.query('outcome') || undefined;
+    const outcome = (JOB_OUTCOMES as readonly string[]).includes(rawOutcome ?? '')
+      ? (rawOutcome as JobOutcome)
+      : undefined;
+    const filter = { ...(kind ? { kind } : {}), ...(outcome ? { outcome } : {}) };
+    return page(
+      c,
+      'pages/gateway',
+      { title: 'Model gateway', nav: 'gateway' },
+      {
+        jobs: stores.gatewayJobs.list({ ...filter, limit: JOBS_SHOWN }),
+        total: stores.gatewayJobs.count(filter),
+        days: stores.gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000),
+        gateway: deps.gateway.state(),
+        kind: kind ?? '',
+        outcome: outcome ?? '',
+        outcomes: JOB_OUTCOMES,
+      },
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,53 @@
+/**
+ * The memory tools with the local embedding model: verify and reinforce compare by cosine with
+ * the model's own thresholds (use-lite: duplicate 0.75, related 0.6), the same measure dedup and
+ * supersession use.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { connectMcp, type McpSession } from '../helpers/mcp.js';
+
+let mcp: McpSession;
+beforeAll(async () => {
+  mcp = await connectMcp({ env: { WATCHKEEPER_EMBEDDINGS: 'local' } });
+  await mcp.call('memory_add', {
+    content: 'Takes about 60 seconds to start after a restart',
+    service: 'jellyfin',
+    category: 'timing',
+  });
+}, 60_000);
+afterAll(() => mcp.close());
+
+const data = (r: { structuredContent?: unknown }) =>
+  r.structuredContent as { status?: string; measure?: string; matches?: { measure: string }[] };
+
+describe('memory tools by meaning', () => {
+  it('memory_verify: the same fact reworded is confirmed by cosine; another duration conflicts', async () => {
+    const confirmed = await mcp.call('memory_verify', {
+      claim: 'Takes about 60 seconds to start after a restart',
+    });
+    expect(data(confirmed)).toMatchObject({
+      status: 'confirmed',
+      thresholds: { duplicate: 0.75, related: 0.6 },
+    });
+    expect(data(confirmed).matches![0]!.measure).toBe('cosine');
+    const conflict = await mcp.call('memory_verify', {
+      claim: 'Takes about 5 minutes to start after a restart',
+    });
+    expect(data(conflict).status).toBe('conflict');
+    const fresh = await mcp.call('memory_verify', {
+      claim: 'The certificate renews every 90 days',
+    });
+    expect(data(fresh).status).toBe('new');
+  }, 60_000);
+
+  it('memory_reinforce matches by cosine at 0.75 or more', async () => {
+    const r = await mcp.call('memory_reinforce', {
+      content: 'Takes about 60 seconds to start after a restart',
+      new_evidence: 'timed the restart: 58 s',
+    });
+    expect(data(r)).toMatchObject({ action: 'reinforced', measure: 'cosine' });
+    const none = await mcp.call('memory_reinforce', { content: 'Uses port 8096 for HTTP' });
+    expect(none.text).toMatch(/^No matching memory to reinforce/);
+  }, 60_000);
+});
