@@ -24,22 +24,30 @@ export function createPendingEmbedder(deps: {
   const { search, embedding, clock } = deps;
   let running: Promise<number> | null = null;
 
-  /** Embeds pending memories after `afterId`; returns how many got a vector. */
-  const pass = async (
-    afterId: number,
-    max: number,
-    onProgress?: (p: EmbedProgress) => void,
-    total = 0,
+  /**
+   * Embeds batches from `next(cursor, n)` (memories in id order after the cursor) until it runs
+   * dry or `max` are done. A backend failure stops the run: quietly for the background catch-up
+   * (reported once by the embedding, the rest stays pending), as an error for reindex.
+   */
+  const run = async (
+    next: (cursor: number, n: number) => { id: number; observation: string }[],
+    o: { max: number; total: number; failLoudly: boolean; onProgress?: (p: EmbedProgress) => void },
   ): Promise<number> => {
     const model = embedding.model;
     if (!model) return 0;
     let done = 0;
-    let cursor = afterId;
-    while (done < max) {
-      const batch = search.pending(model, cursor, Math.min(BATCH, max - done));
+    let cursor = 0;
+    while (done < o.max) {
+      const batch = next(cursor, Math.min(BATCH, o.max - done));
       if (batch.length === 0) break;
       const vectors = await embedding.documents(batch.map((m) => m.observation));
-      if (!vectors) break; // the backend failed (reported once); the rest stays pending
+      if (!vectors) {
+        if (!o.failLoudly) break;
+        throw new AppError(
+          'embedding_failed',
+          `the embedding backend (${model}) failed after ${done} of ${o.total}; run reindex again when it answers`,
+        );
+      }
       search.putVectors(
         batch.map((m, i) => ({ memoryId: m.id, vector: toBlob(vectors[i]!) })),
         model,
@@ -48,10 +56,12 @@ export function createPendingEmbedder(deps: {
       );
       cursor = batch[batch.length - 1]!.id;
       done += batch.length;
-      onProgress?.({ done, total });
+      o.onProgress?.({ done, total: o.total });
     }
     return done;
   };
+
+  const pendingAfter = (cursor: number, n: number) => search.pending(embedding.model!, cursor, n);
 
   return {
     /** How many memories wait for a vector from the current model. */
@@ -62,7 +72,7 @@ export function createPendingEmbedder(deps: {
     /** One bounded pass in the background (serve calls this on a timer); never two at once. */
     catchUp(max = 256): Promise<number> {
       if (!running) {
-        running = pass(0, max).finally(() => {
+        running = run(pendingAfter, { max, total: max, failLoudly: false }).finally(() => {
           running = null;
         });
       }
@@ -74,36 +84,15 @@ export function createPendingEmbedder(deps: {
      * memory again. Vectors are rewritten in place, so search keeps working while it runs.
      */
     async reindex(all: boolean, onProgress?: (p: EmbedProgress) => void): Promise<number> {
-      const model = embedding.model;
-      if (!model) return 0;
-      if (!all) {
-        const total = search.countPending(model);
-        return pass(0, total, onProgress, total);
-      }
-      const total = search.countMemories();
-      let done = 0;
-      let cursor = 0;
-      for (;;) {
-        const batch = search.memoriesAfter(cursor, BATCH);
-        if (batch.length === 0) break;
-        const vectors = await embedding.documents(batch.map((m) => m.observation));
-        if (!vectors) {
-          throw new AppError(
-            'embedding_failed',
-            `the embedding backend (${model}) failed after ${done} of ${total}; run reindex again when it answers`,
-          );
-        }
-        search.putVectors(
-          batch.map((m, i) => ({ memoryId: m.id, vector: toBlob(vectors[i]!) })),
-          model,
-          vectors[0]!.length,
-          clock.now(),
-        );
-        cursor = batch[batch.length - 1]!.id;
-        done += batch.length;
-        onProgress?.({ done, total });
-      }
-      return done;
+      if (!embedding.model) return 0;
+      const total = all ? search.countMemories() : search.countPending(embedding.model);
+      const next = all ? (c: number, n: number) => search.memoriesAfter(c, n) : pendingAfter;
+      return run(next, {
+        max: total,
+        total,
+        failLoudly: true,
+        ...(onProgress ? { onProgress } : {}),
+      });
     },
   };
 }
