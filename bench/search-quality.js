@@ -10,31 +10,20 @@
  * - LoCoMo (../shared/bench-data/locomo10.json): every turn a document, each QA question's
  *   evidence turns its targets, recall@5 and @10 for BM25, vectors and hybrid.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 
-import { openStores } from '../dist/db/index.js';
-import { createEmbedder } from '../dist/embed/index.js';
 import { createKnowledge } from '../dist/knowledge/index.js';
+import { withLocalEmbedder } from './local-embedder.js';
 import { round } from './stats.js';
+import { tempStores } from './temp-store.js';
 
 const OPS = new URL('./data/ops-retrieval.json', import.meta.url);
 const LOCOMO = new URL('../../shared/bench-data/locomo10.json', import.meta.url);
 const clock = { now: () => Date.UTC(2026, 10, 1) };
 
 function fresh(embedder) {
-  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-search-'));
-  const stores = openStores(join(dir, 'watchkeeper.db'));
-  const knowledge = createKnowledge({ stores, embedder, clock });
-  return {
-    stores,
-    knowledge,
-    close: () => {
-      stores.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const store = tempStores('wk-bench-search-');
+  return { ...store, knowledge: createKnowledge({ stores: store.stores, embedder, clock }) };
 }
 
 /** Rows written straight to the store (no dedup: the set's memories are all distinct). */
@@ -240,22 +229,12 @@ async function locomoRecall(ctx, embedder, locomo) {
 export async function runSearchQualityBench(ctx) {
   const data = JSON.parse(readFileSync(OPS, 'utf8'));
   const locomo = existsSync(LOCOMO) ? JSON.parse(readFileSync(LOCOMO, 'utf8')) : null;
-  const embedder = createEmbedder({
-    backend: 'local',
-    url: null,
-    model: null,
-    key: null,
-    timeoutMs: 120_000,
-  });
-  try {
-    await embedder.warmUp();
+  await withLocalEmbedder(async (embedder) => {
     await opsQuality(ctx, embedder, data);
     await dedup(ctx, embedder, data);
     if (locomo) {
       await falseSurfacing(ctx, embedder, data, locomo);
       await locomoRecall(ctx, embedder, locomo);
     } else ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
-  } finally {
-    await embedder.close();
-  }
+  });
 }

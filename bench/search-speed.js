@@ -16,19 +16,17 @@
  * 100,000 vectors are distinct and spread like real ones (embedding 100,000 texts would take
  * most of an hour here and measure the model, not the search).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-import { openStores } from '../dist/db/index.js';
-import { createEmbedder } from '../dist/embed/index.js';
 import { createKnowledge } from '../dist/knowledge/index.js';
 import { dot, normalise, toBlob } from '../dist/memory/index.js';
 import { silentLogger } from '../dist/log.js';
 import { createHookServer } from '../dist/runner/hook-server.js';
+import { withLocalEmbedder } from './local-embedder.js';
 import { createRng } from './prng.js';
 import { round } from './stats.js';
+import { tempStores } from './temp-store.js';
 
 const OPS = new URL('./data/ops-retrieval.json', import.meta.url);
 const LOCOMO = new URL('../../shared/bench-data/locomo10.json', import.meta.url);
@@ -58,8 +56,8 @@ function baseTexts(ops) {
 }
 
 async function buildStore(ctx, n, base, vectors, rng) {
-  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-speed-'));
-  const stores = openStores(join(dir, 'watchkeeper.db'));
+  const store = tempStores('wk-bench-speed-');
+  const { stores } = store;
   const clock = { now: () => Date.UTC(2026, 10, 1) };
   const at = clock.now();
   const started = performance.now();
@@ -97,14 +95,7 @@ async function buildStore(ctx, n, base, vectors, rng) {
   ctx.log(
     `${n} memories with vectors stored in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
-  return {
-    stores,
-    clock,
-    close: () => {
-      stores.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...store, clock };
 }
 
 async function measureSearch(ctx, n, embedder, base, vectors, queries, rng) {
@@ -222,8 +213,8 @@ async function measureSearch(ctx, n, embedder, base, vectors, queries, rng) {
 }
 
 async function measureReindex(ctx, embedder, base) {
-  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-reindex-'));
-  const stores = openStores(join(dir, 'watchkeeper.db'));
+  const store = tempStores('wk-bench-reindex-');
+  const { stores } = store;
   try {
     const clock = { now: () => Date.now() };
     const n = 2000;
@@ -254,23 +245,14 @@ async function measureReindex(ctx, embedder, base) {
       notes: `reindex of ${n} memories took ${round(ms / 1000, 1)} s: 100,000 would take about ${round(100_000 / perSecond / 60, 1)} min at this rate (batches of 32, one model thread)`,
     });
   } finally {
-    stores.close();
-    rmSync(dir, { recursive: true, force: true });
+    store.close();
   }
 }
 
 export async function runSearchSpeedBench(ctx) {
   const ops = JSON.parse(readFileSync(OPS, 'utf8'));
   const base = baseTexts(ops);
-  const embedder = createEmbedder({
-    backend: 'local',
-    url: null,
-    model: null,
-    key: null,
-    timeoutMs: 120_000,
-  });
-  try {
-    await embedder.warmUp();
+  await withLocalEmbedder(async (embedder) => {
     ctx.log(`embedding ${base.length} base texts...`);
     const vectors = [];
     for (let i = 0; i < base.length; i += 64)
@@ -280,7 +262,5 @@ export async function runSearchSpeedBench(ctx) {
     for (const n of [10_000, 100_000])
       await measureSearch(ctx, n, embedder, base, vectors, queries, rng);
     await measureReindex(ctx, embedder, base);
-  } finally {
-    await embedder.close();
-  }
+  });
 }

@@ -29,15 +29,18 @@ const ALLOWED: Record<string, string[]> = {
   stream: ['errors', 'text-rules'],
   memory: ['errors', 'clock', 'text-rules'],
   db: [...SHARED],
+  // One JSON POST with a deadline and clear errors: below both the embedding backends and the
+  // model gateway's HTTP backends.
+  net: [...SHARED],
   // Embedding backends know no store: the caller records vectors.
-  embed: [...SHARED, 'memory'],
+  embed: [...SHARED, 'memory', 'net'],
   // The one memory service, its search and the services catalog.
   knowledge: [...SHARED, 'memory', 'db', 'embed'],
   // Spawning the Claude CLI (environment allow-list, process group, timeouts): below both the
   // runner and the model gateway's CLI backend.
   process: [...SHARED],
   // The one model gateway: job records in db, the CLI through process.
-  gateway: [...SHARED, 'memory', 'db', 'process'],
+  gateway: [...SHARED, 'memory', 'db', 'process', 'net'],
   // Sliding-window summaries and extraction of conversations (seeds 000, 001).
   conversations: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream'],
   // The memory graph of transcripts (seed 004): a sibling of conversations, never importing it.
@@ -72,6 +75,7 @@ const ALLOWED: Record<string, string[]> = {
     'mcp',
     'sim',
     'process',
+    'net',
     'gateway',
     'conversations',
     'graph',
@@ -91,6 +95,7 @@ const ALLOWED: Record<string, string[]> = {
     'cli',
     'sim',
     'process',
+    'net',
     'gateway',
     'conversations',
   ],

@@ -14,6 +14,7 @@ import { createChainRunner, type RunChain } from '../runner/chain.js';
 import { cooldownHorizon, cooldownState } from '../runner/cooldown-policy.js';
 import { createHookServer, type HookServer } from '../runner/hook-server.js';
 import { SessionFeed } from '../runner/live-feed.js';
+import { recoverInterruptedSessions, type RecoveredSession } from '../runner/recovery.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
 import { createApp } from '../web/app.js';
@@ -32,6 +33,11 @@ export interface Runtime {
   runChain: RunChain;
   scheduler: Scheduler;
   log: Logger;
+  /**
+   * Rows a killed `serve` or `run` left `running` become `interrupted`, and their leftover
+   * processes are ended. Call it holding the runner lock, before anything can start a session.
+   */
+  recoverInterrupted(): Promise<RecoveredSession[]>;
   /**
    * Loads the embedding model and the vector index in the background, then embeds pending
    * memories every few seconds (serve). Failures are reported by the knowledge layer, once.
@@ -138,6 +144,14 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     runChain,
     scheduler,
     log: o.log,
+    recoverInterrupted: () =>
+      recoverInterruptedSessions({
+        sessions: stores.sessions,
+        dataDir: o.config.dataDir,
+        killGraceMs: o.config.runner.killGraceMs,
+        now: () => o.clock.now(),
+        log: o.log,
+      }),
     startBackground() {
       if (!extractTimer) {
         // Jobs and summaries a killed predecessor left running will never finish.

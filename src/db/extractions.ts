@@ -17,8 +17,8 @@ export type ExtractedType = (typeof MEMORY_TYPES)[number];
 
 export type WindowStatus = 'rejected' | 'extracted' | 'failed';
 
-export interface ExtractionWindowRow {
-  id: number;
+/** What is recorded of one window of a conversation. */
+export interface NewExtractionWindow {
   conversationId: string;
   startSeq: number;
   endSeq: number;
@@ -33,24 +33,12 @@ export interface ExtractionWindowRow {
   created: number;
   reinforced: number;
   error: string | null;
-  createdAt: number;
+  at: number;
 }
 
-export interface NewExtractionWindow {
-  conversationId: string;
-  startSeq: number;
-  endSeq: number;
-  tokens: number;
-  status: WindowStatus;
-  worth: boolean | null;
-  reason: string | null;
-  gateJobId: number | null;
-  extractJobId: number | null;
-  candidates: number;
-  created: number;
-  reinforced: number;
-  error: string | null;
-  at: number;
+export interface ExtractionWindowRow extends Omit<NewExtractionWindow, 'at'> {
+  id: number;
+  createdAt: number;
 }
 
 export interface ExtractedMemory {

@@ -4,7 +4,8 @@
  * with a 4xx/5xx status (404 for a model that was never pulled).
  */
 import type { Embedder } from './embedder.js';
-import { joinUrl, postJson, unexpectedAnswer } from './http-post.js';
+import { joinUrl, unexpectedAnswer } from '../net/http-json.js';
+import { EMBEDDINGS_HTTP, postEmbeddings } from './http-policy.js';
 import { createRemoteEmbedder } from './remote.js';
 
 export const OLLAMA_DEFAULT_URL = 'http://127.0.0.1:11434';
@@ -25,7 +26,12 @@ export function createOllamaEmbedder(options: RemoteOptions): Embedder {
     model: options.model,
     who,
     async send(texts) {
-      const answer = await postJson(who, endpoint, { model: options.model, input: texts }, options);
+      const answer = await postEmbeddings(
+        who,
+        endpoint,
+        { model: options.model, input: texts },
+        options,
+      );
       const vectors = (answer as { embeddings?: unknown } | null)?.embeddings;
       if (
         !Array.isArray(vectors) ||
@@ -33,11 +39,11 @@ export function createOllamaEmbedder(options: RemoteOptions): Embedder {
         !vectors.every((v) => Array.isArray(v))
       ) {
         throw unexpectedAnswer(
+          EMBEDDINGS_HTTP,
           who,
-          endpoint,
           `{"embeddings": [...]} with ${texts.length} vectors`,
           answer,
-          options.key,
+          { url: endpoint, key: options.key },
         );
       }
       return vectors as unknown[][];

@@ -5,7 +5,8 @@
  * errors are `{"error": {"message", "type", "code"}}` with a 4xx/5xx status.
  */
 import type { Embedder } from './embedder.js';
-import { joinUrl, postJson, unexpectedAnswer } from './http-post.js';
+import { joinUrl, unexpectedAnswer } from '../net/http-json.js';
+import { EMBEDDINGS_HTTP, postEmbeddings } from './http-policy.js';
 import type { RemoteOptions } from './ollama.js';
 import { createRemoteEmbedder } from './remote.js';
 
@@ -27,7 +28,7 @@ export function createOpenAiEmbedder(options: RemoteOptions): Embedder {
     model: options.model,
     who,
     async send(texts) {
-      const answer = await postJson(
+      const answer = await postEmbeddings(
         who,
         endpoint,
         { model: options.model, input: texts, encoding_format: 'float' },
@@ -36,11 +37,11 @@ export function createOpenAiEmbedder(options: RemoteOptions): Embedder {
       const data = (answer as { data?: unknown } | null)?.data;
       const bad = () =>
         unexpectedAnswer(
+          EMBEDDINGS_HTTP,
           who,
-          endpoint,
           `{"data": [{"embedding": [...], "index": i}]} with ${texts.length} items`,
           answer,
-          options.key,
+          { url: endpoint, key: options.key },
         );
       if (!Array.isArray(data) || data.length !== texts.length) throw bad();
       // The index says which input an item belongs to; the order of the list is not promised.

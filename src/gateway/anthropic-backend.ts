@@ -5,7 +5,8 @@
  * sends) and read from the text of the answer.
  */
 import type { Backend, BackendAnswer, BackendRequest } from './types.js';
-import { badAnswer, joinUrl, postModelJson } from './http-json.js';
+import { joinUrl, postJson, unexpectedAnswer } from '../net/http-json.js';
+import { GATEWAY_HTTP } from './http-policy.js';
 import { costOf } from './prices.js';
 
 /** The CLI's aliases, as API model ids. */
@@ -25,7 +26,8 @@ export function createAnthropicBackend(o: { url: string; key: string }): Backend
     name: 'anthropic',
     async call(r: BackendRequest): Promise<BackendAnswer> {
       const model = anthropicModel(r.model);
-      const answer = (await postModelJson(
+      const answer = (await postJson(
+        GATEWAY_HTTP,
         who,
         endpoint,
         {
@@ -49,7 +51,7 @@ export function createAnthropicBackend(o: { url: string; key: string }): Backend
         usage?: { input_tokens?: unknown; output_tokens?: unknown };
       } | null;
       if (!answer || !Array.isArray(answer.content)) {
-        throw badAnswer(who, '{"content": [{"type": "text", ...}]}', answer);
+        throw unexpectedAnswer(GATEWAY_HTTP, who, '{"content": [{"type": "text", ...}]}', answer);
       }
       const text = answer.content
         .filter((b) => b.type === 'text' && typeof b.text === 'string')

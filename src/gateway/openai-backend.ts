@@ -4,7 +4,8 @@
  * asked for with `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`.
  */
 import type { Backend, BackendAnswer, BackendRequest } from './types.js';
-import { badAnswer, joinUrl, postModelJson } from './http-json.js';
+import { bearer, joinUrl, postJson, unexpectedAnswer } from '../net/http-json.js';
+import { GATEWAY_HTTP } from './http-policy.js';
 import { costOf } from './prices.js';
 
 /** Such servers are often documented with a base URL that already ends in /v1: accept both. */
@@ -20,7 +21,8 @@ export function createOpenAiBackend(o: { url: string; key: string | null }): Bac
   return {
     name: 'openai',
     async call(r: BackendRequest): Promise<BackendAnswer> {
-      const answer = (await postModelJson(
+      const answer = (await postJson(
+        GATEWAY_HTTP,
         who,
         endpoint,
         {
@@ -37,7 +39,7 @@ export function createOpenAiBackend(o: { url: string; key: string | null }): Bac
             : {}),
         },
         {
-          headers: o.key ? { authorization: `Bearer ${o.key}` } : {},
+          headers: bearer(o.key),
           key: o.key,
           timeoutMs: r.timeoutMs,
           ...(r.signal ? { signal: r.signal } : {}),
@@ -48,9 +50,15 @@ export function createOpenAiBackend(o: { url: string; key: string | null }): Bac
         usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
       } | null;
       const message = answer?.choices?.[0]?.message;
-      if (!message) throw badAnswer(who, '{"choices": [{"message": {"content": ...}}]}', answer);
+      if (!message)
+        throw unexpectedAnswer(
+          GATEWAY_HTTP,
+          who,
+          '{"choices": [{"message": {"content": ...}}]}',
+          answer,
+        );
       if (typeof message.refusal === 'string' && message.refusal !== '') {
-        throw badAnswer(who, 'an answer, not a refusal', message.refusal);
+        throw unexpectedAnswer(GATEWAY_HTTP, who, 'an answer, not a refusal', message.refusal);
       }
       const num = (v: unknown) => (typeof v === 'number' ? Math.round(v) : null);
       const inputTokens = num(answer?.usage?.prompt_tokens);

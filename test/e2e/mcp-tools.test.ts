@@ -11,42 +11,24 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
 import { cooldownRow } from '../helpers/db.js';
-import {
-  type SimBlock,
-  type SimRequest,
-  type SimulatedModel,
-  startSimulatedModel,
-} from '../../src/sim/messages-api.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import type { SimBlock, SimRequest } from '../../src/sim/messages-api.js';
+import { bash as run, type RealCli, startRealCli, text } from '../helpers/real-cli.js';
 
-const TEE = fileURLToPath(new URL('../fixtures/bin/tee-claude.mjs', import.meta.url));
 const DOCKER_MCP = fileURLToPath(new URL('../fixtures/bin/docker-mcp.mjs', import.meta.url));
-const REAL_CLAUDE = loadConfig({}).runner.claudeBin;
 
-let h: RunnerHarness | undefined;
-let sim: SimulatedModel | undefined;
+let cli: RealCli | undefined;
 afterEach(async () => {
-  await h?.close();
-  await sim?.close();
-  h = undefined;
-  sim = undefined;
+  await cli?.close();
+  cli = undefined;
 });
 
-const text = (t: string): SimBlock => ({ type: 'text', text: t });
 const tool = (name: string, input: Record<string, unknown>): SimBlock => ({
   type: 'tool_use',
   name: `mcp__watchkeeper__${name}`,
   input,
 });
-const bash = (command: string): SimBlock => ({
-  type: 'tool_use',
-  name: 'Bash',
-  input: { command, description: 'wait' },
-});
-/** Side requests the CLI makes without tools (titles and the like) get a short answer. */
-const side = (r: SimRequest) => !Array.isArray(r.body.tools) || r.body.tools.length === 0;
+const bash = (command: string) => run(command, 'wait');
 const toolNames = (r: SimRequest) => (r.body.tools as { name: string }[]).map((t) => t.name);
 const MEMORY_TOOLS = [
   'mcp__watchkeeper__memory_add',
@@ -65,26 +47,10 @@ async function harnessWith(
   script: (r: SimRequest) => SimBlock[],
   env: Record<string, string> = {},
 ) {
-  sim = await startSimulatedModel((r) => (side(r) ? [text('ok')] : script(r)));
-  h = runnerHarness(
-    {
-      WATCHKEEPER_CLAUDE_BIN: TEE,
-      WATCHKEEPER_SESSION_TIMEOUT: '90s',
-      WATCHKEEPER_CHILD_ENV: 'REAL_CLAUDE_BIN',
-      WATCHKEEPER_EMBEDDINGS: 'off',
-      ...env,
-    },
-    {
-      parentEnv: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: mkdtempSync(join(tmpdir(), 'watchkeeper-home-')),
-        REAL_CLAUDE_BIN: REAL_CLAUDE,
-      },
-      childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
-      simulated: true,
-    },
-  );
-  return h;
+  cli = await startRealCli(script, {
+    env: { WATCHKEEPER_SESSION_TIMEOUT: '90s', WATCHKEEPER_EMBEDDINGS: 'off', ...env },
+  });
+  return cli.harness;
 }
 
 describe('memory tools in a session: the real Claude CLI against the simulated model', () => {

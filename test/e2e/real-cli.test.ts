@@ -3,73 +3,33 @@
  * on loopback. The CLI really runs its Bash tool, the hook and the stream are real; only the model
  * is simulated (there is no network and no API key here).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { cooldownRow } from '../helpers/db.js';
 
-import { loadConfig } from '../../src/config.js';
-import {
-  type SimBlock,
-  type SimRequest,
-  type SimulatedModel,
-  startSimulatedModel,
-} from '../../src/sim/messages-api.js';
+import type { SimBlock, SimRequest } from '../../src/sim/messages-api.js';
 import { closeLocalEmbedder, localEmbedder } from '../helpers/knowledge.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { bash, type RealCli, side, startRealCli, text } from '../helpers/real-cli.js';
 
-const TEE = fileURLToPath(new URL('../fixtures/bin/tee-claude.mjs', import.meta.url));
-const REAL_CLAUDE = loadConfig({}).runner.claudeBin;
-
-let h: RunnerHarness | undefined;
-let sim: SimulatedModel | undefined;
+let cli: RealCli | undefined;
 afterAll(closeLocalEmbedder);
 afterEach(async () => {
-  await h?.close();
-  await sim?.close();
-  h = undefined;
-  sim = undefined;
+  await cli?.close();
+  cli = undefined;
 });
 
-const text = (t: string): SimBlock => ({ type: 'text', text: t });
-const bash = (command: string): SimBlock => ({
-  type: 'tool_use',
-  name: 'Bash',
-  input: { command, description: 'run' },
-});
 const tierOf = (r: SimRequest) => (/opus/.test(r.model) ? 3 : /sonnet/.test(r.model) ? 2 : 1);
-/** Side requests the CLI makes without tools (titles and the like) get a short answer. */
-const side = (r: SimRequest) => !Array.isArray(r.body.tools) || r.body.tools.length === 0;
 
 async function harnessWith(
   script: (r: SimRequest) => SimBlock[] | Promise<SimBlock[]>,
   env: Record<string, string> = {},
   withModel = false,
 ) {
-  sim = await startSimulatedModel((r) => (side(r) ? [text('ok')] : script(r)));
-  h = runnerHarness(
-    {
-      WATCHKEEPER_CLAUDE_BIN: TEE,
-      WATCHKEEPER_SESSION_TIMEOUT: '60s',
-      WATCHKEEPER_CHILD_ENV: 'REAL_CLAUDE_BIN',
-      ...env,
-    },
-    {
-      parentEnv: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: mkdtempSync(join(tmpdir(), 'watchkeeper-home-')),
-        REAL_CLAUDE_BIN: REAL_CLAUDE,
-      },
-      childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
-      simulated: true,
-      ...(withModel ? { embedder: localEmbedder() } : {}),
-    },
-  );
-  return h;
+  cli = await startRealCli(script, { env, ...(withModel ? { embedder: localEmbedder() } : {}) });
+  return cli.harness;
 }
 
 describe('real Claude CLI against the simulated model', () => {
@@ -89,8 +49,8 @@ describe('real Claude CLI against the simulated model', () => {
       if (tierOf(r) === 1) {
         // The first event must already be a row while the session is still running.
         eventSeenWhileRunning =
-          h!.stores.events.list({ service: 'jellyfin', source: 'agent' }).length === 1 &&
-          h!.stores.sessions.list()[0]!.status === 'running';
+          cli!.harness.stores.events.list({ service: 'jellyfin', source: 'agent' }).length === 1 &&
+          cli!.harness.stores.sessions.list()[0]!.status === 'running';
         release();
         await gate;
         return [
@@ -132,7 +92,7 @@ describe('real Claude CLI against the simulated model', () => {
     expect(log1.equals(readFileSync(join(harness.dataDir, 'tee', `${s1!.id}.ndjson`)))).toBe(true);
 
     // What the model was given.
-    const tier1 = sim!.requests.find((r) => tierOf(r) === 1 && !side(r))!;
+    const tier1 = cli!.sim.requests.find((r) => tierOf(r) === 1 && !side(r))!;
     expect(tier1.prompt).toBe('check everything');
     expect(tier1.system).toContain('## Operational Memory (1 of 1 memories');
     expect(tier1.system).toContain(
@@ -140,7 +100,7 @@ describe('real Claude CLI against the simulated model', () => {
     );
     expect(tier1.system).toContain('## Cooldown state');
     expect(tier1.system).toContain('- nas: restart 1/2 in 4h');
-    const tier2 = sim!.requests.find((r) => tierOf(r) === 2 && !side(r))!;
+    const tier2 = cli!.sim.requests.find((r) => tierOf(r) === 2 && !side(r))!;
     expect(tier2.system).toContain(`## Escalation handoff from tier 1 (session ${s1!.id})`);
     expect(tier2.system).toContain('- [warning] jellyfin: /health took 2.9s');
     expect(tier2.system).toContain(
@@ -192,7 +152,7 @@ describe('real Claude CLI against the simulated model', () => {
     expect(toolResult[0].content).toContain(
       'watchkeeper: jellyfin is in restart cooldown (2 of 2 allowed in 4h',
     );
-    expect(sim!.requests.at(-1)!.toolResults[0]!.content).toContain('restart cooldown');
+    expect(cli!.sim.requests.at(-1)!.toolResults[0]!.content).toContain('restart cooldown');
     expect(harness.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', sessionId, command: 'ssh host docker restart jellyfin' },
     ]);
@@ -240,7 +200,7 @@ describe('real Claude CLI against the simulated model', () => {
     });
     const sessionId = out.sessionIds[0]!;
     expect(harness.stores.sessions.get(sessionId)!.status).toBe('completed');
-    const first = sim!.requests.find((r) => !side(r))!;
+    const first = cli!.sim.requests.find((r) => !side(r))!;
     const given = harness.stores.surfacing.forSession(sessionId);
     // The block is built for the alert: one of the jellyfin memories is in it, not the
     // confident memories about other services.

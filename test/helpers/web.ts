@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
+import { afterEach, beforeEach } from 'vitest';
+
 import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -58,12 +60,18 @@ export function fakeRunner(): RunnerControl & {
   return fake;
 }
 
+/** A signed-in browser: its session cookie header and the page's CSRF token. */
+export interface SignedIn {
+  cookie: string;
+  csrf: string;
+}
+
 export interface WebHarness extends TestApp {
   app: Hono<AppEnv>;
   feed: SessionFeed;
   runner: ReturnType<typeof fakeRunner>;
   /** Signs in with the token; returns the cookie header and the CSRF token. */
-  login(): Promise<{ cookie: string; csrf: string }>;
+  login(): Promise<SignedIn>;
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
@@ -127,4 +135,22 @@ export function webHarness(
       return { cookie, csrf };
     },
   };
+}
+
+/**
+ * A fresh harness, signed in, for each test of the file, closed after it: `use` is handed both
+ * before each test, e.g. `eachTestSignedIn((web) => ({ h, auth } = web))`.
+ */
+export function eachTestSignedIn(use: (web: { h: WebHarness; auth: SignedIn }) => void): void {
+  let h: WebHarness | undefined;
+  beforeEach(async () => {
+    h = webHarness();
+    use({ h, auth: await h.login() });
+  });
+  afterEach(() => h?.close());
+}
+
+/** The headers htmx sends from a signed-in page. */
+export function htmxHeaders(auth: SignedIn, extra: Record<string, string> = {}) {
+  return { Cookie: auth.cookie, 'X-CSRF-Token': auth.csrf, 'HX-Request': 'true', ...extra };
 }

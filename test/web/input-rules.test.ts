@@ -4,18 +4,14 @@
  * filters that are not understood get the same answer for memories as for events, and a
  * malformed escape under /static is a 404, not a 500.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import { eachTestSignedIn, type SignedIn, TOKEN, type WebHarness } from '../helpers/web.js';
 import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
-let auth: { cookie: string; csrf: string };
-beforeEach(async () => {
-  h = webHarness();
-  auth = await h.login();
-});
-afterEach(() => h.close());
+let auth: SignedIn;
+eachTestSignedIn((web) => ({ h, auth } = web));
 
 const bearer = { Authorization: `Bearer ${TOKEN}` };
 const postJson = (path: string, body: unknown) =>

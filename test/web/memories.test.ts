@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { webHarness, type WebHarness } from '../helpers/web.js';
+import { eachTestSignedIn, htmxHeaders, type SignedIn, type WebHarness } from '../helpers/web.js';
 import { seedMemory } from '../helpers/db.js';
 
 let h: WebHarness;
-let auth: { cookie: string; csrf: string };
-beforeEach(async () => {
-  h = webHarness();
-  auth = await h.login();
-});
-afterEach(() => h.close());
+let auth: SignedIn;
+eachTestSignedIn((web) => ({ h, auth } = web));
 
-const hx = (extra: Record<string, string> = {}) => ({
-  Cookie: auth.cookie,
-  'X-CSRF-Token': auth.csrf,
-  'HX-Request': 'true',
-  ...extra,
-});
+const hx = (extra: Record<string, string> = {}) => htmxHeaders(auth, extra);
 const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields),
   headers: hx({ 'Content-Type': 'application/x-www-form-urlencoded' }),

@@ -6,25 +6,22 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { assistantBlocks, init } from '../helpers/stream.js';
-import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import {
+  eachTestSignedIn,
+  htmxHeaders,
+  type SignedIn,
+  TOKEN,
+  type WebHarness,
+} from '../helpers/web.js';
 
 let h: WebHarness;
-let auth: { cookie: string; csrf: string };
-beforeEach(async () => {
-  h = webHarness();
-  auth = await h.login();
-});
-afterEach(() => h.close());
+let auth: SignedIn;
+eachTestSignedIn((web) => ({ h, auth } = web));
 
-const hx = (extra: Record<string, string> = {}) => ({
-  Cookie: auth.cookie,
-  'X-CSRF-Token': auth.csrf,
-  'HX-Request': 'true',
-  ...extra,
-});
+const hx = (extra: Record<string, string> = {}) => htmxHeaders(auth, extra);
 const page = async (path: string) =>
   (await h.request(path, { headers: { Cookie: auth.cookie } })).text();
 const api = (path: string, init: RequestInit = {}) =>

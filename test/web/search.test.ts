@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder } from '../../src/embed/index.js';
@@ -14,17 +14,19 @@ import { createKnowledge } from '../../src/knowledge/index.js';
 import { silentLogger } from '../../src/log.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
 import { createApp } from '../../src/web/app.js';
-import { fakeRunner, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
+import {
+  eachTestSignedIn,
+  fakeRunner,
+  type SignedIn,
+  TOKEN,
+  type WebHarness,
+} from '../helpers/web.js';
 import { seedMemory } from '../helpers/db.js';
 import { offConversations } from '../helpers/gateway.js';
 
 let h: WebHarness;
-let auth: { cookie: string; csrf: string };
-beforeEach(async () => {
-  h = webHarness();
-  auth = await h.login();
-});
-afterEach(() => h.close());
+let auth: SignedIn;
+eachTestSignedIn((web) => ({ h, auth } = web));
 
 const api = (path: string) =>
   h.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });

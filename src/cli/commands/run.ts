@@ -4,7 +4,6 @@ import { createLogger } from '../../log.js';
 import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
-import { recoverInterruptedSessions } from '../../runner/recovery.js';
 import { parse, str, toInt, usageError } from '../args.js';
 import type { CliIo } from '../io.js';
 import { createRuntime } from '../runtime.js';
@@ -38,13 +37,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const offs = (['SIGINT', 'SIGTERM', 'SIGUSR2'] as const).map((s) => io.onSignal(s, stop));
   try {
     // Before the chain: rows a killed `serve` or `run` left `running`.
-    await recoverInterruptedSessions({
-      sessions: rt.stores.sessions,
-      dataDir: config.dataDir,
-      killGraceMs: config.runner.killGraceMs,
-      now: () => io.clock.now(),
-      log,
-    });
+    await rt.recoverInterrupted();
     const outcome = await rt.runChain(
       { trigger: 'manual', startTier: tier, prompt: prompt ?? null, alert: null },
       abort.signal,

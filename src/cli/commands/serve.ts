@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
-import { recoverInterruptedSessions } from '../../runner/recovery.js';
 import type { Config } from '../../config.js';
 import type { Conversations } from '../../conversations/index.js';
 import { DEMO_CONVERSATION_ID, DEMO_ROUNDS } from '../../sim/demo-conversation.js';
@@ -127,13 +126,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         : {}),
     });
     // Before anything can start a session: rows a killed predecessor left `running`.
-    await recoverInterruptedSessions({
-      sessions: rt.stores.sessions,
-      dataDir: config.dataDir,
-      killGraceMs: config.runner.killGraceMs,
-      now: () => io.clock.now(),
-      log,
-    });
+    await rt.recoverInterrupted();
     const app = createDashboard(rt, { clock: io.clock, demo });
     web = await startWebServer(app, config.web);
     rt.startBackground();

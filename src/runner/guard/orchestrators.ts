@@ -83,14 +83,26 @@ function selectorValues(selector: Word): { words: Word[]; all: boolean } {
   return { words: words.filter((w) => literal(w) !== ''), all };
 }
 
-export const kubectl: Handler = (args, stdin, env, program) => {
-  const scan = scanOptions(args, KUBECTL);
+/**
+ * A tool with sub-commands (`kubectl rollout`, `helm upgrade`): its options scanned and its verb
+ * read. Null when there is no verb, or when it cannot be read (and the guard has been told so).
+ */
+function subcommand(args: Word[], spec: OptionSpec, env: Env, program: string) {
+  const scan = scanOptions(args, spec);
   const [sub, ...ops] = scan.operands;
-  if (!sub) return;
+  if (!sub) return null;
   const verb = literal(sub);
-  if (verb === null || scan.unresolved)
-    return unresolved(env, args, `its \`${program}\` command cannot be resolved`, true);
-  const what = `\`${program} ${verb}\``;
+  if (verb === null || scan.unresolved) {
+    unresolved(env, args, `its \`${program}\` command cannot be resolved`, true);
+    return null;
+  }
+  return { scan, verb, ops, what: `\`${program} ${verb}\`` };
+}
+
+export const kubectl: Handler = (args, stdin, env, program) => {
+  const command = subcommand(args, KUBECTL, env, program);
+  if (!command) return;
+  const { scan, verb, ops, what } = command;
   if (verb === 'exec') return kubectlExec(args, stdin, env);
   if (KUBECTL_QUIET.has(verb)) return;
   let action: CooldownAction | null = null;
@@ -153,13 +165,9 @@ const HELM_QUIET = wordSet(`
   package pull fetch push env version plugin registry test verify completion create help`);
 
 export const helm: Handler = (args, _stdin, env, program) => {
-  const scan = scanOptions(args, HELM);
-  const [sub, ...ops] = scan.operands;
-  if (!sub) return;
-  const verb = literal(sub);
-  if (verb === null || scan.unresolved)
-    return unresolved(env, args, `its \`${program}\` command cannot be resolved`, true);
-  const what = `\`${program} ${verb}\``;
+  const command = subcommand(args, HELM, env, program);
+  if (!command) return;
+  const { scan, verb, ops, what } = command;
   if (HELM_QUIET.has(verb)) return;
   if (!HELM_CHANGE.has(verb))
     return unresolved(env, scan.operands, `${what} is not a command the guard knows`);

@@ -4,30 +4,25 @@
  * gateway jobs.
  */
 import { JOB_OUTCOMES, MEMORY_TYPES, MESSAGE_ROLES } from '../../db/index.js';
+import {
+  array,
+  common,
+  err,
+  json,
+  nullable,
+  ok,
+  paging,
+  ref,
+  time,
+  withBody,
+} from './openapi-parts.js';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const time = { type: ['string', 'null'], format: 'date-time' };
-const nullable = (type: string) => ({ type: [type, 'null'] });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const ok = (description: string, schema: object) => ({ description, ...json(schema) });
-const err = (description: string) => ({ description, ...json(ref('Error')) });
-const array = (name: string) => ({ type: 'array', items: ref(name) });
-const common = {
-  '401': err('missing or wrong credential'),
-  '403': err('missing or wrong CSRF token, or a cross-site request'),
-  '421': err('a Host this dashboard does not answer to (WATCHKEEPER_ALLOWED_HOSTS)'),
-};
-const withBody = { ...common, '413': err("the body is over this route's size limit") };
 const conversationId = {
   name: 'id',
   in: 'path',
   required: true,
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
 };
-const paging = [
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
-];
 const seqRange = {
   start_seq: { type: 'integer' },
   end_seq: { type: 'integer' },

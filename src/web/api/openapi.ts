@@ -4,13 +4,8 @@
  */
 import { SESSION_STATUSES } from '../../db/index.js';
 import { CONVERSATION_PATHS, CONVERSATION_SCHEMAS } from './openapi-conversations.js';
+import { common, err, json, nullable, ok, paging, ref, time, withBody } from './openapi-parts.js';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const time = { type: ['string', 'null'], format: 'date-time' };
-const nullable = (type: string) => ({ type: [type, 'null'] });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const ok = (description: string, schema: object) => ({ description, ...json(schema) });
-const err = (description: string) => ({ description, ...json(ref('Error')) });
 const nameParam = {
   name: 'name',
   in: 'path',
@@ -18,16 +13,6 @@ const nameParam = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' },
 };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
-const paging = [
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
-];
-const common = {
-  '401': err('missing or wrong credential'),
-  '403': err('missing or wrong CSRF token, or a cross-site request'),
-  '421': err('a Host this dashboard does not answer to (WATCHKEEPER_ALLOWED_HOSTS)'),
-};
-const withBody = { ...common, '413': err("the body is over this route's size limit") };
 
 export const OPENAPI = {
   openapi: '3.1.0',
