@@ -2,17 +2,17 @@
  * Part (c): decay and context assembly over 100,000 memories in a temp SQLite file, with an
  * injected fixed clock. Rows are inserted directly (one prepared statement, one transaction);
  * then the first decay (which writes), the steady-state decay (which must change nothing) and
- * buildContext(2000) are timed.
+ * the session block at 2,000 tokens are timed.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { openStores } from '../dist/db/index.js';
-import { createMemoryKeeper } from '../dist/runner/memory-keeper.js';
+import { createKnowledge } from '../dist/knowledge/index.js';
 import { createRng } from './prng.js';
 import { round, summarize } from './stats.js';
-import { timedSync } from './timing.js';
+import { timed, timedSync } from './timing.js';
 
 const MEMORIES = 100_000;
 const SERVICES = 200;
@@ -103,11 +103,9 @@ export async function runMemoryStoreBench({ add, fail, log }) {
   let stores;
   try {
     stores = openStores(file);
-    const keeper = createMemoryKeeper({
-      memories: stores.memories,
-      events: stores.events,
-      clock: { now: () => FIXED_NOW },
-    });
+    // Without embeddings: this part measures the store and the lifecycle, not the model.
+    const knowledge = createKnowledge({ stores, embedder: null, clock: { now: () => FIXED_NOW } });
+    const keeper = knowledge.memory;
 
     log(`inserting ${MEMORIES.toLocaleString('en-US')} memories...`);
     const ins = timedSync(() => insertMemories(stores.db, createRng(SEED)));
@@ -147,11 +145,11 @@ export async function runMemoryStoreBench({ add, fail, log }) {
       notes: `median of ${st.n} (${st.min.toFixed(1)}..${st.max.toFixed(1)}); changes nothing`,
     });
 
-    log(`buildContext(${BUDGET}) x${CONTEXT_RUNS}...`);
+    log(`session block (${BUDGET} tokens) x${CONTEXT_RUNS}...`);
     const ctx = [];
     let block;
     for (let i = 0; i < CONTEXT_RUNS; i += 1) {
-      const r = timedSync(() => keeper.buildContext(BUDGET));
+      const r = await timed(() => knowledge.injection.build({ trigger: null }, BUDGET));
       ctx.push(r.ms);
       block = r.value;
     }
@@ -166,7 +164,7 @@ export async function runMemoryStoreBench({ add, fail, log }) {
       value: round(cs.median, 2),
       unit: 'ms',
       notes:
-        `buildContext(${BUDGET}), median of ${cs.n} (${cs.min.toFixed(1)}..${cs.max.toFixed(1)}), includes decay; ` +
+        `the session block of a scheduled run (${BUDGET} tokens), median of ${cs.n} (${cs.min.toFixed(1)}..${cs.max.toFixed(1)}), includes decay; ` +
         `${block.includedIds.length} of ${block.totalEligible} memories, ~${block.estimatedTokens} tokens`,
     });
 

@@ -172,8 +172,10 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
   if (filter.archived !== undefined)
     where.push(filter.archived ? 'archived_at IS NOT NULL' : 'archived_at IS NULL');
   // One statement text whatever the number of scopes: the list goes in as a JSON array.
+  // `+scope`: a row filter, never the index to read by (the scope index would make SQLite sort
+  // all 100,000 rows instead of reading the list order from its index: 4 ms -> 60 ms).
   if (filter.scopes !== undefined)
-    add('scope IN (SELECT value FROM json_each(?))', JSON.stringify(filter.scopes));
+    add('+scope IN (SELECT value FROM json_each(?))', JSON.stringify(filter.scopes));
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
