@@ -4,7 +4,7 @@
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
  * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
- * search-speed, conversations. A failing part prints its error; the run still
+ * search-speed, conversations, graph. A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { runConversationsBench } from './conversations.js';
 import { runDashboardBench } from './dashboard.js';
 import { runEmbeddingsBench } from './embeddings.js';
+import { runGraphBench } from './graph.js';
 import { runSearchQualityBench } from './search-quality.js';
 import { runSearchSpeedBench } from './search-speed.js';
 import { runHugeLineBench } from './huge-line.js';
@@ -37,6 +38,7 @@ const PARTS = [
   { name: 'search-quality', runOrder: 8, run: runSearchQualityBench },
   { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },
   { name: 'conversations', runOrder: 10, run: runConversationsBench },
+  { name: 'graph', runOrder: 11, run: runGraphBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 

@@ -1,9 +1,9 @@
 /** Composition root: the real process's streams, environment and clock, handed to the CLI. */
-import { runCli } from './cli/main.js';
+import type { CliIo } from './cli/io.js';
 import { systemClock } from './clock.js';
 
 export async function main(argv: string[]): Promise<number> {
-  return runCli(argv, {
+  const io: CliIo = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stderrIsTty: process.stderr.isTTY === true,
@@ -14,5 +14,12 @@ export async function main(argv: string[]): Promise<number> {
       process.on(signal, handler);
       return () => process.off(signal, handler);
     },
-  });
+  };
+  // The plugin's Stop hook runs after every turn of a Claude Code session: it loads only itself.
+  if (argv[0] === 'graph' && argv[1] === 'hook') {
+    const { graphHookCommand } = await import('./cli/commands/graph-hook.js');
+    return graphHookCommand(argv.slice(2), io);
+  }
+  const { runCli } = await import('./cli/main.js');
+  return runCli(argv, io);
 }

@@ -3,6 +3,7 @@ import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
 import { conversationsCommand, CONVERSATIONS_USAGE } from './commands/conversations.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
+import { graphCommand, GRAPH_USAGE } from './commands/graph.js';
 import { hookCommand } from './commands/hook.js';
 import { IMPORT_CLAUDEOPS_USAGE, importClaudeOpsCommand } from './commands/import-claudeops.js';
 import { INGEST_USAGE, ingestCommand } from './commands/ingest.js';
@@ -44,6 +45,8 @@ ${SESSIONS_USAGE}
 
 ${CONVERSATIONS_USAGE}
 
+${GRAPH_USAGE}
+
 ${CONTEXT_USAGE}
 ${REINDEX_USAGE}
 watchkeeper decay        Apply staleness decay now (it also runs before every context build).
@@ -67,6 +70,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   events: eventsCommand,
   sessions: sessionsCommand,
   conversations: conversationsCommand,
+  graph: graphCommand,
   context: contextCommand,
   reindex: reindexCommand,
   services: servicesCommand,

@@ -19,6 +19,7 @@ import { revokedSessions } from './revoked-sessions.js';
 import { apiRoutes } from './routes/api.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { cooldownRoutes } from './routes/cooldowns.js';
+import { graphRoutes } from './routes/graph.js';
 import { eventRoutes } from './routes/events.js';
 import { memoryRoutes } from './routes/memories.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -136,6 +137,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.route('/', serviceRoutes(deps));
   app.route('/', cooldownRoutes(deps));
   app.route('/', conversationRoutes(deps));
+  app.route('/', graphRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
   app.notFound((c) => apiError(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   return app;

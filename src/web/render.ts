@@ -26,6 +26,7 @@ export interface PageFrame {
     | 'cooldowns'
     | 'conversations'
     | 'gateway'
+    | 'graph'
     | 'none';
 }
 

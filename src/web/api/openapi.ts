@@ -4,6 +4,7 @@
  */
 import { SESSION_STATUSES } from '../../db/index.js';
 import { CONVERSATION_PATHS, CONVERSATION_SCHEMAS } from './openapi-conversations.js';
+import { GRAPH_PATHS } from './openapi-graph.js';
 import { common, err, json, nullable, ok, paging, ref, time, withBody } from './openapi-parts.js';
 
 const nameParam = {
@@ -420,6 +421,7 @@ export const OPENAPI = {
       },
     },
     ...CONVERSATION_PATHS,
+    ...GRAPH_PATHS,
   },
   components: {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },

@@ -5,6 +5,7 @@ import { conversationApi } from '../api/conversations.js';
 import { cooldownApi } from '../api/cooldowns.js';
 import { eventApi } from '../api/events.js';
 import { gatewayApi } from '../api/gateway.js';
+import { graphApi } from '../api/graph.js';
 import { memoryApi } from '../api/memories.js';
 import { OPENAPI } from '../api/openapi.js';
 import { scopeApi } from '../api/scopes.js';
@@ -29,5 +30,6 @@ export function apiRoutes(deps: WebDeps): Hono<AppEnv> {
   app.route('/conversations', conversationApi(deps));
   app.route('/scopes', scopeApi(deps));
   app.route('/gateway', gatewayApi(deps));
+  app.route('/graph', graphApi(deps));
   return app;
 }

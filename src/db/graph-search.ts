@@ -1,0 +1,274 @@
+/**
+ * The memory graph's search indexes: full text over ideas and spans (FTS5, kept in step by the
+ * triggers of migration 0010) and one vector per idea and per span summary. Candidate lists only:
+ * graph/remember.ts ranks them.
+ */
+import type { Intent } from './graph-store.js';
+import { type Db, statementCache } from './open.js';
+
+export interface IdeaFilter {
+  intents?: readonly Intent[];
+  /** Said at or after / before (epoch ms). */
+  since?: number;
+  until?: number;
+  sessions?: readonly string[];
+  /** Questions still open only. */
+  openOnly?: boolean;
+}
+
+export interface GraphHit {
+  id: number;
+  bm25: number;
+}
+
+export interface IdeaHit extends GraphHit {
+  spanId: number | null;
+}
+
+/** Words around an idea that find it too (ideas_fts columns other than its content). */
+export interface IdeaContext {
+  turn?: string;
+  near?: string;
+  far?: string;
+}
+
+/** Column weights of bm25(ideas_fts): the idea, its turn, the turns next to it, two away. */
+export const IDEA_COLUMN_WEIGHTS: readonly [number, number, number, number] = [1, 1, 0.5, 0.25];
+
+/** The shape knowledge/vector-index.ts catches up from (`memoryId` is the idea's or span's id). */
+export interface GraphStoredVector {
+  id: number;
+  memoryId: number;
+  vector: Uint8Array;
+}
+
+function filterSql(f: IdeaFilter, alias: string): { sql: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.intents && f.intents.length > 0) {
+    where.push(`${alias}.intent IN (${f.intents.map(() => '?').join(',')})`);
+    params.push(...f.intents);
+  }
+  if (f.openOnly) where.push(`${alias}.answered = 0`);
+  if (f.since !== undefined) {
+    where.push(`${alias}.created_at >= ?`);
+    params.push(f.since);
+  }
+  if (f.until !== undefined) {
+    where.push(`${alias}.created_at < ?`);
+    params.push(f.until);
+  }
+  if (f.sessions && f.sessions.length > 0) {
+    where.push(`${alias}.session IN (${f.sessions.map(() => '?').join(',')})`);
+    params.push(...f.sessions);
+  }
+  return { sql: where.map((w) => ` AND ${w}`).join(''), params };
+}
+
+export function isFiltered(f: IdeaFilter): boolean {
+  return filterSql(f, 'i').params.length > 0 || f.openOnly === true;
+}
+
+type VectorTable = 'idea_vectors' | 'span_vectors';
+const REF: Record<VectorTable, string> = { idea_vectors: 'idea_id', span_vectors: 'span_id' };
+
+export function createGraphSearchStore(db: Db) {
+  const cached = statementCache(db);
+
+  const put = (table: VectorTable) => {
+    const ref = REF[table];
+    const owner = table === 'idea_vectors' ? 'ideas' : 'spans';
+    const drop = db.prepare(`DELETE FROM ${table} WHERE ${ref} = ?`);
+    // A row deleted while its text was being embedded gets no vector.
+    const insert = db.prepare(`INSERT INTO ${table} (${ref}, model, dimension, vector, created_at)
+      SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${owner} WHERE id = ?)`);
+    return db.transaction(
+      (rows: readonly { id: number; vector: Buffer }[], model: string, dim: number, at: number) => {
+        for (const r of rows) {
+          drop.run(r.id);
+          insert.run(r.id, model, dim, r.vector, at, r.id);
+        }
+      },
+    );
+  };
+  const putIdeas = put('idea_vectors');
+  const putSpans = put('span_vectors');
+
+  const vectorsOf = (table: VectorTable, ids: readonly number[], model: string) => {
+    const out = new Map<number, Uint8Array>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = db
+        .prepare(
+          `SELECT ${REF[table]} AS ref, vector FROM ${table}
+           WHERE model = ? AND ${REF[table]} IN (${chunk.map(() => '?').join(',')})`,
+        )
+        .all(model, ...chunk) as { ref: number; vector: Uint8Array }[];
+      for (const r of rows) out.set(r.ref, r.vector);
+    }
+    return out;
+  };
+
+  return {
+    /** Ideas matching an FTS5 query (by their words or the words around them), best first. */
+    lexicalIdeas(
+      match: string,
+      filter: IdeaFilter,
+      limit: number,
+      weights: readonly number[] = IDEA_COLUMN_WEIGHTS,
+    ): IdeaHit[] {
+      if (match === '') return [];
+      const { sql, params } = filterSql(filter, 'i');
+      const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
+      return cached(`SELECT f.rowid AS id, ${bm25} AS bm25, i.span_id AS spanId
+        FROM ideas_fts f JOIN ideas i ON i.id = f.rowid WHERE ideas_fts MATCH ?${sql}
+        ORDER BY bm25 LIMIT ?`).all(match, ...params, limit) as IdeaHit[];
+    },
+
+    /** Sets the words around ideas (the columns given; the others stay). */
+    setContext(ids: readonly number[], context: IdeaContext): void {
+      for (const column of ['turn', 'near', 'far'] as const) {
+        const text = context[column];
+        if (text === undefined) continue;
+        const stmt = cached(`UPDATE ideas_fts SET ${column} = ? WHERE rowid = ?`);
+        for (const id of ids) stmt.run(text, id);
+      }
+    },
+
+    /** Adds words to what is around ideas (a turn said after them). */
+    addContext(ids: readonly number[], column: 'near' | 'far', text: string): void {
+      const stmt = cached(
+        `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
+      );
+      for (const id of ids) stmt.run(text, id);
+    },
+
+    /** Spans whose name or summary match, best first (the name weighs more). */
+    lexicalSpans(match: string, limit: number, sessions?: readonly string[]): GraphHit[] {
+      if (match === '') return [];
+      const { sql, params } = filterSql(sessions ? { sessions } : {}, 's');
+      return cached(`SELECT f.rowid AS id, bm25(spans_fts, 2.0, 1.0) AS bm25 FROM spans_fts f
+        JOIN spans s ON s.id = f.rowid WHERE spans_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
+        match,
+        ...params,
+        limit,
+      ) as GraphHit[];
+    },
+
+    /** Ideas naming any of these entities within the filter, newest first. */
+    ideasOfEntities(entityIds: readonly number[], filter: IdeaFilter, limit: number): number[] {
+      if (entityIds.length === 0) return [];
+      const { sql, params } = filterSql(filter, 'i');
+      return (
+        db
+          .prepare(
+            `SELECT DISTINCT i.id FROM idea_entities l JOIN ideas i ON i.id = l.idea_id
+             WHERE l.entity_id IN (${entityIds.map(() => '?').join(',')})${sql}
+             ORDER BY i.created_at DESC, i.id DESC LIMIT ?`,
+          )
+          .all(...entityIds, ...params, limit) as { id: number }[]
+      ).map((r) => r.id);
+    },
+
+    /** The newest ideas within the filter (a query that is only a filter: "open questions"). */
+    latestIdeas(filter: IdeaFilter, limit: number): number[] {
+      const { sql, params } = filterSql(filter, 'i');
+      return (
+        cached(`SELECT i.id FROM ideas i WHERE 1 = 1${sql}
+          ORDER BY i.created_at DESC, i.id DESC LIMIT ?`).all(...params, limit) as { id: number }[]
+      ).map((r) => r.id);
+    },
+
+    /** Which of these ideas pass the filter. */
+    ideasWhere(ids: readonly number[], filter: IdeaFilter): Set<number> {
+      const out = new Set<number>();
+      if (ids.length === 0) return out;
+      const { sql, params } = filterSql(filter, 'i');
+      for (let k = 0; k < ids.length; k += 500) {
+        const chunk = ids.slice(k, k + 500);
+        const rows = db
+          .prepare(
+            `SELECT i.id FROM ideas i WHERE i.id IN (${chunk.map(() => '?').join(',')})${sql}`,
+          )
+          .all(...chunk, ...params) as { id: number }[];
+        for (const r of rows) out.add(r.id);
+      }
+      return out;
+    },
+
+    /** How many ideas the filter selects (small sets are ranked exactly). */
+    countIdeas(filter: IdeaFilter): number {
+      const { sql, params } = filterSql(filter, 'i');
+      return (
+        cached(`SELECT COUNT(*) AS n FROM ideas i WHERE 1 = 1${sql}`).get(...params) as {
+          n: number;
+        }
+      ).n;
+    },
+
+    /** Vectors of the ideas within the filter (an exact scan of a narrowed search). */
+    ideaVectorsWhere(filter: IdeaFilter, model: string, limit: number): GraphStoredVector[] {
+      const { sql, params } = filterSql(filter, 'i');
+      return cached(`SELECT v.id, v.idea_id AS memoryId, v.vector FROM idea_vectors v
+        JOIN ideas i ON i.id = v.idea_id WHERE v.model = ?${sql} LIMIT ?`).all(
+        model,
+        ...params,
+        limit,
+      ) as GraphStoredVector[];
+    },
+
+    ideaVectorsOf: (ids: readonly number[], model: string) => vectorsOf('idea_vectors', ids, model),
+    spanVectorsOf: (ids: readonly number[], model: string) => vectorsOf('span_vectors', ids, model),
+
+    /** Idea vectors written after `afterId`, for the in-memory index to catch up. */
+    ideaVectorsSince(afterId: number, model: string): GraphStoredVector[] {
+      return cached(`SELECT id, idea_id AS memoryId, vector FROM idea_vectors
+        WHERE id > ? AND model = ? ORDER BY id`).all(afterId, model) as GraphStoredVector[];
+    },
+
+    spanVectorsSince(afterId: number, model: string): GraphStoredVector[] {
+      return cached(`SELECT id, span_id AS memoryId, vector FROM span_vectors
+        WHERE id > ? AND model = ? ORDER BY id`).all(afterId, model) as GraphStoredVector[];
+    },
+
+    putIdeaVectors(
+      rows: readonly { id: number; vector: Buffer }[],
+      model: string,
+      dimension: number,
+      at: number,
+    ): void {
+      putIdeas(rows, model, dimension, at);
+    },
+
+    putSpanVectors(
+      rows: readonly { id: number; vector: Buffer }[],
+      model: string,
+      dimension: number,
+      at: number,
+    ): void {
+      putSpans(rows, model, dimension, at);
+    },
+
+    /** Ideas with no vector from this model, oldest first (embedded later by `graph index`). */
+    pendingIdeas(model: string, limit: number): { id: number; content: string }[] {
+      return cached(`SELECT i.id, i.content FROM ideas i WHERE NOT EXISTS
+        (SELECT 1 FROM idea_vectors v WHERE v.idea_id = i.id AND v.model = ?)
+        ORDER BY i.id LIMIT ?`).all(model, limit) as { id: number; content: string }[];
+    },
+
+    pendingSpans(
+      model: string,
+      limit: number,
+    ): { id: number; name: string; summary: string | null }[] {
+      return cached(`SELECT s.id, s.name, s.summary FROM spans s WHERE NOT EXISTS
+        (SELECT 1 FROM span_vectors v WHERE v.span_id = s.id AND v.model = ?)
+        ORDER BY s.id LIMIT ?`).all(model, limit) as {
+        id: number;
+        name: string;
+        summary: string | null;
+      }[];
+    },
+  };
+}
+
+export type GraphSearchStore = ReturnType<typeof createGraphSearchStore>;

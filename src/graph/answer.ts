@@ -1,0 +1,208 @@
+/**
+ * The /remember answer (seed 004 section 5.2 step 5): the ranked ideas grouped by their topic (with
+ * its summary), evolution chains in order ("decided X on the 3rd, superseded by Y on the 9th"),
+ * within a token budget: an idea that does not fit is left out and smaller ones may still come
+ * in, and the whole text never exceeds the budget (tokens are characters / 4, as everywhere).
+ */
+import type { GraphSessionRow, GraphStores, IdeaRow, RelationType, SpanRow } from '../db/graph.js';
+import { estimateTokens } from '../memory/index.js';
+import type { RankedIdea, Via } from './remember.js';
+
+export interface ChainLink {
+  id: number;
+  content: string;
+  createdAt: number;
+}
+
+export interface AnswerIdea {
+  idea: IdeaRow;
+  score: number;
+  via: Via | null;
+  entities: string[];
+  /** The supersession chain it belongs to, oldest first; null when it has none. */
+  chain: ChainLink[] | null;
+}
+
+export interface AnswerGroup {
+  span: SpanRow | null;
+  /** The topic of a sub-span (null when the span is a topic). */
+  topic: SpanRow | null;
+  session: GraphSessionRow | null;
+  ideas: AnswerIdea[];
+}
+
+const MAX_CHAIN = 6;
+
+export function day(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
+/** "session 9c42ba52", "subagent of 9c42ba52", "watchkeeper session #12". */
+export function sessionLabel(s: GraphSessionRow | null, session: string): string {
+  if (s?.kind === 'watchkeeper' && s.watchkeeperSessionId !== null) {
+    return `watchkeeper session #${s.watchkeeperSessionId}`;
+  }
+  if (s?.kind === 'subagent') return `subagent of ${(s.parentSession ?? session).slice(0, 8)}`;
+  return `session ${session.slice(0, 8)}`;
+}
+
+const RELATION_WORDS: Record<RelationType, [string, string]> = {
+  supersedes: ['supersedes', 'superseded by'],
+  builds_on: ['builds on', 'extended by'],
+  answers: ['answers', 'answered by'],
+  contradicts: ['contradicts', 'contradicted by'],
+  relates_to: ['relates to', 'related to'],
+};
+
+/** "answered by #4": how an idea reached by graph expansion relates to the one it came from. */
+export function viaText(via: Via): string {
+  const [out, back] = RELATION_WORDS[via.relation];
+  return `${via.direction === 'out' ? out : back} #${via.from}`;
+}
+
+function confidenceWord(c: number): string {
+  return c >= 0.8 ? 'firm' : c <= 0.4 ? 'tentative' : '';
+}
+
+function ideaLine(a: AnswerIdea): string {
+  const i = a.idea;
+  const word = confidenceWord(i.confidence);
+  const state = i.intent === 'question' ? (i.answered ? ', answered' : ', open') : '';
+  const via = a.via ? `, ${viaText(a.via)}` : '';
+  return `- ${i.intent}${word ? ` (${word})` : ''}: ${clip(i.content, 300)} [#${i.id}, ${day(i.createdAt)}${state}${via}]`;
+}
+
+function chainLine(chain: ChainLink[]): string {
+  const [first, ...rest] = chain;
+  return `  evolution: ${day(first!.createdAt)} #${first!.id} "${clip(first!.content, 70)}"${rest
+    .map((l) => ` -> superseded ${day(l.createdAt)} by #${l.id} "${clip(l.content, 70)}"`)
+    .join('')}`;
+}
+
+/** The supersession chain through an idea, oldest first, or null. */
+function chainOf(id: number, stores: GraphStores): ChainLink[] | null {
+  const { rows } = stores;
+  const older: number[] = [];
+  const newer: number[] = [];
+  let cursor = id;
+  for (let i = 0; i < MAX_CHAIN; i += 1) {
+    const r = rows
+      .relationsOf([cursor])
+      .find((x) => x.type === 'supersedes' && x.fromId === cursor);
+    if (!r || older.includes(r.toId)) break;
+    older.unshift(r.toId);
+    cursor = r.toId;
+  }
+  cursor = id;
+  for (let i = 0; i < MAX_CHAIN; i += 1) {
+    const r = rows.relationsOf([cursor]).find((x) => x.type === 'supersedes' && x.toId === cursor);
+    if (!r || newer.includes(r.fromId)) break;
+    newer.push(r.fromId);
+    cursor = r.fromId;
+  }
+  if (older.length === 0 && newer.length === 0) return null;
+  const ids = [...older, id, ...newer];
+  const byId = new Map(rows.ideas(ids).map((i) => [i.id, i]));
+  return ids
+    .map((x) => byId.get(x))
+    .filter((i): i is IdeaRow => i !== undefined)
+    .map((i) => ({ id: i.id, content: i.content, createdAt: i.createdAt }));
+}
+
+function groupHeader(g: AnswerGroup): string[] {
+  const span = g.span;
+  if (!span) return ['## (no topic)'];
+  const name = g.topic ? `${g.topic.name} > ${span.name}` : span.name;
+  const when =
+    span.endedAt && day(span.endedAt) !== day(span.createdAt)
+      ? `${day(span.createdAt)}..${day(span.endedAt)}`
+      : day(span.createdAt);
+  const lines = [`## ${clip(name, 100)} (${sessionLabel(g.session, span.session)}, ${when})`];
+  if (span.summary) lines.push(`  ${clip(span.summary, 240)}`);
+  return lines;
+}
+
+const cost = (lines: readonly string[]) => lines.reduce((n, l) => n + estimateTokens(`${l}\n`), 0);
+
+export function assembleAnswer(
+  query: string,
+  ranked: readonly RankedIdea[],
+  budget: number,
+  note: string | null,
+  stores: GraphStores,
+): { groups: AnswerGroup[]; text: string; tokens: number } {
+  const { rows, sources } = stores;
+  const spans = new Map<number, SpanRow>();
+  const spanOf = (id: number | null): SpanRow | null => {
+    if (id === null) return null;
+    if (!spans.has(id)) {
+      const s = rows.span(id);
+      if (s) spans.set(id, s);
+    }
+    return spans.get(id) ?? null;
+  };
+  const sessions = new Map<string, GraphSessionRow | null>();
+  const sessionOf = (label: string) => {
+    if (!sessions.has(label)) sessions.set(label, sources.session(label));
+    return sessions.get(label)!;
+  };
+
+  const head = `Memory graph for "${clip(query, 120)}"`;
+  const noteLines = note ? [note] : [];
+  // The counts line is written last; reserve room for the largest it can be.
+  const countsReserve = estimateTokens(`${ranked.length} ideas from ${ranked.length} topics.\n`);
+  let used = cost([head, ...noteLines]) + countsReserve;
+  const groups = new Map<number, AnswerGroup>();
+  const covered = new Set<number>();
+  for (const r of ranked) {
+    if (covered.has(r.idea.id)) continue;
+    const span = spanOf(r.idea.spanId);
+    const key = span?.id ?? 0;
+    const existing = groups.get(key);
+    const group: AnswerGroup = existing ?? {
+      span,
+      topic: span?.parentId ? spanOf(span.parentId) : null,
+      session: sessionOf(r.idea.session),
+      ideas: [],
+    };
+    const chain = chainOf(r.idea.id, stores);
+    const answer: AnswerIdea = { idea: r.idea, score: r.score, via: r.via, entities: [], chain };
+    const lines = [ideaLine(answer), ...(chain ? [chainLine(chain)] : [])];
+    const need = cost(lines) + (existing ? 0 : cost(['', ...groupHeader(group)]));
+    if (used + need > budget) continue;
+    used += need;
+    group.ideas.push(answer);
+    groups.set(key, group);
+    covered.add(r.idea.id);
+    for (const l of chain ?? []) covered.add(l.id);
+  }
+  const list = [...groups.values()];
+  const entities = rows.entitiesOf(list.flatMap((g) => g.ideas.map((a) => a.idea.id)));
+  for (const g of list) {
+    for (const a of g.ideas) a.entities = (entities.get(a.idea.id) ?? []).map((e) => e.name);
+    g.ideas.sort(
+      (x, y) => x.idea.createdAt - y.idea.createdAt || x.idea.sourceLine - y.idea.sourceLine,
+    );
+  }
+  const count = list.reduce((n, g) => n + g.ideas.length, 0);
+  const lines: string[] = [head, ...noteLines];
+  lines.push(
+    count === 0
+      ? 'Nothing in the indexed conversations matches.'
+      : `${count} ideas from ${list.length} topics.`,
+  );
+  for (const g of list) {
+    lines.push('', ...groupHeader(g));
+    for (const a of g.ideas) {
+      lines.push(ideaLine(a));
+      if (a.chain) lines.push(chainLine(a.chain));
+    }
+  }
+  const text = `${lines.join('\n')}\n`;
+  return { groups: list, text, tokens: estimateTokens(text) };
+}

@@ -1,0 +1,223 @@
+/**
+ * A planned batch written (seed 004 section 4.2, steps 5 and 6): spans created, split and closed,
+ * ideas stored with their entities and vectors, and relations found against similar ideas, the
+ * latest of the same session and the nearest of any. Synchronous: the caller runs it in the one
+ * transaction that also advances the file's index state, so a batch is stored whole or not at all.
+ */
+import type { GraphStores, IdeaRow } from '../db/graph.js';
+import { ftsQuery } from '../knowledge/index.js';
+import type { SimilarityThresholds } from '../memory/index.js';
+import type { Carry } from './carry.js';
+import type { BatchPlan, PlanIdea } from './plan.js';
+import { detectRelations, type RelIdea, similarity } from './relations.js';
+import type { GraphVectors } from './vectors.js';
+
+export interface ApplyDeps {
+  stores: GraphStores;
+  vectors: GraphVectors;
+  thresholds: SimilarityThresholds;
+  session: string;
+  sourceFile: string;
+  now: number;
+}
+
+export interface ApplyOutcome {
+  spans: number;
+  ideas: number;
+  relations: number;
+}
+
+/** Characters of a turn kept as the words around an idea: its own turn, and the turns near it. */
+const TURN_CHARS = 600;
+const NEAR_CHARS = 300;
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max) : flat;
+}
+
+/** How many of the session's latest ideas a new idea is compared with. */
+const RECENT = 30;
+/** How many of the nearest ideas anywhere. */
+const NEAREST = 10;
+const ANSWER_INTENTS = new Set(['solution', 'decision', 'conclusion']);
+
+function entityKeys(list: readonly { name: string; type: string }[]): Set<string> {
+  return new Set(list.map((e) => `${e.type}:${e.name.toLowerCase()}`));
+}
+
+export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
+  const { stores, vectors, session, sourceFile, now } = deps;
+  const { rows, search } = stores;
+  const ids = new Map<number, number>();
+  const real = (id: number) => (id > 0 ? id : ids.get(id)!);
+
+  // Spans: topics before their sub-spans, so a parent always exists.
+  const created = plan.spans
+    .filter((s) => s.isNew)
+    .sort((a, b) => a.depth - b.depth || b.id - a.id);
+  for (const s of created) {
+    ids.set(
+      s.id,
+      rows.insertSpan({
+        session,
+        parentId: s.parentId === null ? null : real(s.parentId),
+        name: s.name,
+        summary: s.summary,
+        sourceFile,
+        startLine: s.startLine,
+        endLine: s.endLine,
+        depth: s.depth,
+        createdAt: s.createdAt,
+        endedAt: s.endedAt,
+      }),
+    );
+  }
+  for (const s of plan.spans) {
+    if (s.takesIdeasOf !== null && s.takesIdeasOf > 0) rows.moveIdeas(s.takesIdeasOf, real(s.id));
+    if (!s.isNew) {
+      rows.updateSpan(s.id, {
+        name: s.name,
+        summary: s.summary,
+        ...(s.endLine !== null ? { endLine: s.endLine, endedAt: s.endedAt } : {}),
+      });
+    }
+  }
+  vectors.putSpans(
+    plan.spans.filter((s) => s.vector !== null).map((s) => ({ id: real(s.id), vector: s.vector! })),
+    now,
+  );
+
+  let relations = 0;
+  const relate = (
+    from: number,
+    to: IdeaRow | RelIdea,
+    type: Parameters<typeof rows.addRelation>[2],
+    at: number,
+  ) => {
+    if (rows.addRelation(from, to.id, type, at)) relations += 1;
+    if (type === 'answers' && to.intent === 'question') rows.setAnswered(to.id, true);
+  };
+
+  // Ideas, turn by turn, so that a reply answers the questions of the prompt before it.
+  let lastQuestions = carry.openQuestions;
+  const turns = new Map<string, PlanIdea[]>();
+  for (const idea of plan.ideas) {
+    const key = `${idea.line}:${idea.role}`;
+    turns.set(key, [...(turns.get(key) ?? []), idea]);
+  }
+  let stored = 0;
+  for (const group of turns.values()) {
+    const inserted: RelIdea[] = [];
+    for (const idea of group) {
+      const id = rows.insertIdea({
+        spanId: real(idea.spanId),
+        session,
+        content: idea.content,
+        intent: idea.intent,
+        confidence: idea.confidence,
+        answered: idea.intent === 'question' ? false : null,
+        role: idea.role,
+        sourceFile,
+        sourceLine: idea.line,
+        createdAt: idea.at ?? now,
+      });
+      stored += 1;
+      rows.linkEntities(
+        id,
+        idea.entities.map((e) => rows.entityId(e.name, e.type, e.alias)),
+      );
+      if (idea.vector) vectors.putIdeas([{ id, vector: idea.vector }], now);
+      const rel: RelIdea & { cue: PlanIdea['cue'] } = {
+        id,
+        session,
+        intent: idea.intent,
+        content: idea.content,
+        role: idea.role,
+        answered: idea.intent === 'question' ? false : null,
+        sourceLine: idea.line,
+        createdAt: idea.at ?? now,
+        vector: idea.vector,
+        entities: entityKeys(idea.entities),
+        cue: idea.cue,
+      };
+      inserted.push(rel);
+      if (idea.intent === 'context' && idea.cue === null) continue;
+      for (const found of detectRelations(rel, candidatesFor(rel, deps), deps.thresholds)) {
+        const target = rows.idea(found.toId);
+        if (target) relate(id, target, found.type, idea.at ?? now);
+      }
+    }
+    // Key expansion: the idea is found by its turn's words and by those of the turns around it.
+    const text =
+      plan.turnTexts.get(`${group[0]!.line}:${group[0]!.role}`) ??
+      group.map((i) => i.content).join(' ');
+    const ids = inserted.map((i) => i.id);
+    const [before2, before1] = [carry.recent.at(-2), carry.recent.at(-1)];
+    search.setContext(ids, {
+      turn: clip(text, TURN_CHARS),
+      near: before1?.text ?? '',
+      far: before2?.text ?? '',
+    });
+    if (before1) search.addContext(before1.ideaIds, 'near', clip(text, NEAR_CHARS));
+    if (before2) search.addContext(before2.ideaIds, 'far', clip(text, NEAR_CHARS));
+    carry.recent = [...carry.recent, { text: clip(text, NEAR_CHARS), ideaIds: ids }].slice(-2);
+
+    const role = group[0]!.role;
+    if (role === 'assistant' && lastQuestions.length > 0) {
+      // A reply answers the questions of the prompt right before it: by its closest claim.
+      for (const qid of lastQuestions) {
+        const q = rows.idea(qid);
+        if (!q || q.answered) continue;
+        const qRel = loadRel([qid], vectors, stores)[0];
+        if (!qRel) continue;
+        const best = [...inserted].sort(
+          (a, b) =>
+            Number(ANSWER_INTENTS.has(b.intent)) - Number(ANSWER_INTENTS.has(a.intent)) ||
+            similarity(qRel, b) - similarity(qRel, a),
+        )[0];
+        if (best && best.intent !== 'question') relate(best.id, q, 'answers', best.createdAt);
+      }
+    }
+    if (role === 'user')
+      lastQuestions = inserted.filter((i) => i.intent === 'question').map((i) => i.id);
+    else lastQuestions = [];
+  }
+
+  const topics = carry.topics;
+  if (topics.topic) topics.topic.id = real(topics.topic.id);
+  if (topics.sub) topics.sub.id = real(topics.sub.id);
+  carry.openQuestions = lastQuestions;
+  return { spans: created.length, ideas: stored, relations };
+}
+
+function loadRel(idList: readonly number[], vectors: GraphVectors, stores: GraphStores): RelIdea[] {
+  const list = stores.rows.ideas(idList);
+  const vecs = vectors.ideaVectors(list.map((i) => i.id));
+  const ents = stores.rows.entitiesOf(list.map((i) => i.id));
+  return list.map((i) => ({
+    id: i.id,
+    session: i.session,
+    intent: i.intent,
+    content: i.content,
+    role: i.role,
+    answered: i.answered,
+    sourceLine: i.sourceLine,
+    createdAt: i.createdAt,
+    vector: vecs.get(i.id) ?? null,
+    entities: entityKeys(ents.get(i.id) ?? []),
+  }));
+}
+
+/** The session's latest ideas and the nearest ideas anywhere (by meaning, else by words). */
+function candidatesFor(idea: RelIdea, deps: ApplyDeps): RelIdea[] {
+  const { stores, vectors } = deps;
+  const recent = stores.rows.recentIdeas(idea.session, RECENT + 1).map((i) => i.id);
+  const nearest = idea.vector
+    ? vectors.nearestIdeas(idea.vector, NEAREST + 1).map((h) => h.id)
+    : stores.search.lexicalIdeas(ftsQuery(idea.content), {}, NEAREST + 1).map((h) => h.id);
+  const wanted = [...new Set([...recent, ...nearest])].filter((id) => id !== idea.id);
+  return loadRel(wanted, vectors, stores).filter(
+    (c) => c.session !== idea.session || c.sourceLine < idea.sourceLine,
+  );
+}

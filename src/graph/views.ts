@@ -1,0 +1,135 @@
+/**
+ * Read models of the graph for the CLI and the dashboard: a session's topic tree with its ideas,
+ * one idea with everything it is related to, one entity with every idea that names it.
+ */
+import type {
+  EntityRow,
+  GraphSessionRow,
+  GraphStores,
+  IdeaRow,
+  Intent,
+  RelationRow,
+  SpanRow,
+} from '../db/graph.js';
+import { AppError } from '../errors.js';
+
+export interface TopicNode {
+  span: SpanRow;
+  ideas: IdeaRow[];
+  children: TopicNode[];
+  /** Ideas in this span and its sub-spans. */
+  ideaCount: number;
+}
+
+export interface SessionView {
+  session: GraphSessionRow;
+  topics: TopicNode[];
+}
+
+export interface RelatedIdea {
+  relation: RelationRow;
+  /** `out`: this idea -> the other (this one supersedes it); `in`: the other -> this one. */
+  direction: 'out' | 'in';
+  other: IdeaRow;
+}
+
+export interface IdeaView {
+  idea: IdeaRow;
+  span: SpanRow | null;
+  topic: SpanRow | null;
+  session: GraphSessionRow | null;
+  entities: EntityRow[];
+  related: RelatedIdea[];
+}
+
+export interface EntityView {
+  entity: EntityRow;
+  aliases: string[];
+  ideas: IdeaRow[];
+}
+
+export function createGraphViews(stores: GraphStores) {
+  const { rows, sources } = stores;
+  return {
+    /** A session by its label or a unique prefix of it (a CLI session id may be shortened). */
+    resolveSession(label: string): GraphSessionRow {
+      const exact = sources.session(label);
+      if (exact) return exact;
+      // A prefix of a session also prefixes its subagents' labels (`<session>/agent-<id>`).
+      const like = sources
+        .sessionsLike(label, 50)
+        .filter((s) => label.includes('/') || !s.session.includes('/'));
+      if (like.length === 1) return like[0]!;
+      throw new AppError(
+        'not_found',
+        like.length === 0
+          ? `no indexed session "${label}" (graph topics lists them)`
+          : `"${label}" names more than one session; give more of it`,
+        { data: { field: 'session' } },
+      );
+    },
+
+    session(label: string, intents?: readonly Intent[]): SessionView {
+      const session = this.resolveSession(label);
+      const spans = rows.spansOfSession(session.session);
+      const ideas = rows.ideasOfSession(session.session, intents);
+      const bySpan = new Map<number, IdeaRow[]>();
+      for (const i of ideas) {
+        if (i.spanId === null) continue;
+        bySpan.set(i.spanId, [...(bySpan.get(i.spanId) ?? []), i]);
+      }
+      const nodes = new Map<number, TopicNode>(
+        spans.map((s) => [
+          s.id,
+          { span: s, ideas: bySpan.get(s.id) ?? [], children: [], ideaCount: 0 },
+        ]),
+      );
+      const roots: TopicNode[] = [];
+      for (const node of nodes.values()) {
+        const parent = node.span.parentId === null ? null : nodes.get(node.span.parentId);
+        if (parent) parent.children.push(node);
+        else roots.push(node);
+      }
+      const count = (n: TopicNode): number =>
+        (n.ideaCount = n.ideas.length + n.children.reduce((k, c) => k + count(c), 0));
+      roots.forEach(count);
+      return { session, topics: roots };
+    },
+
+    idea(id: number): IdeaView {
+      const idea = rows.idea(id);
+      if (!idea)
+        throw new AppError('not_found', `no idea with id ${id}`, { data: { field: 'id' } });
+      const span = idea.spanId === null ? null : rows.span(idea.spanId);
+      const relations = rows.relationsOf([id]);
+      const others = new Map(
+        rows
+          .ideas(relations.map((r) => (r.fromId === id ? r.toId : r.fromId)))
+          .map((i) => [i.id, i]),
+      );
+      return {
+        idea,
+        span,
+        topic: span?.parentId ? rows.span(span.parentId) : null,
+        session: sources.session(idea.session),
+        entities: rows.entitiesOf([id]).get(id) ?? [],
+        related: relations
+          .map((r) => ({
+            relation: r,
+            direction: (r.fromId === id ? 'out' : 'in') as 'out' | 'in',
+            other: others.get(r.fromId === id ? r.toId : r.fromId)!,
+          }))
+          .filter((r) => r.other !== undefined),
+      };
+    },
+
+    entity(id: number): EntityView {
+      const entity = rows.entity(id);
+      if (!entity)
+        throw new AppError('not_found', `no entity with id ${id}`, { data: { field: 'id' } });
+      return { entity, aliases: rows.aliasesOf(id), ideas: rows.ideasOfEntity(id) };
+    },
+  };
+}
+
+export type GraphViews = ReturnType<typeof createGraphViews>;
