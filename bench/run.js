@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { runConversationsBench } from './conversations.js';
 import { runDashboardBench } from './dashboard.js';
 import { runEmbeddingsBench } from './embeddings.js';
+import { runExportBench } from './export.js';
 import { runGraphBench } from './graph.js';
 import { runSearchQualityBench } from './search-quality.js';
 import { runSearchSpeedBench } from './search-speed.js';
@@ -39,6 +40,7 @@ const PARTS = [
   { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },
   { name: 'conversations', runOrder: 10, run: runConversationsBench },
   { name: 'graph', runOrder: 11, run: runGraphBench },
+  { name: 'export', runOrder: 12, run: runExportBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 

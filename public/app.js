@@ -12,6 +12,7 @@
     if (!scheduled) return;
     var busy =
       document.querySelector('tr.editing') ||
+      document.querySelector('details.row-menu[open]') ||
       document.querySelector('input[name="ids"]:checked') ||
       searchPending();
     if (busy) evt.preventDefault();
@@ -26,17 +27,89 @@
     return box.value.trim().slice(0, 2000) !== (table.getAttribute('data-q') || '');
   }
 
-  // "/" jumps to the search box, unless the key is being typed into a field.
+  function typingIn(t) {
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ''));
+  }
+
+  // The page's search box: the one marked data-search, else the first search field in main.
+  function searchBox() {
+    return (
+      document.querySelector('[data-search]') ||
+      document.getElementById('memory-search') ||
+      document.querySelector('main input[type="search"]')
+    );
+  }
+
+  function closeMenus(except) {
+    document.querySelectorAll('details.row-menu[open]').forEach(function (d) {
+      if (d !== except) d.open = false;
+    });
+  }
+
   document.addEventListener('keydown', function (evt) {
-    if (evt.key !== '/' || evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    // "/" jumps to the search box, unless the key is being typed into a field.
+    if (evt.key === '/') {
+      if (typingIn(evt.target)) return;
+      var box = searchBox();
+      if (!box) return;
+      evt.preventDefault();
+      box.focus();
+      if (box.select) box.select();
+      return;
+    }
+    if (evt.key !== 'Escape') return;
+    // Esc cancels the inline edit (the one being typed in, else the open one unless another
+    // field has the keyboard), else closes an open row menu, else the history panel.
     var t = evt.target;
-    var typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ''));
-    if (typing) return;
-    var box = document.getElementById('memory-search');
-    if (!box) return;
-    evt.preventDefault();
-    box.focus();
-    box.select();
+    var editing =
+      (t && t.closest && t.closest('.editing')) ||
+      (!typingIn(t) && document.querySelector('.editing'));
+    var cancel = editing && editing.querySelector('[data-cancel]');
+    if (cancel) {
+      evt.preventDefault();
+      cancel.click();
+      return;
+    }
+    var menu = document.querySelector('details.row-menu[open]');
+    if (menu) {
+      menu.open = false;
+      var summary = menu.querySelector('summary');
+      if (summary) summary.focus();
+      return;
+    }
+    if (typingIn(t)) return;
+    var panel = document.getElementById('history-panel');
+    if (panel && panel.firstElementChild) panel.replaceChildren();
+  });
+
+  // Row menus: one open at a time; a click elsewhere or on one of its actions closes it.
+  document.addEventListener(
+    'toggle',
+    function (evt) {
+      var d = evt.target;
+      if (d && d.matches && d.matches('details.row-menu') && d.open) closeMenus(d);
+    },
+    true,
+  );
+  document.addEventListener('click', function (evt) {
+    var t = evt.target;
+    var inMenu = t && t.closest && t.closest('details.row-menu');
+    if (!inMenu) closeMenus(null);
+    else if (t.closest('.menu button')) inMenu.open = false;
+    // [data-close="id"] empties that panel (the memory history's close button).
+    var closer = t && t.closest && t.closest('[data-close]');
+    if (closer) {
+      var target = document.getElementById(closer.getAttribute('data-close'));
+      if (target) target.replaceChildren();
+    }
+    // The sidebar's menu button on narrow screens.
+    var toggle = t && t.closest && t.closest('#nav-toggle');
+    if (toggle) {
+      var open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      document.body.classList.toggle('nav-open', open);
+    }
   });
 
   // The bulk action bar: shows the number selected; "select all" toggles the visible rows.
@@ -59,10 +132,41 @@
   });
   document.addEventListener('htmx:afterSettle', updateBulkBar);
 
-  // Live log: keep the newest line in view while "follow" is on.
+  // A region fetched again while a session runs (#session-live) must not close a <details> the
+  // reader opened (the system prompt), nor open one they closed: each one with an id keeps its
+  // state across the swap.
+  var keptDetails = null;
+  document.addEventListener('htmx:beforeSwap', function (evt) {
+    var target = evt.detail.target;
+    keptDetails = null;
+    if (!target || target.id !== 'session-live') return;
+    keptDetails = {};
+    target.querySelectorAll('details[id]').forEach(function (d) {
+      keptDetails[d.id] = d.open;
+    });
+  });
+  document.addEventListener('htmx:afterSwap', function () {
+    if (!keptDetails) return;
+    var kept = keptDetails;
+    keptDetails = null;
+    Object.keys(kept).forEach(function (id) {
+      var d = document.getElementById(id);
+      if (d && d.tagName === 'DETAILS' && d.open !== kept[id]) d.open = kept[id];
+    });
+  });
+
+  // Live log: keep the newest line in view while "follow" is on, and have the rest of the page
+  // (status, final response, events, memories) fetched again: at most once a second while lines
+  // arrive, and once more when the session ends.
+  var liveTimer = null;
   document.addEventListener('htmx:sseMessage', function () {
     var log = document.getElementById('live-log');
     var follow = document.getElementById('follow');
     if (log && (!follow || follow.checked)) log.scrollTop = log.scrollHeight;
+    if (!document.getElementById('session-live') || liveTimer) return;
+    liveTimer = setTimeout(function () {
+      liveTimer = null;
+      document.body.dispatchEvent(new window.CustomEvent('session-changed'));
+    }, 1000);
   });
 })();

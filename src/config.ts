@@ -159,6 +159,22 @@ const schedule = z
     message: 'expected a cron expression such as "0 * * * *", or off',
   });
 
+// An IANA zone the runtime knows ("Europe/Berlin", "UTC"); Intl refuses anything else.
+const timeZone = z
+  .string()
+  .trim()
+  .refine(
+    (s) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: s });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected an IANA time zone such as "Europe/Berlin" or "UTC"' },
+  );
+
 const SCHEMA = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MEMORY_BUDGET: int(0, 1_000_000).default(2000),
@@ -167,13 +183,18 @@ const SCHEMA = z.object({
   TIER3_MEMORY_BUDGET: int(0, 1_000_000).optional(),
   MAX_LINE_BYTES: int(1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  METRICS: z.enum(['on', 'public', 'off']).default('on'),
+  HOMEPAGE_STATS: bool.default(false),
   CLAUDE_BIN: z.string().min(1).optional(),
   WORKDIR: z.string().min(1).optional(),
   SCHEDULE: schedule.default('0 * * * *'),
+  TZ: timeZone.optional(),
   SESSION_TIMEOUT: duration(1000).default(30 * 60_000),
   KILL_GRACE: duration(100).default(10_000),
   STDOUT_GRACE: duration(100).default(5_000),
   QUEUE_SIZE: int(1, 1000).default(10),
+  ALERT_DEDUP_WINDOW: duration(0).default(10 * 60_000),
   TIER1_MODEL: z.string().min(1).default('haiku'),
   TIER2_MODEL: z.string().min(1).default('sonnet'),
   TIER3_MODEL: z.string().min(1).default('opus'),
@@ -210,6 +231,12 @@ const SCHEMA = z.object({
   SECURE_COOKIES: bool.default(false),
   RETENTION: retention.default('off'),
   APPRISE_URLS: appriseUrls.default([]),
+  NOTIFY_URLS: appriseUrls.default([]),
+  NOTIFY_ESCALATION_TIER: z.enum(['2', '3', 'off']).default('3'),
+  NOTIFY_DEDUP_WINDOW: duration(0).default(30 * 60_000),
+  NOTIFY_RATE_LIMIT: int(0, 100_000).default(20),
+  NOTIFY_RETRIES: int(0, 50).default(6),
+  NOTIFY_TIMEOUT: duration(1000).default(15_000),
   EMBEDDINGS: z.enum(['local', 'ollama', 'openai', 'off']).default('local'),
   EMBEDDINGS_URL: httpUrl.optional(),
   EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
@@ -260,6 +287,15 @@ export interface Config {
   /** Stream lines longer than this are skipped and counted. */
   maxLineBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** `auto`: readable lines when stderr is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /**
+   * `/metrics`: `on` behind the API's authentication, `public` without it, `off` (404). The
+   * Homepage stats answer `/api/v1/stats` without a credential when `homepageStats` is on.
+   */
+  observability: { metrics: 'on' | 'public' | 'off'; homepageStats: boolean };
+  /** WATCHKEEPER_TZ, else the system's zone: the dashboard's times and the cron schedule. */
+  timeZone: string;
   runner: {
     claudeBin: string;
     /** Working directory of the CLI: kept apart so a developer's CLAUDE.md is never picked up. */
@@ -270,6 +306,8 @@ export interface Config {
     killGraceMs: number;
     stdoutGraceMs: number;
     queueSize: number;
+    /** The same alert text within this many ms joins the earlier alert's run; 0: off. */
+    alertDedupMs: number;
     tiers: Record<Tier, TierConfig>;
     permissionMode: string;
     maxTier: Tier;
@@ -346,6 +384,17 @@ export interface ConversationsConfig {
 export interface NotificationsConfig {
   /** Apprise URLs (WATCHKEEPER_APPRISE_URLS, the Go sidecar's CLAUDEOPS_APPRISE_URLS). Secret. */
   appriseUrls: string[];
+  /** Targets delivered built in (WATCHKEEPER_NOTIFY_URLS), Apprise-style schemes. Secret. */
+  notifyUrls: string[];
+  /** Escalations to this tier or above notify; null: none do. */
+  escalationTier: 2 | 3 | null;
+  /** The same kind, service and message inside this window is one notification (0: no dedup). */
+  dedupWindowMs: number;
+  /** Notifications per target per hour; over it they are held back and counted (0: no limit). */
+  rateLimitPerHour: number;
+  /** Further attempts after a failed delivery, with doubling backoff. */
+  retries: number;
+  timeoutMs: number;
 }
 
 export interface WebConfig {
@@ -391,6 +440,7 @@ const SECRET_KEYS = new Set([
   'EMBEDDINGS_KEY',
   'GATEWAY_KEY',
   'APPRISE_URLS',
+  'NOTIFY_URLS',
 ]);
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
@@ -677,6 +727,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     memoryBudget: c.MEMORY_BUDGET,
     maxLineBytes: c.MAX_LINE_BYTES,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
+    observability: { metrics: c.METRICS, homepageStats: c.HOMEPAGE_STATS },
+    timeZone: c.TZ ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     runner: {
       claudeBin: resolve(c.CLAUDE_BIN ?? resolve(PACKAGE_ROOT, 'node_modules/.bin/claude')),
       workdir: resolve(c.WORKDIR ?? resolve(dataDir, 'workspace')),
@@ -685,6 +738,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       killGraceMs: c.KILL_GRACE,
       stdoutGraceMs: c.STDOUT_GRACE,
       queueSize: c.QUEUE_SIZE,
+      alertDedupMs: c.ALERT_DEDUP_WINDOW,
       tiers: { 1: tier(1), 2: tier(2), 3: tier(3) },
       permissionMode: c.PERMISSION_MODE,
       maxTier: c.MAX_TIER as Tier,
@@ -726,7 +780,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       extractIntervalMs: c.EXTRACT_INTERVAL,
     },
     retentionMs: c.RETENTION === 'off' ? null : c.RETENTION,
-    notifications: { appriseUrls: c.APPRISE_URLS },
+    notifications: {
+      appriseUrls: c.APPRISE_URLS,
+      notifyUrls: c.NOTIFY_URLS,
+      escalationTier:
+        c.NOTIFY_ESCALATION_TIER === 'off' ? null : (Number(c.NOTIFY_ESCALATION_TIER) as 2 | 3),
+      dedupWindowMs: c.NOTIFY_DEDUP_WINDOW,
+      rateLimitPerHour: c.NOTIFY_RATE_LIMIT,
+      retries: c.NOTIFY_RETRIES,
+      timeoutMs: c.NOTIFY_TIMEOUT,
+    },
     notices,
     modelCredentialConfigured: hasModelCredential(env),
   };

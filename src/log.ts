@@ -1,5 +1,15 @@
-/** A small line logger for the long-running process: `time level message key=value ...`. */
+/**
+ * The process's logger: pino, one JSON object per line (`level`, `time`, `msg` and the fields),
+ * or pino-pretty's readable lines for a person at a terminal. Secrets are kept out twice: callers
+ * never log them, and the redact paths and value scrub below catch a slip.
+ */
+import pino from 'pino';
+import { prettyFactory } from 'pino-pretty';
+
+import { AppError } from './errors.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type LogFormat = 'json' | 'pretty';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -8,29 +18,102 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
-
-function formatValue(v: unknown): string {
-  if (v instanceof Error) return JSON.stringify(v.message);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
-  return JSON.stringify(v);
+export interface LoggerOptions {
+  /** `pretty` for a terminal; JSON lines otherwise (the default). */
+  format?: LogFormat;
+  /** Colours in the pretty format. */
+  colorize?: boolean;
 }
 
+export const REDACTED = '[redacted]';
+
+// Names that hold a secret wherever they appear (two levels deep: a field, or a field of one).
+const SECRET_KEYS = [
+  'token',
+  'authToken',
+  'accessToken',
+  'apiKey',
+  'key',
+  'password',
+  'secret',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'Cookie',
+  'appriseUrls',
+  'notifyUrls',
+];
+const REDACT_PATHS = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+// A bearer token or the credentials of a URL inside any logged text (an error message that
+// quotes a request, a URL with user:password@).
+const BEARER = /\b(Bearer\s+)[^\s"',;]+/gi;
+const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi;
+
+function scrubText(text: string): string {
+  return text.replace(BEARER, `$1${REDACTED}`).replace(URL_CREDENTIALS, `$1${REDACTED}@`);
+}
+
+function errorFields(err: Error): Record<string, unknown> {
+  // An AppError is an expected failure: its message says it all. Anything else is a bug, and
+  // the stack is what finds it.
+  if (err instanceof AppError) return { type: err.name, code: err.code, message: err.message };
+  return { type: err.name, message: err.message, stack: err.stack };
+}
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value instanceof Error) return scrub(errorFields(value), depth);
+  if (depth >= 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = scrub(v, depth + 1);
+  return out;
+}
+
+/**
+ * A logger writing each line through `write`. `now` stamps the lines (the injected clock), as
+ * an ISO 8601 time in UTC.
+ */
 export function createLogger(
   level: LogLevel,
   write: (line: string) => void,
   now = () => Date.now(),
+  options: LoggerOptions = {},
 ): Logger {
+  const pretty =
+    options.format === 'pretty'
+      ? prettyFactory({
+          colorize: options.colorize ?? false,
+          singleLine: true,
+          ignore: 'pid,hostname',
+          translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+        })
+      : null;
+  const base = pino(
+    {
+      level,
+      base: { pid: process.pid },
+      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+    },
+    // A plain synchronous sink: no worker-thread transport, so lines are written in order and
+    // none is lost when the process exits.
+    { write: (line: string) => write(pretty ? pretty(line) : line) },
+  );
   const at =
     (lvl: Exclude<LogLevel, 'silent'>) =>
     (message: string, fields: Record<string, unknown> = {}) => {
-      if (ORDER[lvl] < ORDER[level]) return;
-      const extra = Object.entries(fields)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => ` ${k}=${formatValue(v)}`)
-        .join('');
-      write(`${new Date(now()).toISOString()} ${lvl.padEnd(5)} ${message}${extra}\n`);
+      if (!base.isLevelEnabled(lvl)) return;
+      base[lvl](scrub(fields, 0) as Record<string, unknown>, scrubText(message));
     };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

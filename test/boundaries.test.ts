@@ -25,6 +25,8 @@ const ALLOWED: Record<string, string[]> = {
   clock: [],
   'text-rules': [],
   log: ['errors'],
+  // Prometheus measurements: a leaf that embed and knowledge time into, read by /metrics.
+  metrics: [],
   config: ['errors', 'text-rules'],
   stream: ['errors', 'text-rules'],
   memory: ['errors', 'clock', 'text-rules'],
@@ -33,9 +35,9 @@ const ALLOWED: Record<string, string[]> = {
   // model gateway's HTTP backends.
   net: [...SHARED],
   // Embedding backends know no store: the caller records vectors.
-  embed: [...SHARED, 'memory', 'net'],
+  embed: [...SHARED, 'memory', 'net', 'metrics'],
   // The one memory service, its search and the services catalog.
-  knowledge: [...SHARED, 'memory', 'db', 'embed'],
+  knowledge: [...SHARED, 'memory', 'db', 'embed', 'metrics'],
   // Spawning the Claude CLI (environment allow-list, process group, timeouts): below both the
   // runner and the model gateway's CLI backend.
   process: [...SHARED],
@@ -44,12 +46,20 @@ const ALLOWED: Record<string, string[]> = {
   // Sliding-window summaries and extraction of conversations (seeds 000, 001).
   conversations: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream'],
   // The memory graph of transcripts (seed 004): a sibling of conversations, never importing it.
-  graph: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream'],
-  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge', 'process'],
+  // (process: only whether a lock's holder is alive.)
+  graph: [...SHARED, 'knowledge', 'gateway', 'embed', 'db', 'memory', 'stream', 'process'],
+  // Memories out and in (issue 14): export, import through the memory service, the MCP
+  // memory server's graph into memories and graph entities.
+  portability: [...SHARED, 'knowledge', 'embed', 'db', 'memory', 'graph'],
+  // Notifications: records in db, deliveries over HTTP, SMTP or the apprise command.
+  notify: [...SHARED, 'config', 'log', 'db'],
+  // The runner writes chain summaries through the model gateway (a layer below it).
+  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge', 'process', 'gateway'],
   web: [
     ...SHARED,
     'config',
     'log',
+    'metrics',
     'stream',
     'memory',
     'db',
@@ -57,6 +67,7 @@ const ALLOWED: Record<string, string[]> = {
     'gateway',
     'conversations',
     'graph',
+    'portability',
   ],
   mcp: [...SHARED, 'config', 'log', 'memory', 'db', 'knowledge'],
   // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
@@ -65,11 +76,13 @@ const ALLOWED: Record<string, string[]> = {
     ...SHARED,
     'config',
     'log',
+    'metrics',
     'stream',
     'memory',
     'db',
     'embed',
     'knowledge',
+    'notify',
     'runner',
     'web',
     'mcp',
@@ -79,16 +92,19 @@ const ALLOWED: Record<string, string[]> = {
     'gateway',
     'conversations',
     'graph',
+    'portability',
   ],
   main: [
     ...SHARED,
     'config',
     'log',
+    'metrics',
     'stream',
     'memory',
     'db',
     'embed',
     'knowledge',
+    'notify',
     'runner',
     'web',
     'mcp',
@@ -108,6 +124,8 @@ const TYPES_ALSO: Record<string, string[]> = {
   conversations: ['config', 'log'],
   web: ['runner', 'stream'],
   mcp: ['runner', 'stream'],
+  // The notifier reads the runner's alert type; the runner never sees the notifier.
+  notify: ['runner'],
 };
 const IO_MODULES =
   /^node:(fs|fs\/promises|net|http|https|child_process|dgram|worker_threads|cluster|os)$/;

@@ -2,6 +2,7 @@
 import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
 import { conversationsCommand, CONVERSATIONS_USAGE } from './commands/conversations.js';
+import { cooldownsCommand, COOLDOWNS_USAGE } from './commands/cooldowns.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
 import { graphCommand, GRAPH_USAGE } from './commands/graph.js';
 import { hookCommand } from './commands/hook.js';
@@ -17,6 +18,12 @@ import {
 } from './commands/maintenance.js';
 import { MCP_USAGE, mcpCommand } from './commands/mcp.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
+import {
+  EXPORT_USAGE,
+  exportCommand,
+  importCommand,
+  importMcpMemoryCommand,
+} from './commands/portability.js';
 import { PRUNE_USAGE, pruneCommand } from './commands/prune.js';
 import { RUN_USAGE, runCommand } from './commands/run.js';
 import { SEARCH_USAGE } from './commands/search.js';
@@ -42,6 +49,7 @@ ${SERVICES_USAGE}
 
 ${EVENTS_USAGE}
 ${SESSIONS_USAGE}
+${COOLDOWNS_USAGE}
 
 ${CONVERSATIONS_USAGE}
 
@@ -53,6 +61,7 @@ watchkeeper decay        Apply staleness decay now (it also runs before every co
 watchkeeper migrate      Create or upgrade the database.
 ${PRUNE_USAGE}
 ${IMPORT_CLAUDEOPS_USAGE}
+${EXPORT_USAGE}
 watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash and
                                 MCP tool calls that restart or redeploy.
 
@@ -69,6 +78,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   mcp: mcpCommand,
   events: eventsCommand,
   sessions: sessionsCommand,
+  cooldowns: cooldownsCommand,
   conversations: conversationsCommand,
   graph: graphCommand,
   context: contextCommand,
@@ -78,7 +88,24 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   migrate: migrateCommand,
   prune: pruneCommand,
   'import-claudeops': importClaudeOpsCommand,
+  export: exportCommand,
+  import: importCommand,
+  'import-mcp-memory': importMcpMemoryCommand,
 };
+
+/**
+ * The usage entries of one command (`watchkeeper NAME ...` and its indented lines), so that
+ * `watchkeeper NAME --help` answers for that command alone.
+ */
+export function usageOf(name: string): string {
+  const entries: string[][] = [];
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith('watchkeeper ')) entries.push([line]);
+    else if (/^\s/.test(line) && line.trim().length > 0) entries.at(-1)?.push(line);
+  }
+  const own = entries.filter((e) => e[0]!.split(/\s+/)[1] === name);
+  return own.length > 0 ? `${own.map((e) => e.join('\n')).join('\n')}\n` : USAGE;
+}
 
 /** Runs one command; returns the exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -90,6 +117,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     const command = COMMANDS[name];
     if (!command) throw usageError(`unknown command "${name}"; run \`watchkeeper help\``);
+    const ownArgs = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (name !== 'hook' && (ownArgs.includes('--help') || ownArgs.includes('-h'))) {
+      io.stdout(usageOf(name));
+      return 0;
+    }
     return await command(rest, io);
   } catch (err) {
     if (isAppError(err)) {

@@ -10,8 +10,11 @@ import { createEmbedder, type Embedder } from '../embed/index.js';
 import { createBackend, createGateway, type Gateway } from '../gateway/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
+import { type Notifier, setUpNotifier } from '../notify/index.js';
 import { createChainRunner, type RunChain } from '../runner/chain.js';
-import { cooldownHorizon, cooldownState } from '../runner/cooldown-policy.js';
+import { type ChainSummarizer, createChainSummarizer } from '../runner/chain-summary.js';
+import { currentCooldowns } from '../runner/cooldown-now.js';
+import { cooldownHorizon } from '../runner/cooldown-policy.js';
 import { createHookServer, type HookServer } from '../runner/hook-server.js';
 import { SessionFeed } from '../runner/live-feed.js';
 import { recoverInterruptedSessions, type RecoveredSession } from '../runner/recovery.js';
@@ -29,8 +32,12 @@ export interface Runtime {
   gateway: Gateway;
   conversations: Conversations;
   hookServer: HookServer;
+  /** Notifications of critical events, escalations, failed sessions and refused remediation. */
+  notifier: Notifier;
   feed: SessionFeed;
   runChain: RunChain;
+  /** Chain summaries, written in the background; `idle()` waits for the ones started. */
+  summaries: Pick<ChainSummarizer, 'idle'>;
   scheduler: Scheduler;
   log: Logger;
   /**
@@ -62,6 +69,7 @@ export interface RuntimeOptions {
   /** Set on top of the gateway CLI backend's environment (the demo's simulated model). */
   gatewayEnvOverrides?: Record<string, string>;
   onSpawn?: SessionRunnerDeps['onSpawn'];
+  onSessionEnd?: SessionRunnerDeps['onSessionEnd'];
 }
 
 /** The runner behaviour the web layer is given (it may import runner types only). */
@@ -71,18 +79,29 @@ export function runnerControl(rt: Runtime): RunnerControl {
     ticket: (id) => rt.scheduler.ticket(id),
     stopCurrent: () => rt.scheduler.stopCurrent(),
     status: () => rt.scheduler.status(),
-    cooldownState: (now) =>
-      cooldownState(
-        rt.stores.cooldowns.since(cooldownHorizon(rt.config.cooldowns, now)),
-        rt.config.cooldowns,
-        now,
-      ),
+    queue: () => rt.scheduler.queue(),
+    cancel: (id, actor) => rt.scheduler.cancel(id, actor),
+    cooldownState: (now) => currentCooldowns(rt.stores, rt.config.cooldowns, now),
     cooldownHorizon: (now) => cooldownHorizon(rt.config.cooldowns, now),
   };
 }
 
 export function createRuntime(o: RuntimeOptions): Runtime {
   const stores = openStores(o.config.dbPath);
+  let notifier: Notifier;
+  try {
+    notifier = setUpNotifier({
+      config: o.config.notifications,
+      store: stores.notifications,
+      clock: o.clock,
+      log: o.log,
+      env: o.env,
+    });
+  } catch (err) {
+    stores.close();
+    throw err;
+  }
+  const onAlert = (alert: Parameters<Notifier['notify']>[0]) => void notifier.notify(alert);
   const embedder = createEmbedder(o.config.embeddings);
   const knowledge = createKnowledge({ stores, embedder, clock: o.clock });
   const gateway = createGateway({
@@ -112,11 +131,16 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     feed,
     log: o.log,
     env: o.env,
+    onAlert,
     simulated: o.simulated ?? false,
     ...(o.childEnvOverrides ? { childEnvOverrides: o.childEnvOverrides } : {}),
     ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
+    ...(o.onSessionEnd ? { onSessionEnd: o.onSessionEnd } : {}),
   });
+  const summaries = createChainSummarizer({ stores, gateway, clock: o.clock, log: o.log });
   const runChain = createChainRunner({
+    onAlert,
+    summarizer: summaries,
     runSession,
     stores,
     config: o.config,
@@ -127,8 +151,15 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     runChain,
     queueSize: o.config.runner.queueSize,
     schedule: o.config.runner.schedule,
+    timeZone: o.config.timeZone,
     log: o.log,
     now: () => o.clock.now(),
+    alertDedupMs: o.config.runner.alertDedupMs,
+    // Counted on the run's first session, shown on the Sessions list and the session's page.
+    onRepeats: (ticket) => {
+      const first = ticket.sessionIds[0];
+      if (first !== undefined) stores.alertRepeats.set(first, ticket.repeats, o.clock.now());
+    },
   });
   let timer: NodeJS.Timeout | null = null;
   let extractTimer: NodeJS.Timeout | null = null;
@@ -140,19 +171,26 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     gateway,
     conversations,
     hookServer,
+    notifier,
     feed,
     runChain,
+    summaries,
     scheduler,
     log: o.log,
-    recoverInterrupted: () =>
-      recoverInterruptedSessions({
+    recoverInterrupted: () => {
+      // Chain summaries a killed predecessor left pending will never be written.
+      stores.sessionRecords.abandonPending(o.clock.now());
+      return recoverInterruptedSessions({
         sessions: stores.sessions,
         dataDir: o.config.dataDir,
         killGraceMs: o.config.runner.killGraceMs,
         now: () => o.clock.now(),
         log: o.log,
-      }),
+        onAlert,
+      });
+    },
     startBackground() {
+      notifier.start();
       if (!extractTimer) {
         // Jobs and summaries a killed predecessor left running will never finish.
         const now = o.clock.now();
@@ -186,9 +224,12 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       if (extractTimer) clearInterval(extractTimer);
       // Waits end and calls in flight are cancelled; then the background jobs settle.
       gateway.close();
+      // A summary cut short by the shutdown is stored from the final response instead.
+      await summaries.idle();
       await conversations.close();
       await hookServer.close();
       await embedder?.close();
+      await notifier.close();
       stores.close();
     },
   };
@@ -204,6 +245,11 @@ export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean })
     gateway: rt.gateway,
     feed: rt.feed,
     runner: runnerControl(rt),
+    notifications: {
+      targets: () => rt.notifier.targets(),
+      sendTest: (by) => rt.notifier.sendTest(by),
+      settings: rt.config.notifications,
+    },
     clock: o.clock,
     log: rt.log,
     demo: o.demo,

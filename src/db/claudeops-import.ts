@@ -136,9 +136,14 @@ export function createClaudeOpsImportStore(db: Db) {
   const record = db.prepare(`INSERT INTO claudeops_imports
     (source, kind, source_id, target_id, detail_json, imported_at) VALUES (?, ?, ?, ?, ?, ?)`);
   const insertSession = db.prepare(`INSERT INTO sessions (status, trigger, tier, model, prompt,
-    started_at, ended_at, exit_code, cost_usd, num_turns, duration_ms, response, error, simulated)
+    started_at, ended_at, exit_code, cost_usd, num_turns, duration_ms, response, error, simulated,
+    summary, summary_source, summary_status, summary_origin, summary_at)
     VALUES (@status, @trigger, @tier, @model, @prompt, @startedAt, @endedAt, @exitCode, @costUsd,
-    @numTurns, @durationMs, @response, @error, 0)`);
+    @numTurns, @durationMs, @response, @error, 0, @summary,
+    CASE WHEN @summary IS NULL THEN NULL ELSE 'model' END,
+    CASE WHEN @summary IS NULL THEN NULL ELSE 'done' END,
+    CASE WHEN @summary IS NULL THEN NULL ELSE 'claudeops' END,
+    CASE WHEN @summary IS NULL THEN NULL ELSE COALESCE(@endedAt, @startedAt) END)`);
   const linkParent = db.prepare(
     'UPDATE sessions SET parent_session_id = ? WHERE id = ? AND parent_session_id IS NULL',
   );
@@ -424,6 +429,8 @@ function sessionRow(s: GoSession, now: number, note: (m: string) => void) {
     durationMs: intOrNull(s.durationMs),
     response: textOrNull(s.response),
     error,
+    // The Go sidecar's summarize.go wrote it through a model; shown as the session's summary.
+    summary: s.summary === null || s.summary.trim() === '' ? null : s.summary.trim(),
   };
 }
 

@@ -21,12 +21,49 @@ export interface EventFilter {
   service?: string;
   sessionId?: number;
   source?: EventSource;
+  /** An FTS5 query over message and service (see eventTextQuery). */
+  text?: string;
+  /** created_at from (inclusive) and to (exclusive), epoch ms. */
+  from?: number;
+  to?: number;
+  /** False hides events their group's acknowledgement covers; absent or true shows them. */
+  includeAcked?: boolean;
   limit?: number;
   offset?: number;
 }
 
 const COLUMNS =
   'id, session_id AS sessionId, source, level, service, message, created_at AS createdAt';
+
+/**
+ * The filter as a WHERE clause over `events` (columns qualified, so that it also works joined
+ * with event_groups). The acknowledgement is left to the callers: a count subtracts the
+ * acknowledged events, a page of rows tests each row.
+ */
+function eventWhere(filter: EventFilter): { clauses: string[]; params: (string | number)[] } {
+  const clauses: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (clause: string, value: string | number) => {
+    clauses.push(clause);
+    params.push(value);
+  };
+  if (filter.level) add('events.level = ?', filter.level);
+  if (filter.service) add('events.service = ?', filter.service);
+  if (filter.sessionId !== undefined) add('events.session_id = ?', filter.sessionId);
+  if (filter.source) add('events.source = ?', filter.source);
+  if (filter.from !== undefined) add('events.created_at >= ?', filter.from);
+  if (filter.to !== undefined) add('events.created_at < ?', filter.to);
+  if (filter.text)
+    add('events.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)', filter.text);
+  return { clauses, params };
+}
+
+const whereSql = (clauses: readonly string[]) =>
+  clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+
+/** An event its group's acknowledgement covers. */
+const ACKED = `EXISTS (SELECT 1 FROM event_groups g
+  WHERE g.id = events.group_id AND g.acked_at >= events.created_at)`;
 
 export function createEventStore(db: Db) {
   const cached = statementCache(db);
@@ -50,19 +87,28 @@ export function createEventStore(db: Db) {
       return Number(insert.run(event).lastInsertRowid);
     },
     list(filter: EventFilter = {}): EventRow[] {
-      const where: string[] = [];
-      const params: (string | number)[] = [];
-      const add = (clause: string, value: string | number) => {
-        where.push(clause);
-        params.push(value);
-      };
-      if (filter.level) add('level = ?', filter.level);
-      if (filter.service) add('service = ?', filter.service);
-      if (filter.sessionId !== undefined) add('session_id = ?', filter.sessionId);
-      if (filter.source) add('source = ?', filter.source);
-      const sql = `SELECT ${COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      const { clauses, params } = eventWhere(filter);
+      if (filter.includeAcked === false) clauses.push(`NOT ${ACKED}`);
+      const sql = `SELECT ${COLUMNS} FROM events ${whereSql(clauses)}
         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
       return cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
+    },
+    /**
+     * How many events the filter matches (limit and offset aside). Without acknowledged ones:
+     * all of them less those of the acknowledged groups, read through the groups' index, so
+     * that the count stays an index count however many events there are.
+     */
+    count(filter: EventFilter = {}): number {
+      const { clauses, params } = eventWhere(filter);
+      const n = (sql: string) => (cached(sql).get(...params) as { n: number }).n;
+      const all = n(`SELECT COUNT(*) AS n FROM events ${whereSql(clauses)}`);
+      if (filter.includeAcked !== false || all === 0) return all;
+      return (
+        all -
+        n(`SELECT COUNT(*) AS n FROM event_groups g
+          JOIN events ON events.group_id = g.id AND events.created_at <= g.acked_at
+          ${whereSql(['g.acked_at IS NOT NULL', ...clauses])}`)
+      );
     },
   };
 }

@@ -196,6 +196,21 @@ export function createGraphSearchStore(db: Db) {
       return out;
     },
 
+    /** The text of the turn each idea was said in (what its `turn` column holds). */
+    turnTexts(ids: readonly number[]): Map<number, string> {
+      const out = new Map<number, string>();
+      for (let k = 0; k < ids.length; k += 500) {
+        const chunk = ids.slice(k, k + 500);
+        const rows = db
+          .prepare(
+            `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${chunk.map(() => '?').join(',')})`,
+          )
+          .all(...chunk) as { id: number; turn: string }[];
+        for (const r of rows) out.set(r.id, r.turn);
+      }
+      return out;
+    },
+
     /** How many ideas the filter selects (small sets are ranked exactly). */
     countIdeas(filter: IdeaFilter): number {
       const { sql, params } = filterSql(filter, 'i');

@@ -253,6 +253,21 @@ export function createGraphStore(db: Db) {
       ).map(toIdea);
     },
 
+    /**
+     * The ideas of the turn said right after a line of a session, within the same span (a turn
+     * across a topic shift is not its reply).
+     */
+    turnAfter(session: string, line: number, spanId: number | null): IdeaRow[] {
+      return (
+        cached(
+          `SELECT ${IDEA_COLUMNS} FROM ideas i WHERE i.session = @session AND i.span_id IS @spanId
+             AND i.source_line = (SELECT MIN(source_line) FROM ideas
+               WHERE session = @session AND source_line > @line)
+           ORDER BY i.id`,
+        ).all({ session, line, spanId }) as IdeaRecord[]
+      ).map(toIdea);
+    },
+
     /** Ideas of a session, in order, optionally of some intents only (session pages). */
     ideasOfSession(session: string, intents?: readonly Intent[]): IdeaRow[] {
       const byIntent = intents && intents.length > 0;

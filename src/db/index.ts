@@ -1,17 +1,24 @@
 /** @module db: better-sqlite3 stores, one per table family, and the migrator. */
+import { createAlertRepeatStore } from './alert-repeats.js';
 import { createClaudeOpsImportStore } from './claudeops-import.js';
+import { createCooldownOverrideStore } from './cooldown-overrides.js';
+import { createEventGroupStore } from './event-groups.js';
 import { createConversationStore } from './conversations.js';
 import { createCooldownStore } from './cooldowns.js';
 import { createEventStore } from './events.js';
 import { createExtractionStore } from './extractions.js';
 import { createGatewayJobStore } from './gateway-jobs.js';
 import { createMemoryStore } from './memories.js';
+import { createMetricsStore } from './metrics.js';
+import { createPortabilityStore } from './portability.js';
+import { createNotificationStore } from './notifications.js';
 import { createRetentionStore } from './retention.js';
 import { createSearchStore } from './search.js';
 import { createServiceStore } from './services.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createScopeStore } from './scopes.js';
+import { createSessionRecordStore } from './session-records.js';
 import { createSessionStore } from './sessions.js';
 import { createStatsStore } from './stats.js';
 import { createSummaryStore } from './summaries.js';
@@ -37,6 +44,22 @@ export {
   type PrunePlan,
   type RetentionStore,
 } from './retention.js';
+export { type AlertRepeatStore, createAlertRepeatStore } from './alert-repeats.js';
+export {
+  type CooldownOverrideKind,
+  type CooldownOverrideRow,
+  type CooldownOverrideStore,
+  createCooldownOverrideStore,
+  type NewCooldownOverride,
+} from './cooldown-overrides.js';
+export {
+  createEventGroupStore,
+  type EventGroupFilter,
+  type EventGroupRow,
+  type EventGroupStore,
+} from './event-groups.js';
+export { eventTextQuery } from './event-search.js';
+export { type SessionFilter } from './session-filter.js';
 export {
   type CooldownBlockRow,
   type CooldownRow,
@@ -100,6 +123,7 @@ export {
   createMemoryStore,
   type HistoryAction,
   type HistoryRow,
+  HISTORY_ACTIONS,
   IMPORTANCES,
   type Importance,
   MEMORY_SOURCES,
@@ -110,6 +134,16 @@ export {
   type MemoryStore,
   type NewMemory,
 } from './memories.js';
+export {
+  createPortabilityStore,
+  type EntityRelationRow,
+  type ImportedHistory,
+  type ImportedMemory,
+  type ImportOrigin,
+  type ImportRecordKind,
+  type PortabilityStore,
+  type PortableMemory,
+} from './portability.js';
 export {
   createSearchStore,
   type LexicalHit,
@@ -132,6 +166,19 @@ export {
   type SurfacedVia,
   type SurfacingStore,
 } from './surfacing.js';
+export {
+  createNotificationStore,
+  DELIVERY_STATUSES,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type NewNotification,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+  type NotificationLevel,
+  type NotificationRow,
+  type NotificationStore,
+  type RecordOutcome,
+} from './notifications.js';
 export { migrate, type MigrateResult, MIGRATIONS_DIR, readMigrations } from './migrate.js';
 export { dataVersion, type Db, openDatabase, type OpenOptions, statementCache } from './open.js';
 export {
@@ -146,6 +193,20 @@ export {
   type SessionTrigger,
 } from './sessions.js';
 export {
+  createSessionRecordStore,
+  HEALTH_STATES,
+  type Health,
+  type ServiceCheck,
+  type ServiceCheckRow,
+  type SessionRecordStore,
+  type SessionSummary,
+  sumTokens,
+  type SummarySource,
+  type TokenCounts,
+  tokensOf,
+} from './session-records.js';
+export { createMetricsStore, type MetricsStore, type StoredMetrics } from './metrics.js';
+export {
   type ActivityItem,
   createStatsStore,
   type LastRun,
@@ -156,10 +217,12 @@ export {
 export interface Stores {
   db: Db;
   sessions: ReturnType<typeof createSessionStore>;
+  sessionRecords: ReturnType<typeof createSessionRecordStore>;
   events: ReturnType<typeof createEventStore>;
   memories: ReturnType<typeof createMemoryStore>;
   cooldowns: ReturnType<typeof createCooldownStore>;
   stats: ReturnType<typeof createStatsStore>;
+  metrics: ReturnType<typeof createMetricsStore>;
   search: ReturnType<typeof createSearchStore>;
   services: ReturnType<typeof createServiceStore>;
   surfacing: ReturnType<typeof createSurfacingStore>;
@@ -170,6 +233,11 @@ export interface Stores {
   gatewayJobs: ReturnType<typeof createGatewayJobStore>;
   claudeOpsImport: ReturnType<typeof createClaudeOpsImportStore>;
   retention: ReturnType<typeof createRetentionStore>;
+  portability: ReturnType<typeof createPortabilityStore>;
+  notifications: ReturnType<typeof createNotificationStore>;
+  cooldownOverrides: ReturnType<typeof createCooldownOverrideStore>;
+  eventGroups: ReturnType<typeof createEventGroupStore>;
+  alertRepeats: ReturnType<typeof createAlertRepeatStore>;
   close(): void;
 }
 
@@ -188,10 +256,12 @@ export function openStores(
   return {
     db,
     sessions: createSessionStore(db),
+    sessionRecords: createSessionRecordStore(db),
     events: createEventStore(db),
     memories: createMemoryStore(db),
     cooldowns: createCooldownStore(db),
     stats: createStatsStore(db),
+    metrics: createMetricsStore(db),
     search: createSearchStore(db),
     services: createServiceStore(db),
     surfacing: createSurfacingStore(db),
@@ -202,6 +272,11 @@ export function openStores(
     gatewayJobs: createGatewayJobStore(db),
     claudeOpsImport: createClaudeOpsImportStore(db),
     retention: createRetentionStore(db),
+    portability: createPortabilityStore(db),
+    notifications: createNotificationStore(db),
+    cooldownOverrides: createCooldownOverrideStore(db),
+    eventGroups: createEventGroupStore(db),
+    alertRepeats: createAlertRepeatStore(db),
     close: () => db.close(),
   };
 }

@@ -44,21 +44,23 @@ export type Importance = (typeof IMPORTANCES)[number];
 export const MEMORY_SOURCES = ['marker', 'tool', 'operator', 'conversation', 'import'] as const;
 export type MemorySource = (typeof MEMORY_SOURCES)[number];
 
-export type HistoryAction =
-  | 'created'
-  | 'reinforced'
-  | 'decayed'
-  | 'deactivated'
-  | 'edited'
-  | 'reactivated'
-  | 'pinned'
-  | 'unpinned'
-  | 'deleted'
-  | 'superseded'
-  | 'archived'
-  | 'restored'
-  | 'merged'
-  | 'imported';
+export const HISTORY_ACTIONS = [
+  'created',
+  'reinforced',
+  'decayed',
+  'deactivated',
+  'edited',
+  'reactivated',
+  'pinned',
+  'unpinned',
+  'deleted',
+  'superseded',
+  'archived',
+  'restored',
+  'merged',
+  'imported',
+] as const;
+export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 
 export interface HistoryRow {
   id: number;
@@ -135,6 +137,8 @@ export interface MemoryChange {
   importanceBoost?: number;
   /** Sets (or, with null, clears) the archive date and reason; any change to active clears them. */
   archive?: { reason: string } | null;
+  /** The survivor this memory was merged into (action `merged`). */
+  mergedInto?: number;
 }
 
 const COLUMNS = `id, service, category, observation, confidence, base_confidence AS baseConfidence,
@@ -206,6 +210,7 @@ export function createMemoryStore(db: Db) {
       WHEN @archive = 1 THEN @at ELSE archived_at END,
     archive_reason = CASE WHEN @active = 1 OR @archive = 2 THEN NULL
       WHEN @archive = 1 THEN @archiveReason ELSE archive_reason END,
+    merged_into = COALESCE(@mergedInto, merged_into),
     updated_at = @at WHERE id = @id`);
   const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
     last_accessed_at = ? WHERE id = ?`);
@@ -247,6 +252,7 @@ export function createMemoryStore(db: Db) {
       importanceBoost: change.importanceBoost ?? null,
       archive: change.archive === undefined ? 0 : change.archive === null ? 2 : 1,
       archiveReason: change.archive?.reason ?? null,
+      mergedInto: change.mergedInto ?? null,
       at: change.at,
     });
     insertHistory.run(
@@ -310,10 +316,20 @@ export function createMemoryStore(db: Db) {
     },
 
     /** Active memories of a service (any category): the pool a new observation is compared with. */
-    activeOfService(service: string | null, scope = 'ops', limit = 2000): MemoryRow[] {
+    activeOfService(
+      service: string | null,
+      scope = 'ops',
+      limit = 2000,
+      maxId = Number.MAX_SAFE_INTEGER,
+    ): MemoryRow[] {
       return (
         cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
-          ORDER BY confidence DESC, id LIMIT ?`).all(service, scope, limit) as RawMemory[]
+          AND id <= ? ORDER BY confidence DESC, id LIMIT ?`).all(
+          service,
+          scope,
+          maxId,
+          limit,
+        ) as RawMemory[]
       ).map(fromRaw);
     },
 

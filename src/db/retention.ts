@@ -3,8 +3,12 @@
  * themselves never are, and an active memory keeps its whole history (its sparkline and changes):
  * only the history of memories no longer active (or deleted) is pruned. Deleting a session sets
  * session_id to NULL in the rows that named it (events, memories, cooldowns) and removes the
- * record of the memories it was given. Work is done in small transactions so that a first prune of
- * years of data does not hold the write lock for long.
+ * record of the memories it was given. Notifications whose every delivery is done (sent,
+ * suppressed or failed for good) go once they were last seen before the cutoff, with their
+ * deliveries; one still pending or retrying stays. The other per-session tables (service checks,
+ * alert repeats) go with their session, and event groups follow their events by trigger. Work
+ * is done in small transactions so that a first prune of years of data does not hold the write
+ * lock for long.
  */
 import type { Db } from './open.js';
 
@@ -20,6 +24,8 @@ export interface PrunePlan {
   sessions: PrunedSession[];
   events: number;
   memoryHistory: number;
+  /** Notifications delivered or given up on (their delivery rows go with them). */
+  notifications: number;
 }
 
 const BATCH = 500;
@@ -41,6 +47,17 @@ export function createRetentionStore(db: Db) {
     `DELETE FROM memory_history WHERE id IN
       (SELECT id FROM memory_history WHERE ${HISTORY_WHERE} LIMIT ${BATCH * 10})`,
   );
+  // created_at first: its index narrows the rows; a repeat seen since keeps the notification.
+  const NOTIFICATION_WHERE = `created_at < ? AND last_seen_at < ? AND fanned_out = 1
+    AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.notification_id = notifications.id
+      AND d.status IN ('pending', 'retrying'))`;
+  const countNotifications = db.prepare(
+    `SELECT COUNT(*) AS n FROM notifications WHERE ${NOTIFICATION_WHERE}`,
+  );
+  const deleteNotifications = db.prepare(
+    `DELETE FROM notifications WHERE id IN
+      (SELECT id FROM notifications WHERE ${NOTIFICATION_WHERE} LIMIT ${BATCH})`,
+  );
   const sessionIds = db.prepare('SELECT id FROM sessions');
 
   return {
@@ -51,13 +68,14 @@ export function createRetentionStore(db: Db) {
         sessions: oldSessions.all(cutoff) as PrunedSession[],
         events: (countEvents.get(cutoff) as { n: number }).n,
         memoryHistory: (countHistory.get(cutoff) as { n: number }).n,
+        notifications: (countNotifications.get(cutoff, cutoff) as { n: number }).n,
       };
     },
 
     /**
      * One step of deleting what is older than `cutoff`: a batch of the given sessions, else a
-     * batch of events, else of memory history. Returns false when nothing was left to delete; the
-     * caller yields between steps so that serving goes on.
+     * batch of events, else of memory history, else of notifications. Returns false when nothing
+     * was left to delete; the caller yields between steps so that serving goes on.
      */
     step(cutoff: number, sessions: PrunedSession[]): boolean {
       if (sessions.length > 0) {
@@ -68,7 +86,8 @@ export function createRetentionStore(db: Db) {
         return true;
       }
       if (deleteEvents.run(cutoff).changes > 0) return true;
-      return deleteHistory.run(cutoff).changes > 0;
+      if (deleteHistory.run(cutoff).changes > 0) return true;
+      return deleteNotifications.run(cutoff, cutoff).changes > 0;
     },
 
     /** Every session id there is (to tell a log file whose session is gone). */

@@ -1,6 +1,7 @@
 /** The sessions table: one row per CLI run (or imported transcript). */
 import type { HistoryRow } from './memories.js';
-import type { Db } from './open.js';
+import { type Db, statementCache } from './open.js';
+import { type SessionFilter, sessionWhere } from './session-filter.js';
 
 export const SESSION_STATUSES = [
   'running',
@@ -137,6 +138,7 @@ export function createSessionStore(db: Db) {
   const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
   const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions');
+  const cached = statementCache(db);
   const children = db.prepare(
     `SELECT ${COLUMNS} FROM sessions WHERE parent_session_id = ? ORDER BY id`,
   );
@@ -220,13 +222,25 @@ export function createSessionStore(db: Db) {
       const raw = getOne.get(id) as RawSession | undefined;
       return raw ? fromRaw(raw) : null;
     },
-    list(opts: { limit?: number; offset?: number } = {}): SessionRow[] {
+    list(opts: { limit?: number; offset?: number; filter?: SessionFilter } = {}): SessionRow[] {
+      if (opts.filter) {
+        const { where, params } = sessionWhere(opts.filter);
+        const sql = `SELECT ${COLUMNS} FROM sessions ${where} ORDER BY id DESC LIMIT ? OFFSET ?`;
+        const rows = cached(sql).all(...params, opts.limit ?? 50, opts.offset ?? 0);
+        return (rows as RawSession[]).map(fromRaw);
+      }
       return (list.all(opts.limit ?? 50, opts.offset ?? 0) as RawSession[]).map(fromRaw);
     },
     byCliSessionId(cliSessionId: string): SessionRow[] {
       return (byCli.all(cliSessionId) as RawSession[]).map(fromRaw);
     },
-    count(): number {
+    count(filter?: SessionFilter): number {
+      if (filter) {
+        const { where, params } = sessionWhere(filter);
+        return (
+          cached(`SELECT COUNT(*) AS n FROM sessions ${where}`).get(...params) as { n: number }
+        ).n;
+      }
       return (countAll.get() as { n: number }).n;
     },
     /** Sessions started by this one (its escalations), oldest first. */

@@ -24,6 +24,13 @@ export interface OverviewCounts {
   succeededChains: number;
   /** succeededChains / finishedChains, or null before any chain has finished. */
   successRate: number | null;
+  /**
+   * Finished chains by outcome: one needs a human when its last session did not complete
+   * (failed, timed out, interrupted, stopped, or asked for a tier it could not get) or reported
+   * a critical event; the others were resolved.
+   */
+  resolvedChains: number;
+  needsHumanChains: number;
   /** Sessions started by an escalation (trigger 'escalation'). */
   escalations: number;
   /** Sum of cost_usd over every session, escalations included. */
@@ -98,7 +105,9 @@ export function createStatsStore(db: Db) {
   // Chains are linear (one escalation at most per session), so each chain has exactly one
   // session without a child, its last; counting those needs no walk from the roots.
   const chains = db.prepare(`SELECT COALESCE(SUM(status <> 'running'), 0) AS finished,
-      COALESCE(SUM(status = 'completed'), 0) AS succeeded
+      COALESCE(SUM(status = 'completed'), 0) AS succeeded,
+      COALESCE(SUM(status <> 'running' AND (status <> 'completed' OR EXISTS (SELECT 1 FROM events e
+        WHERE e.session_id = s.id AND e.level = 'critical'))), 0) AS needsHuman
     FROM sessions s WHERE s.trigger <> 'import'
       AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)`);
   // The unary + keeps SQLite off idx_sessions_parent (all roots, then a sort): walking
@@ -154,13 +163,19 @@ export function createStatsStore(db: Db) {
     counts(since: number): OverviewCounts {
       const c = counts.get(since) as Omit<
         OverviewCounts,
-        'finishedChains' | 'succeededChains' | 'successRate'
+        'finishedChains' | 'succeededChains' | 'successRate' | 'resolvedChains' | 'needsHumanChains'
       >;
-      const { finished, succeeded } = chains.get() as { finished: number; succeeded: number };
+      const { finished, succeeded, needsHuman } = chains.get() as {
+        finished: number;
+        succeeded: number;
+        needsHuman: number;
+      };
       return {
         ...c,
         finishedChains: finished,
         succeededChains: succeeded,
+        resolvedChains: finished - needsHuman,
+        needsHumanChains: needsHuman,
         successRate: finished === 0 ? null : succeeded / finished,
       };
     },

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 import { AppError } from '../errors.js';
+import { timeEmbedding } from '../metrics/index.js';
 import type { Embedder } from './embedder.js';
 import { checkTexts } from './input-texts.js';
 import {
@@ -293,8 +294,10 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     get loadMs() {
       return loadMs;
     },
-    embedQueries: (texts) => embed(texts, queries),
-    embedDocuments: (texts) => embed(texts, documents),
+    embedQueries: (texts) =>
+      timeEmbedding({ backend: 'local', kind: 'query' }, () => embed(texts, queries)),
+    embedDocuments: (texts) =>
+      timeEmbedding({ backend: 'local', kind: 'document' }, () => embed(texts, documents)),
     warmUp() {
       if (closed) {
         return Promise.reject(new AppError('embedding_failed', `${WHO}: the embedder is closed`));

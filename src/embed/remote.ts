@@ -4,6 +4,7 @@
  * to afterwards.
  */
 import { AppError } from '../errors.js';
+import { timeEmbedding } from '../metrics/index.js';
 import type { Embedder, EmbeddingsBackend } from './embedder.js';
 import { checkTexts } from './input-texts.js';
 import { taskPrefixes } from './task-prefixes.js';
@@ -46,8 +47,12 @@ export function createRemoteEmbedder(spec: RemoteSpec): Embedder {
     get dimension() {
       return dimension;
     },
-    embedQueries: (texts) => embed(texts, prefixes.query),
-    embedDocuments: (texts) => embed(texts, prefixes.document),
+    embedQueries: (texts) =>
+      timeEmbedding({ backend: spec.backend, kind: 'query' }, () => embed(texts, prefixes.query)),
+    embedDocuments: (texts) =>
+      timeEmbedding({ backend: spec.backend, kind: 'document' }, () =>
+        embed(texts, prefixes.document),
+      ),
     async warmUp() {
       if (dimension === null) await embed(['warm-up'], prefixes.query);
     },

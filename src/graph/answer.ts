@@ -4,7 +4,7 @@
  * within a token budget: an idea that does not fit is left out and smaller ones may still come
  * in, and the whole text never exceeds the budget (tokens are characters / 4, as everywhere).
  */
-import type { GraphSessionRow, GraphStores, IdeaRow, RelationType, SpanRow } from '../db/graph.js';
+import type { GraphSessionRow, GraphStores, IdeaRow, SpanRow } from '../db/graph.js';
 import { estimateTokens } from '../memory/index.js';
 import type { RankedIdea, Via } from './remember.js';
 
@@ -51,12 +51,13 @@ export function sessionLabel(s: GraphSessionRow | null, session: string): string
   return `session ${session.slice(0, 8)}`;
 }
 
-const RELATION_WORDS: Record<RelationType, [string, string]> = {
+const RELATION_WORDS: Record<Via['relation'], [string, string]> = {
   supersedes: ['supersedes', 'superseded by'],
   builds_on: ['builds on', 'extended by'],
   answers: ['answers', 'answered by'],
   contradicts: ['contradicts', 'contradicted by'],
   relates_to: ['relates to', 'related to'],
+  reply: ['replies to', 'replied to by'],
 };
 
 /** "answered by #4": how an idea reached by graph expansion relates to the one it came from. */

@@ -23,6 +23,7 @@ export { claudeProjectsDir, currentTranscripts, transcriptFiles } from './discov
 export { countNewLines, fileIdentity } from './file-reader.js';
 export { GRAPH_JOB_KINDS, gatewayModel } from './gateway-model.js';
 export { type IndexOptions, type IndexReport } from './indexer.js';
+export { createIndexQueue, type Enqueued, type IndexQueue } from './index-queue.js';
 export {
   countsJson,
   entityJson,

@@ -123,6 +123,8 @@ function temporalOf(q: string, now: number): Temporal | null {
       };
     }
   }
+  const day = explicitDay(q, now);
+  if (day) return day;
   m = new RegExp(`\\b(?:in|during|back in|since) (${MONTHS.join('|')})(?: (\\d{4}))?\\b`).exec(q);
   if (m) {
     const month = MONTHS.indexOf(m[1]!);
@@ -137,6 +139,42 @@ function temporalOf(q: string, now: number): Temporal | null {
   if (m) {
     const year = Number(m[1]);
     return { since: Date.UTC(year, 0, 1), until: Date.UTC(year + 1, 0, 1), words: m[0] };
+  }
+  return null;
+}
+
+const MONTH_NAME = `(${MONTHS.join('|')})`;
+/** "October 13, 2023", "13 October 2023", "on the 13th of October" (the year may be left out). */
+const DAY_PATTERNS: { re: RegExp; day: number; month: number; year: number }[] = [
+  {
+    re: new RegExp(`\\b(?:on )?${MONTH_NAME} (\\d{1,2})(?:st|nd|rd|th)?(?:,? (\\d{4}))?\\b`),
+    month: 1,
+    day: 2,
+    year: 3,
+  },
+  {
+    re: new RegExp(
+      `\\b(?:on )?(?:the )?(\\d{1,2})(?:st|nd|rd|th)?(?: of)? ${MONTH_NAME}(?:,? (\\d{4}))?\\b`,
+    ),
+    day: 1,
+    month: 2,
+    year: 3,
+  },
+];
+
+/** A date named in full ("on 1 February, 2023"): that UTC day. */
+function explicitDay(q: string, now: number): Temporal | null {
+  for (const p of DAY_PATTERNS) {
+    const m = p.re.exec(q);
+    if (!m) continue;
+    const day = Number(m[p.day]);
+    const month = MONTHS.indexOf(m[p.month]!);
+    if (day < 1 || day > 31) continue;
+    let year = m[p.year] ? Number(m[p.year]) : new Date(now).getUTCFullYear();
+    // "on March 3" is the last March 3rd that has come.
+    if (!m[p.year] && Date.UTC(year, month, day) > now) year -= 1;
+    const since = Date.UTC(year, month, day);
+    return { since, until: since + DAY_MS, words: m[0] };
   }
   return null;
 }
@@ -212,9 +250,16 @@ export function analyseQuery(query: string, now: number): QueryAnalysis {
     }
   }
   // What is left, without the words that only framed the request.
+  // Question words and pronouns say what kind of answer is wanted, never what it is about; a
+  // possessive's "s" would match every "'s".
   const search = rest
+    .replace(/(\w)['’]s\b/g, '$1')
     .replace(
       /\b(?:what|did|do|we|i|you|about|remember|recall|tell me|say|said|discuss(?:ed)?|talk(?:ed)?|anything|regarding|the|all|any|were|was|have|has|made|make)\b/g,
+      ' ',
+    )
+    .replace(
+      /\b(?:how|why|who|whom|whose|where|which|kind of|type of|sort of|her|his|him|hers|me|my|our|us|your|its)\b/g,
       ' ',
     )
     .replace(/\s+/g, ' ')

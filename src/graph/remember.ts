@@ -57,10 +57,13 @@ export interface RankedIdea {
   via: Via | null;
 }
 
-/** `out`: this idea -> `from` (it supersedes, builds on, answers it); `in`: `from` -> this idea. */
+/**
+ * `out`: this idea -> `from` (it supersedes, builds on, answers it, or is the reply to it);
+ * `in`: `from` -> this idea. `reply` is no stored relation: the turn said right after another.
+ */
 export interface Via {
   from: number;
-  relation: RelationType;
+  relation: RelationType | 'reply';
   direction: 'out' | 'in';
 }
 
@@ -115,6 +118,14 @@ const COMMON_ENTITY_SHARE = 0.05;
 const EXPAND_FROM = 5;
 const FOLLOWED: readonly RelationType[] = ['supersedes', 'builds_on', 'answers', 'contradicts'];
 const HALF_LIFE_DAYS = 14;
+/**
+ * Matching turns whose reply is brought in, and what the reply's score is of theirs: the turn
+ * said right after a match often holds the answer (a question and what was said back to it), so
+ * it ranks right under the match it came from. (The turn before a match was measured on LoCoMo
+ * too: it took the places of better matches.)
+ */
+const REPLIES_OF = 5;
+const REPLY_SHARE = 0.9;
 
 export interface RememberDeps {
   stores: GraphStores;
@@ -315,6 +326,15 @@ export function createRemember(deps: RememberDeps) {
         .filter((r) => r.type === 'supersedes' && why.has(r.toId))
         .map((r) => r.toId),
     );
+    // A sentence is matched with the turn it was said in (BM25 reads both), so its coverage of
+    // the query is counted there too: "Its password rotates monthly" is about the repository
+    // the sentence before it named.
+    const turns = search.turnTexts(lists.lexical.map((h) => h.id));
+    const covers = (idea: IdeaRow) =>
+      Math.max(
+        queryCoverage(a.search, idea.content),
+        queryCoverage(a.search, turns.get(idea.id) ?? ''),
+      );
     const floor = deps.thresholds().floor * WEIGHTS.floor;
     const now = deps.clock.now();
     const ranked: RankedIdea[] = [];
@@ -325,7 +345,7 @@ export function createRemember(deps: RememberDeps) {
         lists.filter.length > 0 ||
         w.entityRank !== null ||
         (w.cosine !== null && w.cosine >= floor) ||
-        (w.lexicalRank !== null && queryCoverage(a.search, idea.content) >= 0.3) ||
+        (w.lexicalRank !== null && covers(idea) >= 0.3) ||
         w.hydeRank !== null;
       if (!evidence) continue;
       w.confidenceWeight = 1 - WEIGHTS.confidence + WEIGHTS.confidence * idea.confidence;
@@ -384,6 +404,31 @@ export function createRemember(deps: RememberDeps) {
     return [...ranked, ...added].sort((x, y) => y.score - x.score || y.idea.id - x.idea.id);
   };
 
+  /** The turns said right after the best matches, in the same topic. */
+  const replies = (ranked: RankedIdea[]): RankedIdea[] => {
+    const byId = new Map(ranked.map((r) => [r.idea.id, r]));
+    const turns = new Set<string>();
+    for (const r of ranked) {
+      if (r.via) continue;
+      const turn = `${r.idea.session}\u0000${r.idea.sourceLine}`;
+      if (turns.has(turn)) continue;
+      if (turns.size >= REPLIES_OF) break;
+      turns.add(turn);
+      for (const idea of rows.turnAfter(r.idea.session, r.idea.sourceLine, r.idea.spanId)) {
+        const score = r.score * REPLY_SHARE;
+        const known = byId.get(idea.id);
+        if (known && known.score >= score) continue;
+        byId.set(idea.id, {
+          idea,
+          score,
+          why: known?.why ?? r.why,
+          via: known ? known.via : { from: r.idea.id, relation: 'reply', direction: 'out' },
+        });
+      }
+    }
+    return [...byId.values()].sort((x, y) => y.score - x.score || y.idea.id - x.idea.id);
+  };
+
   return async function remember(
     query: string,
     opts: RememberOptions = {},
@@ -405,7 +450,9 @@ export function createRemember(deps: RememberDeps) {
       if (out.ranked.length > 0)
         note = `Nothing was said ${analysis.temporal}; these are the closest matches from any time.`;
     }
-    const ranked = expand(out.ranked);
+    // A query for ideas of some intent wants those, not the turns around them.
+    const filtered = analysis.intents.length > 0 || analysis.openOnly;
+    const ranked = expand(filtered ? out.ranked : replies(out.ranked));
     const assembled = assembleAnswer(query, ranked, budget, note, stores);
     return {
       query,

@@ -24,7 +24,9 @@ export {
   type SessionQuery,
 } from './injection.js';
 export {
+  type Judgement,
   type MemoryEdit,
+  type MergeOutcome,
   type MemoryPatch,
   type MemoryService,
   type Observation,

@@ -117,6 +117,23 @@ export interface MemoryEdit {
   confidence?: number;
 }
 
+/** What observe would do with a text, decided by the same rule without writing anything. */
+export type Judgement =
+  | { kind: 'new' }
+  | { kind: 'duplicate'; memory: MemoryRow; similarity: number; measure: 'cosine' | 'lexical' }
+  | {
+      kind: 'contradicts';
+      memory: MemoryRow;
+      similarity: number;
+      measure: 'cosine' | 'lexical';
+      contradiction: Contradiction;
+    };
+
+export interface MergeOutcome {
+  survivor: MemoryRow;
+  merged: MemoryRow[];
+}
+
 export function createMemoryService(deps: {
   memories: MemoryStore;
   events: EventStore;
@@ -138,8 +155,9 @@ export function createMemoryService(deps: {
     scope: string,
     text: string,
     vector: Float32Array | null,
+    maxId?: number,
   ) => {
-    const pool = memories.activeOfService(service, scope);
+    const pool = memories.activeOfService(service, scope, 2000, maxId);
     const vectors =
       vector && embedding.model
         ? search.vectorsOf(
@@ -352,6 +370,147 @@ export function createMemoryService(deps: {
       storeVector(created.id, vector ?? null);
       if (input.tier !== 0) newMemoryEvent(created, input.sessionId, now);
       return { action: 'created', memory: created, ...(matchInfo ? { match: matchInfo } : {}) };
+    },
+
+    /**
+     * What observe would do with this text (reinforce a duplicate, supersede a memory it
+     * contradicts, or create), by the same rule, writing nothing. `maxId` leaves out memories
+     * made after it (an import compares with what was there before it began). Without a vector,
+     * it is embedded here (when embeddings are on).
+     */
+    async judge(input: {
+      service: string | null;
+      scope?: string;
+      observation: string;
+      vector?: Float32Array | null;
+      maxId?: number;
+    }): Promise<Judgement> {
+      const observation = validateObservation(input.observation);
+      const vector =
+        input.vector !== undefined
+          ? input.vector
+          : (((await embedding.documents([observation])) ?? [null])[0] ?? null);
+      const match = closest(input.service, input.scope ?? 'ops', observation, vector, input.maxId);
+      if (!match || match.similarity < match.related) return { kind: 'new' };
+      const found = { memory: match.memory, similarity: match.similarity, measure: match.measure };
+      const contradiction = findContradiction(match.memory.observation, observation);
+      if (contradiction) return { kind: 'contradicts', ...found, contradiction };
+      if (match.similarity >= match.duplicate) return { kind: 'duplicate', ...found };
+      return { kind: 'new' };
+    },
+
+    /**
+     * A reinforcement of an existing memory by a text that says the same (the duplicate branch
+     * of observe), for a writer that judged it first (an import).
+     */
+    reinforceDuplicate(
+      id: number,
+      input: { observation: string; source: MemorySource; evidence?: string | null },
+    ): MemoryRow {
+      const before = mustGet(id);
+      const now = clock.now();
+      memories.change([
+        {
+          id,
+          action: 'reinforced',
+          confidence: reinforcedConfidence(before.confidence, policy),
+          active: true,
+          ...restart(now),
+          historyObservation: input.observation,
+          sessionId: null,
+          source: input.source,
+          evidence: input.evidence ?? null,
+          at: now,
+        },
+      ]);
+      return mustGet(id);
+    },
+
+    /**
+     * Merges memories into the first of `ids` (the survivor): it keeps the best confidence of
+     * all (or the one given), the highest importance and boost, a pin if any had one, and the
+     * operator's wording if given. Every memory involved gets a `merged` history entry: the
+     * survivor one per merged memory, with that memory's provenance (source, session, reference)
+     * as its evidence, so the union of provenance stays with it; each merged memory is archived,
+     * linked to the survivor, its own history kept.
+     */
+    async merge(
+      ids: readonly number[],
+      opts: { text?: string | null; confidence?: number; source?: MemorySource } = {},
+    ): Promise<MergeOutcome> {
+      const unique = [...new Set(ids)];
+      if (unique.length < 2) {
+        throw new AppError('invalid_input', 'ids: give at least two different memories to merge', {
+          data: { field: 'ids' },
+        });
+      }
+      const rows = unique.map(mustGet);
+      const survivor = rows[0]!;
+      const others = rows.slice(1);
+      const otherScope = others.find((m) => m.scope !== survivor.scope);
+      if (otherScope) {
+        throw new AppError(
+          'invalid_input',
+          `ids: memory ${otherScope.id} is in scope "${otherScope.scope}", memory ${survivor.id} in "${survivor.scope}"; only memories of one scope merge`,
+          { data: { field: 'ids' } },
+        );
+      }
+      const text =
+        opts.text === undefined || opts.text === null || opts.text.trim() === ''
+          ? undefined
+          : validateObservation(opts.text);
+      const confidence =
+        opts.confidence === undefined
+          ? Math.max(...rows.map((m) => m.confidence))
+          : roundConfidence(validateConfidence(opts.confidence));
+      const importance = rows
+        .map((m) => m.importance)
+        .reduce((a, b) => (IMPORTANCE_VALUES[b] > IMPORTANCE_VALUES[a] ? b : a));
+      const boost = Math.min(
+        Math.max(...rows.map((m) => m.importanceBoost)),
+        Math.max(0, 1 - IMPORTANCE_VALUES[importance]),
+      );
+      const pinned = rows.some((m) => m.pinned) || importance === 'core';
+      const active = confidence >= policy.activeThreshold;
+      const source = opts.source ?? 'operator';
+      const now = clock.now();
+      const provenance = (m: MemoryRow) =>
+        `merged #${m.id} (${m.source}${m.sessionId === null ? '' : `, session ${m.sessionId}`}${m.sourceRef === null ? '' : `, ${m.sourceRef}`}): ${m.observation}`.slice(
+          0,
+          MAX_NOTE_LENGTH,
+        );
+      memories.change([
+        ...others.map((m, i) => ({
+          id: survivor.id,
+          action: 'merged' as const,
+          confidence,
+          active,
+          ...(i === 0 ? { ...restart(now), pinned, importance, importanceBoost: boost } : {}),
+          ...(i === 0 && text !== undefined ? { observation: text } : {}),
+          relatedMemoryId: m.id,
+          sessionId: m.sessionId,
+          source,
+          evidence: provenance(m),
+          at: now,
+        })),
+        ...others.map((m) => ({
+          id: m.id,
+          action: 'merged' as const,
+          confidence: m.confidence,
+          active: false,
+          archive: { reason: `merged into #${survivor.id}` },
+          mergedInto: survivor.id,
+          relatedMemoryId: survivor.id,
+          source,
+          evidence: `merged into #${survivor.id}`,
+          at: now,
+        })),
+      ]);
+      if (text !== undefined && text !== survivor.observation) {
+        const [vector] = (await embedding.documents([text])) ?? [null];
+        if (mustGet(survivor.id).observation === text) storeVector(survivor.id, vector ?? null);
+      }
+      return { survivor: mustGet(survivor.id), merged: others.map((m) => mustGet(m.id)) };
     },
 
     /** Brings every memory's confidence up to date. Idempotent for a given `now`. */

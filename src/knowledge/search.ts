@@ -27,6 +27,7 @@ import {
   scoreCandidate,
   type ScoreParts,
 } from '../memory/index.js';
+import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
 import { createVectorIndex, rankExact, type VectorIndex } from './vector-index.js';
 
@@ -243,11 +244,14 @@ export function createSearch(deps: {
         results.push({ memory, why });
       }
       results.sort((a, b) => b.why.score - a.why.score || a.memory.id - b.memory.id);
+      const t2 = performance.now();
+      const mode = semanticUsed ? 'hybrid' : 'lexical';
+      searchDuration.observe({ mode }, (t2 - t0) / 1000);
       return {
         results: results.slice(0, limit),
-        mode: semanticUsed ? 'hybrid' : 'lexical',
+        mode,
         embedMs: t1 - t0,
-        rankMs: performance.now() - t1,
+        rankMs: t2 - t1,
       };
     },
   };

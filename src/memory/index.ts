@@ -25,6 +25,7 @@ export {
   type MemoryPolicy,
   roundConfidence,
 } from './policy.js';
+export { inferCategory } from './infer-category.js';
 export { reinforcedConfidence } from './reinforce.js';
 export {
   contentWords,

@@ -2,12 +2,15 @@
  * One chain: a session at the start tier, then, while the agent asks for it with
  * `[ESCALATE:n] reason`, a session at each higher tier. The next tier must be above the current
  * one and at most the max tier (no loops); dry run suppresses tiers >= 2. Each tier is its own
- * session row, linked to its parent, and gets the handoff of the tier before.
+ * session row, linked to its parent, and gets the handoff of the tier before. When the chain
+ * ends, its summary is started in the background (never awaited: the next run does not wait).
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SessionStatus, SessionTrigger, Stores } from '../db/index.js';
 import type { Logger } from '../log.js';
+import type { ChainSummarizer } from './chain-summary.js';
+import { emitAlert, type OnAlert } from './alerts.js';
 import type { EscalationRequest } from './ingest.js';
 import type { RunSession, Tier } from './session-runner.js';
 
@@ -32,6 +35,10 @@ export function createChainRunner(deps: {
   config: Config;
   clock: Clock;
   log: Logger;
+  /** Writes the chain's summary in the background; none: no summaries. */
+  summarizer?: Pick<ChainSummarizer, 'summarize'>;
+  /** Told of each escalation followed (notifications). */
+  onAlert?: OnAlert;
 }) {
   const { runSession, stores, config, clock, log } = deps;
   const maxTier = config.runner.maxTier;
@@ -77,7 +84,7 @@ export function createChainRunner(deps: {
     return chosen;
   }
 
-  return async function runChain(
+  async function runTiers(
     req: ChainRequest,
     signal?: AbortSignal,
     onSession?: (id: number) => void,
@@ -121,6 +128,17 @@ export function createChainRunner(deps: {
         to: next.tier,
         reason: next.reason,
       });
+      emitAlert(
+        deps.onAlert,
+        {
+          kind: 'escalation',
+          fromTier: tier,
+          toTier: next.tier,
+          reason: next.reason,
+          sessionId: outcome.sessionId,
+        },
+        log,
+      );
       handoff = {
         fromTier: tier,
         fromSessionId: outcome.sessionId,
@@ -135,6 +153,16 @@ export function createChainRunner(deps: {
       trigger = 'escalation';
       prompt = null;
     }
+  }
+
+  return async function runChain(
+    req: ChainRequest,
+    signal?: AbortSignal,
+    onSession?: (id: number) => void,
+  ): Promise<ChainOutcome> {
+    const outcome = await runTiers(req, signal, onSession);
+    deps.summarizer?.summarize(outcome.sessionIds);
+    return outcome;
   };
 }
 

@@ -97,6 +97,28 @@ export function memoryServerConfig(
   };
 }
 
+/** Tools that write files: never on a dry run's list, whatever tier 1's list says. */
+const WRITE_TOOLS = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'];
+
+/**
+ * A dry run's tools, at every tier: tier 1's (observe) lists, without the tools that write files
+ * and with them denied. The cooldown guard refuses every restart and redeployment on top.
+ */
+export function dryRunTools(tier: TierConfig, observe: TierConfig): TierConfig {
+  const items = (list: string) =>
+    list
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+  const allowed = items(observe.allowedTools).filter((t) => !WRITE_TOOLS.includes(t));
+  const denied = items(observe.disallowedTools);
+  return {
+    ...tier,
+    allowedTools: allowed.join(','),
+    disallowedTools: [...denied, ...WRITE_TOOLS.filter((t) => !denied.includes(t))].join(','),
+  };
+}
+
 export interface CliArgsInput {
   tier: TierConfig;
   runner: Config['runner'];

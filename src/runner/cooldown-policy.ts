@@ -3,7 +3,7 @@
  * counted from the cooldown_actions the agent reported. Pure: rows and `now` in.
  */
 import type { CooldownLimits } from '../config.js';
-import type { CooldownRow } from '../db/index.js';
+import type { CooldownOverrideRow, CooldownRow } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import { checkServiceName } from '../text-rules.js';
 
@@ -17,7 +17,19 @@ export interface ServiceCooldown {
   lastAt: number;
   /** When the oldest counted action leaves the window (and a slot frees), if in cooldown. */
   freeAt: number | null;
+  /** More actions an operator allowed (already in `limit`), and until when. */
+  allowance?: { extra: number; untilAt: number };
+  /** The operator's latest reset: actions before it no longer count. */
+  resetAt?: number;
 }
+
+type Override = Pick<
+  CooldownOverrideRow,
+  'service' | 'actionType' | 'kind' | 'extra' | 'untilAt' | 'createdAt'
+>;
+
+const covers = (o: Override, service: string, action: CooldownAction) =>
+  o.service === service && (o.actionType === null || o.actionType === action);
 
 export const ACTIONS: readonly CooldownAction[] = ['restart', 'redeployment'];
 
@@ -26,16 +38,42 @@ export function cooldownHorizon(limits: CooldownLimits, now: number): number {
   return now - Math.max(limits.restart.windowMs, limits.redeployment.windowMs);
 }
 
-/** Per service and action, every pair with at least one action inside its window. */
+/**
+ * Per service and action, every pair with at least one action inside its window. `overrides`
+ * (an operator's resets and allowances in effect at `now`) drop the actions a reset covers and
+ * raise the limit by the allowances still running.
+ */
 export function cooldownState(
   rows: readonly CooldownRow[],
   limits: CooldownLimits,
   now: number,
+  overrides: readonly Override[] = [],
 ): ServiceCooldown[] {
+  const resetAt = (service: string, action: CooldownAction): number | undefined => {
+    let at: number | undefined;
+    for (const o of overrides) {
+      if (o.kind === 'reset' && o.createdAt <= now && covers(o, service, action))
+        at = Math.max(at ?? o.createdAt, o.createdAt);
+    }
+    return at;
+  };
+  const allowance = (service: string, action: CooldownAction) => {
+    let extra = 0;
+    let untilAt = 0;
+    for (const o of overrides) {
+      if (o.kind !== 'allow' || o.createdAt > now || (o.untilAt ?? 0) <= now) continue;
+      if (!covers(o, service, action)) continue;
+      extra += o.extra ?? 0;
+      untilAt = Math.max(untilAt, o.untilAt ?? 0);
+    }
+    return extra > 0 ? { extra, untilAt } : undefined;
+  };
   const groups = new Map<string, number[]>();
   for (const row of rows) {
     const { windowMs } = limits[row.actionType];
     if (row.createdAt < now - windowMs || row.createdAt > now) continue;
+    const reset = resetAt(row.service, row.actionType);
+    if (reset !== undefined && row.createdAt <= reset) continue;
     const key = `${row.service}\u0000${row.actionType}`;
     const times = groups.get(key) ?? [];
     times.push(row.createdAt);
@@ -44,7 +82,10 @@ export function cooldownState(
   const out: ServiceCooldown[] = [];
   for (const [key, times] of groups) {
     const [service, action] = key.split('\u0000') as [string, CooldownAction];
-    const { limit, windowMs } = limits[action];
+    const allowed = allowance(service, action);
+    const reset = resetAt(service, action);
+    const { windowMs } = limits[action];
+    const limit = limits[action].limit + (allowed?.extra ?? 0);
     times.sort((a, b) => a - b);
     const inCooldown = times.length >= limit;
     // With `limit` allowed, a slot frees when the (count - limit + 1)-th oldest leaves the window.
@@ -58,6 +99,8 @@ export function cooldownState(
       inCooldown,
       lastAt: times[times.length - 1]!,
       freeAt: inCooldown ? (freeing ?? times[0]!) + windowMs : null,
+      ...(allowed ? { allowance: allowed } : {}),
+      ...(reset !== undefined ? { resetAt: reset } : {}),
     });
   }
   return out.sort((a, b) => a.service.localeCompare(b.service) || a.action.localeCompare(b.action));

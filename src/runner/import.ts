@@ -20,6 +20,7 @@ import {
 } from '../stream/index.js';
 import { TranscriptHeadJudge } from '../stream/transcript-head.js';
 import { createSessionIngest, type IngestCounts, transcriptFields } from './ingest.js';
+import { recordHealth } from './service-health.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { createSessionTee } from './raw-log.js';
 
@@ -125,6 +126,7 @@ export async function importTranscript(
     error,
     ...transcriptFields(t, parser.stats),
   });
+  recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
   const previousImports =
     t.cliSessionId === null
       ? []

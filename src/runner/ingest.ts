@@ -4,7 +4,7 @@
  * it); the same marker repeated within one session is stored once.
  */
 import type { Clock } from '../clock.js';
-import type { Stores } from '../db/index.js';
+import type { ServiceCheck, Stores } from '../db/index.js';
 import { isCategory } from '../memory/index.js';
 import { stripControlCharacters } from '../text-rules.js';
 import {
@@ -17,6 +17,7 @@ import {
   type TranscriptSummary,
 } from '../stream/index.js';
 import type { Knowledge } from '../knowledge/index.js';
+import { emitAlert, type OnAlert } from './alerts.js';
 
 export interface IngestCounts {
   events: number;
@@ -48,6 +49,8 @@ export interface SessionIngest {
   readonly failure: string | null;
   readonly counts: IngestCounts;
   readonly escalations: readonly EscalationRequest[];
+  /** `[HEALTH:status:service]` markers, in order (stored with the final response's when it ends). */
+  readonly healthMarkers: readonly ServiceCheck[];
   readonly transcript: TranscriptSummary;
   /** Reports what the parser had to skip as one system event, if anything was skipped. */
   reportStreamIssues(stats: StreamStats, maxLineBytes: number): void;
@@ -62,6 +65,8 @@ export function createSessionIngest(deps: {
   clock: Clock;
   sessionId: number;
   tier: number;
+  /** Told of each critical event as it is stored (notifications). */
+  onAlert?: OnAlert;
 }): SessionIngest {
   const { stores, knowledge, clock, sessionId, tier } = deps;
   // Memory writes in marker order, one at a time, behind the synchronous rows.
@@ -80,6 +85,7 @@ export function createSessionIngest(deps: {
     duplicates: 0,
   };
   const escalations: EscalationRequest[] = [];
+  const healthMarkers: ServiceCheck[] = [];
   let identified = false;
 
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
@@ -105,6 +111,15 @@ export function createSessionIngest(deps: {
           createdAt: clock.now(),
         });
         counts.events += 1;
+        if (marker.level === 'critical') {
+          emitAlert(deps.onAlert, {
+            kind: 'critical_event',
+            service: marker.service,
+            message: marker.message,
+            sessionId,
+            tier,
+          });
+        }
         return;
       case 'memory': {
         if (!isCategory(marker.category)) {
@@ -156,6 +171,14 @@ export function createSessionIngest(deps: {
       case 'escalate':
         escalations.push({ tier: marker.tier, reason: marker.reason });
         return;
+      case 'health':
+        healthMarkers.push({
+          service: marker.service,
+          health: marker.health,
+          detail: marker.detail,
+          source: 'marker',
+        });
+        return;
       case 'rejected':
         counts.rejected += 1;
         systemEvent(
@@ -193,6 +216,7 @@ export function createSessionIngest(deps: {
     },
     counts,
     escalations,
+    healthMarkers,
     get transcript() {
       return tracker.summary;
     },

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { AppError } from '../errors.js';
+import { processAlive as alive } from '../process/alive.js';
 
 export interface RunnerLock {
   path: string;
@@ -19,15 +20,6 @@ export interface LockHolder {
   pid: number;
   kind: string;
   since: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function lockPath(dataDir: string): string {

@@ -15,7 +15,9 @@ import {
   recordableTargets,
   remediationIntents,
 } from './command-guard.js';
-import { cooldownHorizon, cooldownReason, cooldownState } from './cooldown-policy.js';
+import { currentCooldowns } from './cooldown-now.js';
+import { cooldownReason } from './cooldown-policy.js';
+import { emitAlert, type OnAlert } from './alerts.js';
 import { mcpToolIntents } from './guard/mcp-tools.js';
 import type { RemediationIntent } from './guard/intent.js';
 
@@ -31,6 +33,10 @@ export interface HookContext {
   clock: Clock;
   sessionId: number | null;
   tier: number | null;
+  /** WATCHKEEPER_DRY_RUN: every restart and redeployment is refused, at every tier. */
+  dryRun?: boolean;
+  /** Told of each attempt the cooldown guard refused (notifications). */
+  onAlert?: OnAlert;
 }
 
 const ALLOW: HookDecision = { exitCode: 0, stderr: '' };
@@ -75,17 +81,47 @@ function reasonFor(conflict: Conflict): string {
     : disabledReason(conflict.intent.action, detail);
 }
 
+/** A dry run changes nothing: the attempt is refused and recorded like a cooldown refusal. */
+function refuseDryRun(
+  command: string,
+  intent: RemediationIntent,
+  ctx: HookContext,
+  now: number,
+): HookDecision {
+  const service = intent.targets[0] ?? '*';
+  const verb = intent.action === 'restart' ? 'restart' : 'redeploy';
+  const shown = command.length > 300 ? `${command.slice(0, 300)}…` : command;
+  const reason =
+    `watchkeeper: this is a dry run (WATCHKEEPER_DRY_RUN): nothing may be restarted or ` +
+    `redeployed, at any tier. Refused \`${shown}\`: it could ${verb} ${service === '*' ? 'a service' : service}. ` +
+    'Report what you would have done instead.';
+  ctx.stores.cooldowns.recordBlock({
+    service,
+    actionType: intent.action,
+    command,
+    reason,
+    sessionId: ctx.sessionId,
+    createdAt: now,
+  });
+  ctx.stores.events.insert({
+    sessionId: ctx.sessionId,
+    source: 'system',
+    level: 'info',
+    service: service === '*' ? null : service,
+    message: `Blocked ${intent.action} (dry run): ${shown}`,
+    createdAt: now,
+  });
+  return { exitCode: 2, stderr: reason };
+}
+
 export async function decidePreToolUse(payload: unknown, ctx: HookContext): Promise<HookDecision> {
   const found = await toolIntents(payload);
   if (found === null || found.intents.length === 0) return ALLOW;
   const { command, intents } = found;
 
   const now = ctx.clock.now();
-  const state = cooldownState(
-    ctx.stores.cooldowns.since(cooldownHorizon(ctx.limits, now)),
-    ctx.limits,
-    now,
-  );
+  if (ctx.dryRun) return refuseDryRun(command, intents[0]!, ctx, now);
+  const state = currentCooldowns(ctx.stores, ctx.limits, now);
   const conflict = findConflict(intents, state, ctx.limits);
   if (conflict) {
     const { service } = conflict;
@@ -106,6 +142,14 @@ export async function decidePreToolUse(payload: unknown, ctx: HookContext): Prom
       service: service === '*' ? null : service,
       message: `Blocked ${action} (cooldown): ${command.length > 300 ? `${command.slice(0, 300)}…` : command}`,
       createdAt: now,
+    });
+    emitAlert(ctx.onAlert, {
+      kind: 'guard_refused',
+      service,
+      action,
+      command,
+      reason,
+      sessionId: ctx.sessionId,
     });
     return { exitCode: 2, stderr: reason };
   }

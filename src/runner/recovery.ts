@@ -7,6 +7,7 @@
  */
 import type { SessionStore } from '../db/index.js';
 import type { Logger } from '../log.js';
+import { emitAlert, type OnAlert } from './alerts.js';
 import { canInspectGroups, carriesMarker, groupMembers, signalGroup } from './process-group.js';
 
 export interface RecoveryDeps {
@@ -16,6 +17,8 @@ export interface RecoveryDeps {
   killGraceMs: number;
   now: () => number;
   log: Logger;
+  /** Told of each interrupted session (notifications). */
+  onAlert?: OnAlert;
 }
 
 /** What start-up found of an interrupted session's processes. */
@@ -102,7 +105,13 @@ export async function recoverInterruptedSessions(d: RecoveryDeps): Promise<Recov
   }
 
   for (const f of found) {
-    d.sessions.markInterrupted(f.sessionId, foundAt, INTERRUPTED + DETAIL[f.leftover](f.pgid));
+    const error = INTERRUPTED + DETAIL[f.leftover](f.pgid);
+    d.sessions.markInterrupted(f.sessionId, foundAt, error);
+    emitAlert(
+      d.onAlert,
+      { kind: 'session_ended', status: 'interrupted', error, sessionId: f.sessionId, tier: null },
+      d.log,
+    );
     const fields = { session: f.sessionId, pgid: f.pgid ?? undefined, leftover: f.leftover };
     if (f.leftover === 'none' || f.leftover === 'ended')
       d.log.warn('session interrupted: watchkeeper stopped while it ran', fields);

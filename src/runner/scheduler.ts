@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChainOutcome, ChainRequest, RunChain } from './chain.js';
 
-export type RunState = 'queued' | 'running' | 'done' | 'failed';
+export type RunState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 
 export interface RunTicket {
   id: string;
@@ -22,16 +22,37 @@ export interface RunTicket {
   sessionIds: number[];
   outcome: ChainOutcome | null;
   error: string | null;
+  /** How many more times the same alert arrived within the de-duplication window. */
+  repeats: number;
+  /** Who cancelled it while it waited (the operator, the API token). */
+  cancelledBy: string | null;
 }
+
+export type CancelOutcome =
+  | { outcome: 'cancelled' | 'not_queued'; ticket: RunTicket }
+  | { outcome: 'not_found'; ticket: null };
 
 export interface SchedulerOptions {
   runChain: RunChain;
   queueSize: number;
   /** Cron expression, or null for triggers only. */
   schedule: string | null;
+  /** IANA zone the cron expression is read in (WATCHKEEPER_TZ); the system's zone when absent. */
+  timeZone?: string;
   log: Logger;
   now?: () => number;
+  /**
+   * The same alert text within this many ms of an earlier alert joins that run (counted in its
+   * `repeats`) instead of queueing another; 0 turns this off.
+   */
+  alertDedupMs?: number;
+  /** A ticket's repeats changed, or its first session started with repeats counted. */
+  onRepeats?: (ticket: RunTicket) => void;
 }
+
+/** The alert text as compared for de-duplication: runs of white space are one space. */
+const alertKey = (request: ChainRequest): string | null =>
+  request.trigger === 'alert' && request.alert ? request.alert.replace(/\s+/g, ' ').trim() : null;
 
 const REMEMBERED_TICKETS = 200;
 
@@ -49,7 +70,7 @@ export function createScheduler(opts: SchedulerOptions) {
     tickets.set(ticket.id, ticket);
     if (tickets.size > REMEMBERED_TICKETS) {
       for (const [id, t] of tickets) {
-        if (t.state === 'done' || t.state === 'failed') {
+        if (t.state === 'done' || t.state === 'failed' || t.state === 'cancelled') {
           tickets.delete(id);
           break;
         }
@@ -64,9 +85,10 @@ export function createScheduler(opts: SchedulerOptions) {
       current = { ticket, abort };
       ticket.state = 'running';
       try {
-        ticket.outcome = await opts.runChain(ticket.request, abort.signal, (id) =>
-          ticket.sessionIds.push(id),
-        );
+        ticket.outcome = await opts.runChain(ticket.request, abort.signal, (id) => {
+          ticket.sessionIds.push(id);
+          if (ticket.sessionIds.length === 1 && ticket.repeats > 0) opts.onRepeats?.(ticket);
+        });
         ticket.state = 'done';
       } catch (err) {
         // The chain records its own failures as sessions; an exception here is a bug or a
@@ -87,6 +109,16 @@ export function createScheduler(opts: SchedulerOptions) {
     trigger(request: ChainRequest): RunTicket {
       if (!accepting)
         throw new AppError('busy', 'watchkeeper is shutting down and takes no new runs');
+      const earlier = scheduler.sameAlert(request);
+      if (earlier) {
+        earlier.repeats += 1;
+        opts.log.info('alert repeated: counted on the run it already started', {
+          request: earlier.id,
+          repeats: earlier.repeats,
+        });
+        opts.onRepeats?.(earlier);
+        return earlier;
+      }
       if (queue.length >= opts.queueSize) {
         throw new AppError(
           'busy',
@@ -101,6 +133,8 @@ export function createScheduler(opts: SchedulerOptions) {
         sessionIds: [],
         outcome: null,
         error: null,
+        repeats: 0,
+        cancelledBy: null,
       };
       remember(ticket);
       queue.push(ticket);
@@ -110,6 +144,45 @@ export function createScheduler(opts: SchedulerOptions) {
 
     ticket(id: string): RunTicket | null {
       return tickets.get(id) ?? null;
+    },
+
+    /**
+     * The run an alert with this text started within the window (queued, running or ended,
+     * but not cancelled or failed to start), or null.
+     */
+    sameAlert(request: ChainRequest): RunTicket | null {
+      const key = alertKey(request);
+      const windowMs = opts.alertDedupMs ?? 0;
+      if (key === null || windowMs <= 0) return null;
+      const since = now() - windowMs;
+      let found: RunTicket | null = null;
+      for (const t of tickets.values()) {
+        if (t.queuedAt < since || t.state === 'cancelled' || t.state === 'failed') continue;
+        if (alertKey(t.request) === key && (!found || t.queuedAt > found.queuedAt)) found = t;
+      }
+      return found;
+    },
+
+    /** The running run and the queued ones, in the order they will start. */
+    queue(): { running: RunTicket | null; queued: RunTicket[] } {
+      return { running: current?.ticket ?? null, queued: [...queue] };
+    },
+
+    /**
+     * Takes a queued run out of the queue: `not_found` for a request not (or no longer)
+     * remembered, `not_queued` for one already running or ended.
+     */
+    cancel(id: string, actor: string): CancelOutcome {
+      const ticket = tickets.get(id) ?? null;
+      if (!ticket) return { outcome: 'not_found', ticket };
+      const at = queue.indexOf(ticket);
+      if (at === -1) return { outcome: 'not_queued', ticket };
+      queue.splice(at, 1);
+      ticket.state = 'cancelled';
+      ticket.cancelledBy = actor;
+      ticket.error = `cancelled by ${actor} before it started`;
+      opts.log.info('queued run cancelled', { request: id, by: actor });
+      return { outcome: 'cancelled', ticket };
     },
 
     status() {
@@ -129,6 +202,7 @@ export function createScheduler(opts: SchedulerOptions) {
       task = cron.schedule(opts.schedule, () => scheduler.tick(), {
         name: 'watchkeeper',
         noOverlap: false,
+        ...(opts.timeZone ? { timezone: opts.timeZone } : {}),
       });
     },
 

@@ -100,7 +100,8 @@ export function buildSessionContext(i: SessionContextInput): string {
         ? 'DRY RUN: observe and report only; do not change, restart or redeploy anything.'
         : 'Changes are allowed within your tier and the cooldown limits.',
       'Markers are read only from your own text, one per line: [EVENT:level:service], ' +
-        '[MEMORY:category:service], [COOLDOWN:action:service], [ESCALATE:tier].',
+        '[MEMORY:category:service], [COOLDOWN:action:service], [ESCALATE:tier], ' +
+        '[HEALTH:healthy|degraded|down|unreachable:service].',
     ].join('\n'),
   ];
   if (i.memoryBlock) parts.push(i.memoryBlock);

@@ -17,12 +17,15 @@ import { rejectControlCharacters } from '../memory/validate.js';
 import { resultError, StreamParser } from '../stream/index.js';
 import { childEnv } from '../process/child-env.js';
 import { type CliProcessResult, runCliProcess } from '../process/cli-process.js';
-import { cliArgs, hookSettings, memoryServerConfig } from './cli-args.js';
+import { cliArgs, dryRunTools, hookSettings, memoryServerConfig } from './cli-args.js';
 import type { HookRegistration, HookServer } from './hook-server.js';
-import { cooldownHorizon, cooldownState, formatCooldownContext } from './cooldown-policy.js';
+import { currentCooldowns } from './cooldown-now.js';
+import { formatCooldownContext } from './cooldown-policy.js';
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import type { SessionFeed } from './live-feed.js';
 import { createSessionTee } from './raw-log.js';
+import { emitAlert, type OnAlert } from './alerts.js';
+import { recordHealth } from './service-health.js';
 import { buildSessionContext, type Handoff } from './session-context.js';
 import {
   clearSessionFiles,
@@ -54,6 +57,8 @@ export interface SessionOutcome {
 }
 
 export interface SessionRunnerDeps {
+  /** Told of critical events and of sessions that failed or timed out (notifications). */
+  onAlert?: OnAlert;
   config: Config;
   stores: Stores;
   knowledge: Knowledge;
@@ -70,6 +75,11 @@ export interface SessionRunnerDeps {
   simulated?: boolean;
   /** Observes the time from the run request to the CLI spawn (for the overhead benchmark). */
   onSpawn?: (sessionId: number, requestedAt: number, spawnedAt: number) => void;
+  /**
+   * Told once a session's row and log are final (serve indexes the log into the memory graph
+   * in the background). Must return at once; what it throws is logged, never the session's.
+   */
+  onSessionEnd?: (sessionId: number) => void;
 }
 
 const STDERR_TAIL = 4000;
@@ -140,11 +150,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       tierConfig.memoryBudget,
     );
     const cooldownBlock = formatCooldownContext(
-      cooldownState(
-        stores.cooldowns.since(cooldownHorizon(config.cooldowns, requestedAt)),
-        config.cooldowns,
-        requestedAt,
-      ),
+      currentCooldowns(stores, config.cooldowns, requestedAt),
       config.cooldowns,
     );
     const sessionId = stores.sessions.start({
@@ -161,6 +167,11 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       stores.sessions.finish(sessionId, { status: 'failed', endedAt: clock.now(), error });
       feed.close(sessionId, 'failed');
       log.warn(logMessage, { session: sessionId, error });
+      emitAlert(
+        deps.onAlert,
+        { kind: 'session_ended', status: 'failed', error, sessionId, tier: req.tier },
+        log,
+      );
       return { sessionId, status: 'failed', error, finalText: null, escalations: [] };
     };
 
@@ -197,6 +208,8 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           handoff: req.handoff,
           alert: req.alert,
         });
+        // Exactly what the CLI is handed, for the session page.
+        stores.sessionRecords.setSystemPrompt(sessionId, appendSystemPrompt);
         if (!staleFilesCleared) {
           clearSessionFiles(filesRoot);
           staleFilesCleared = true;
@@ -219,15 +232,20 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           WATCHKEEPER_DATA_DIR: config.dataDir,
           WATCHKEEPER_SESSION_ID: String(sessionId),
           WATCHKEEPER_TIER: String(req.tier),
+          // The guard (`watchkeeper hook pre-tool-use`) refuses every restart on a dry run.
+          WATCHKEEPER_DRY_RUN: String(runner.dryRun),
           WATCHKEEPER_RESTART_LIMIT: String(config.cooldowns.restart.limit),
           WATCHKEEPER_RESTART_WINDOW: `${config.cooldowns.restart.windowMs}ms`,
           WATCHKEEPER_REDEPLOY_LIMIT: String(config.cooldowns.redeployment.limit),
           WATCHKEEPER_REDEPLOY_WINDOW: `${config.cooldowns.redeployment.windowMs}ms`,
+          // The hook records refused attempts as notifications, de-duplicated like the rest.
+          WATCHKEEPER_NOTIFY_DEDUP_WINDOW: `${config.notifications.dedupWindowMs}ms`,
           ...deps.childEnvOverrides,
         },
       });
       const args = cliArgs({
-        tier: tierConfig,
+        // A dry run gets the read-only list at every tier, however the run was started.
+        tier: runner.dryRun ? dryRunTools(tierConfig, runner.tiers[1]) : tierConfig,
         runner,
         systemPromptFile: files.systemPromptFile,
         settingsFile: files.settingsFile,
@@ -248,6 +266,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         clock,
         sessionId,
         tier: req.tier,
+        ...(deps.onAlert ? { onAlert: deps.onAlert } : {}),
       });
       let ingestFailure: string | null = null;
       const parser = new StreamParser({
@@ -335,7 +354,18 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         error,
         ...transcriptFields(t, parser.stats),
       });
+      recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
       feed.close(sessionId, status);
+      emitAlert(
+        deps.onAlert,
+        { kind: 'session_ended', status, error, sessionId, tier: req.tier },
+        log,
+      );
+      try {
+        deps.onSessionEnd?.(sessionId);
+      } catch (err) {
+        log.warn('the session-end callback failed', { session: sessionId, error: err as Error });
+      }
       log.info('session ended', {
         session: sessionId,
         status,

@@ -60,6 +60,7 @@ function investigate(r: SimRequest): SimBlock[] {
         '[ESCALATE:3] restart jellyfin to clear the wedged transcode worker',
         '',
         'Cause: wedged transcode worker. Ruled out: disk space, network.',
+        'Degraded: jellyfin (14 transcode jobs queued).',
       ].join('\n'),
     ),
   ];
@@ -81,6 +82,7 @@ function remediate(r: SimRequest): SimBlock[] {
           '[EVENT:critical:jellyfin] Restart blocked by cooldown; the wedged transcode worker needs a human',
           '',
           'Nothing was changed. A human should look at the transcode worker.',
+          'Degraded: jellyfin (restart refused by the cooldown).',
         ].join('\n'),
       ),
     ];
@@ -94,6 +96,7 @@ function remediate(r: SimRequest): SimBlock[] {
         '[MEMORY:timing:jellyfin] Takes about 60s to become healthy after a restart',
         '',
         'Changed: restarted jellyfin. Verified: /health in 0.3s.',
+        'Healthy: jellyfin (/health in 0.3s).',
       ].join('\n'),
     ),
   ];

@@ -8,11 +8,15 @@
  * - extract: one memory per sentence with a cue, its importance and type from the cue.
  * - summary: one line per message (`- [#N] role: gist`), the previous summary's lines from the
  *   window's first message on kept, earlier ones dropped: the sliding window made visible.
+ * - graph-*: the memory graph's jobs (graph-jobs.ts).
+ * - session-summary: a chain's summary from its sessions (session-summary-job.ts).
  *
  * JSON is answered the way each client asks for it: the Claude CLI's `--json-schema` offers a
  * `StructuredOutput` tool (called with the object); the Messages API's structured outputs
  * (`output_config.format`) get the object as text.
  */
+import { answerGraphJob } from './graph-jobs.js';
+import { answerSessionSummary } from './session-summary-job.js';
 import type { SimBlock, SimRequest, SimScript } from './messages-api.js';
 
 interface Line {
@@ -222,10 +226,16 @@ export function answerGatewayJob(r: SimRequest): SimBlock[] | null {
       return jsonBlocks(r, extract(parseJobMessages(prompt)));
     case 'summary':
       return [{ type: 'text', text: summarise(prompt) || '(nothing to summarise yet)' }];
-    default:
+    case 'session-summary':
+      return [{ type: 'text', text: answerSessionSummary(prompt) }];
+    default: {
+      const graph = kind !== null ? answerGraphJob(kind, prompt) : null;
+      if (graph)
+        return 'json' in graph ? jsonBlocks(r, graph.json) : [{ type: 'text', text: graph.text }];
       if (kind !== null) return [{ type: 'text', text: `(no simulated answer for ${kind} jobs)` }];
       // Not a job, but JSON asked for (the CLI's session title): a value of the right shape.
       return schema ? jsonBlocks(r, exampleFor(schema)) : null;
+    }
   }
 }
 

@@ -4,12 +4,14 @@ export {
   extractMarkers,
   type CooldownAction,
   type EventLevel,
+  type HealthState,
   MAX_MARKER_TEXT,
   MAX_SERVICE_DESCRIPTION,
   type Marker,
   markerKey,
   type MarkerKind,
   markersFromMessage,
+  normaliseHealth,
   normaliseLevel,
 } from './markers.js';
 export { parseLine, toMessage, toolResultText, type LineOutcome } from './messages.js';

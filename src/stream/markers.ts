@@ -1,7 +1,7 @@
 /**
  * Markers the agent writes into its own text: `[EVENT:level:service] message`,
  * `[MEMORY:category:service] observation`, `[COOLDOWN:action:service] success - message`,
- * `[SERVICE:name] what it is` and `[ESCALATE:tier] reason`. They are read only from the main agent's `text` blocks, never from
+ * `[SERVICE:name] what it is`, `[ESCALATE:tier] reason` and `[HEALTH:status:service] detail`. They are read only from the main agent's `text` blocks, never from
  * tool results, tool input, thinking, user text or `result.result` (tool output is attacker-
  * controlled, and `result.result` repeats the last text).
  *
@@ -30,7 +30,8 @@ import type { StreamMessage } from './types.js';
 
 export type EventLevel = 'info' | 'warning' | 'critical';
 export type CooldownAction = 'restart' | 'redeployment';
-export type MarkerKind = 'event' | 'memory' | 'cooldown' | 'service' | 'escalate';
+export type MarkerKind = 'event' | 'memory' | 'cooldown' | 'service' | 'escalate' | 'health';
+export type HealthState = 'healthy' | 'degraded' | 'down' | 'unreachable';
 
 /** Marker text longer than this is reported instead of stored (never silently cut). */
 export const MAX_MARKER_TEXT = 2000;
@@ -49,11 +50,12 @@ export type Marker =
     }
   | { kind: 'service'; service: string; description: string }
   | { kind: 'escalate'; tier: number; reason: string }
+  | { kind: 'health'; health: HealthState; service: string; detail: string | null }
   | { kind: 'rejected'; markerKind: MarkerKind; reason: string; line: string };
 
 // At most 3 spaces (no tab), one optional list bullet, then the marker.
 const MARKER_LINE =
-  /^ {0,3}(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[(EVENT|MEMORY|COOLDOWN|SERVICE|ESCALATE):([^\]\r\n]*)\][ \t]*(.*)$/i;
+  /^ {0,3}(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[(EVENT|MEMORY|COOLDOWN|SERVICE|ESCALATE|HEALTH):([^\]\r\n]*)\][ \t]*(.*)$/i;
 const QUOTE = /^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?>/;
 const BULLET = /^(?:[-*+]|\d{1,9}[.)])[ \t]/;
 const BLANK = /^[ \t]*$/;
@@ -70,6 +72,27 @@ export function normaliseLevel(word: string): EventLevel {
   if (WARNING_WORDS.has(lower)) return 'warning';
   if (CRITICAL_WORDS.has(lower)) return 'critical';
   return 'info';
+}
+
+const HEALTH_WORDS: Record<string, HealthState> = {
+  healthy: 'healthy',
+  ok: 'healthy',
+  up: 'healthy',
+  degraded: 'degraded',
+  slow: 'degraded',
+  warning: 'degraded',
+  down: 'down',
+  failed: 'down',
+  failing: 'down',
+  critical: 'down',
+  unreachable: 'unreachable',
+  unknown: 'unreachable',
+  timeout: 'unreachable',
+};
+
+/** One of the four health states for the words a model uses (case-insensitive); null if none. */
+export function normaliseHealth(word: string): HealthState | null {
+  return HEALTH_WORDS[word.toLowerCase()] ?? null;
 }
 
 /** Markers in one block of assistant text, in order, skipping quoted and code lines. */
@@ -163,7 +186,8 @@ function toMarker(kind: MarkerKind, tag: string, rawText: string, line: string):
   if (text.length > MAX_MARKER_TEXT) {
     return reject(`text is ${text.length} characters, over the limit of ${MAX_MARKER_TEXT}`);
   }
-  if (text.length === 0) return reject('no text after the marker');
+  // A health marker needs no detail: `[HEALTH:healthy:caddy]` says it all.
+  if (text.length === 0 && kind !== 'health') return reject('no text after the marker');
   const fields = tag.split(':').map((f) => f.trim());
   const first = fields[0]!;
   const second = fields[1];
@@ -214,6 +238,13 @@ function toMarker(kind: MarkerKind, tag: string, rawText: string, line: string):
         );
       }
       return { kind, service: svc.name, description: text };
+    }
+    case 'health': {
+      const health = normaliseHealth(first);
+      if (!health || extra) return reject(`bad health tag "${shown(tag)}"`);
+      const svc = checkServiceName(second ?? '');
+      if (!svc.ok) return reject(`service name ${svc.reason}`);
+      return { kind, health, service: svc.name, detail: text === '' ? null : text };
     }
     case 'escalate': {
       const tier = ESCALATE_TIER.exec(tag.trim());

@@ -18,10 +18,16 @@ import { isHtmx } from './render.js';
 import { revokedSessions } from './revoked-sessions.js';
 import { apiRoutes } from './routes/api.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { cooldownOverrideRoutes } from './routes/cooldown-overrides.js';
 import { cooldownRoutes } from './routes/cooldowns.js';
+import { eventGroupRoutes } from './routes/event-groups.js';
+import { runQueueRoutes } from './routes/run-queue.js';
 import { graphRoutes } from './routes/graph.js';
 import { eventRoutes } from './routes/events.js';
 import { memoryRoutes } from './routes/memories.js';
+import { memoryTransferRoutes } from './routes/memory-transfer.js';
+import { notificationRoutes } from './routes/notifications.js';
+import { observabilityRoutes } from './routes/observability.js';
 import { overviewRoutes } from './routes/overview.js';
 import { serviceRoutes } from './routes/services.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -62,11 +68,20 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.get('/static/*', serveStatic);
   app.use('*', sameOriginMutations);
   app.use('*', async (c, next) => {
-    c.set('app', { demo: deps.demo, signedIn: !auth.open, now: now(), credentialMissing });
+    c.set('app', {
+      demo: deps.demo,
+      signedIn: !auth.open,
+      now: now(),
+      credentialMissing,
+      timeZone: deps.config.timeZone,
+    });
     return next();
   });
 
   app.route('/', signInRoutes(deps, auth));
+  // /metrics and the Homepage stats: what they answer without a credential, and a plain 401.
+  const observability = observabilityRoutes(deps);
+  app.use('*', observability.beforeAuth);
 
   // --- authentication and CSRF ----------------------------------------------------------------
   app.use('*', async (c, next) => {
@@ -132,13 +147,19 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
 
   app.route('/', overviewRoutes(deps));
   app.route('/', sessionRoutes(deps));
+  app.route('/', runQueueRoutes(deps));
+  app.route('/', eventGroupRoutes(deps));
+  app.route('/', cooldownOverrideRoutes(deps));
   app.route('/', eventRoutes(deps));
+  app.route('/', memoryTransferRoutes(deps));
   app.route('/', memoryRoutes(deps));
   app.route('/', serviceRoutes(deps));
   app.route('/', cooldownRoutes(deps));
   app.route('/', conversationRoutes(deps));
   app.route('/', graphRoutes(deps));
+  app.route('/', notificationRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
+  app.route('/', observability.routes);
   app.notFound((c) => apiError(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   return app;
 }

@@ -17,6 +17,8 @@ export interface AuthInfo {
   csrf: string | null;
   /** The signed cookie's id and expiry (null without a cookie), for signing out. */
   session: { id: string; expiresAt: number } | null;
+  /** The user name a password sign-in gave (recorded with what the operator changes). */
+  user?: string | null;
 }
 
 export interface SessionCookie {
@@ -63,10 +65,14 @@ export function createAuth(
     canUsePassword: web.authUser !== null,
 
     /** A fresh signed session; `kind` tells how it was obtained. */
-    issue(kind: 'session' | 'anonymous'): SessionCookie {
+    issue(kind: 'session' | 'anonymous', user: string | null = null): SessionCookie {
       const nonce = b64(randomBytes(18));
       const expiresAt = now() + SESSION_TTL_MS;
-      const payload = b64(Buffer.from(JSON.stringify({ n: nonce, e: expiresAt, k: kind })));
+      const payload = b64(
+        Buffer.from(
+          JSON.stringify({ n: nonce, e: expiresAt, k: kind, ...(user ? { u: user } : {}) }),
+        ),
+      );
       return {
         value: `${payload}.${sign(payload)}`,
         id: nonce,
@@ -88,6 +94,7 @@ export function createAuth(
           n: string;
           e: number;
           k: string;
+          u?: unknown;
         };
         if (typeof p.n !== 'string' || typeof p.e !== 'number' || p.e < now()) return null;
         // An anonymous session is worth nothing once a credential is configured.
@@ -97,6 +104,7 @@ export function createAuth(
           kind: p.k === 'anonymous' ? 'anonymous' : 'session',
           csrf: csrfFor(p.n),
           session: { id: p.n, expiresAt: p.e },
+          user: typeof p.u === 'string' ? p.u : null,
         };
       } catch {
         return null;

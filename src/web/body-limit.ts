@@ -33,6 +33,12 @@ export function bodyLimits(web: WebConfig): Rule[] {
     { method: 'POST', path: /^\/sessions\/trigger$|^\/api\/v1\/sessions\/?$/, maxBytes: 256 * KB },
     // A message of 100,000 characters, JSON-escaped (up to 6 bytes a character for \uXXXX).
     { method: 'POST', path: /^\/api\/v1\/conversations\/[^/]+\/messages$/, maxBytes: 640 * KB },
+    // A memory file to import (watchkeeper export or MCP memory server), as a multipart upload.
+    {
+      method: 'POST',
+      path: /^(\/api\/v1)?\/memories\/import\/?$/,
+      maxBytes: 16 * 1024 * KB + 64 * KB,
+    },
     { method: '*', path: /^(\/api\/v1)?\/memories(\/|$)/, maxBytes: 32 * KB },
     // A 500-character description, percent-encoded, and the CSRF field.
     { method: '*', path: /^(\/api\/v1)?\/services(\/|$)/, maxBytes: 8 * KB },

@@ -14,6 +14,8 @@ export interface PageFlags {
   now: number;
   /** No model credential is configured (and not in demo mode): every run will fail to log in. */
   credentialMissing: boolean;
+  /** The zone pages show times in (WATCHKEEPER_TZ, else the system's). */
+  timeZone: string;
 }
 
 export interface AppEnv {

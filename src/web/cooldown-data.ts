@@ -3,6 +3,7 @@ import type { WebDeps } from './deps.js';
 
 export const RECENT_ACTIONS_SHOWN = 200;
 export const BLOCKS_SHOWN = 100;
+export const OVERRIDES_SHOWN = 50;
 
 /**
  * The cooldown picture at `deps.clock.now()`: the configured limits, the runner's per-service
@@ -18,5 +19,6 @@ export function cooldownOverview(deps: WebDeps) {
     services: deps.runner.cooldownState(now),
     recentActions: deps.stores.cooldowns.since(since).slice(0, RECENT_ACTIONS_SHOWN),
     blocked: deps.stores.cooldowns.blocksSince(since, BLOCKS_SHOWN),
+    overrides: deps.stores.cooldownOverrides.recent(OVERRIDES_SHOWN),
   };
 }

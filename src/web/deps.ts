@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import type { ChainRequest } from '../runner/chain.js';
 import type { ServiceCooldown } from '../runner/cooldown-policy.js';
 import type { SessionFeed } from '../runner/live-feed.js';
-import type { RunTicket, Scheduler } from '../runner/scheduler.js';
+import type { CancelOutcome, RunTicket, Scheduler } from '../runner/scheduler.js';
 
 export interface RunnerControl {
   /** Queues a chain; throws AppError `busy` when the queue is full. */
@@ -18,10 +18,27 @@ export interface RunnerControl {
   /** Ends the running session; false when none runs. */
   stopCurrent(): boolean;
   status(): ReturnType<Scheduler['status']>;
+  /** The running run and the queued ones, in the order they start. */
+  queue(): { running: RunTicket | null; queued: RunTicket[] };
+  /** Takes a queued run out of the queue, recording who did. */
+  cancel(id: string, actor: string): CancelOutcome;
   /** Per service and action, the counts inside the cooldown windows at `now`. */
   cooldownState(now: number): ServiceCooldown[];
   /** The oldest time any cooldown window reaches back to at `now`: older actions count for none. */
   cooldownHorizon(now: number): number;
+}
+
+/** The notifier, as the Notifications page sees it: targets only ever redacted. */
+export interface NotificationsControl {
+  targets(): { key: string; label: string; kind: string; via: string; setting: string }[];
+  /** Queues a test notification to every target; its id. */
+  sendTest(by: string): number;
+  settings: {
+    escalationTier: number | null;
+    dedupWindowMs: number;
+    rateLimitPerHour: number;
+    retries: number;
+  };
 }
 
 export interface WebDeps {
@@ -33,6 +50,8 @@ export interface WebDeps {
   gateway: Gateway;
   feed: SessionFeed;
   runner: RunnerControl;
+  /** Notifications; none: the page shows the log without targets or a test button. */
+  notifications?: NotificationsControl;
   clock: Clock;
   log: Logger;
   /** Demo mode: every page says the model is simulated. */

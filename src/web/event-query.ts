@@ -1,32 +1,54 @@
 /** Event filters from a query string, shared by the Events page and the API. */
-import type { EventFilter, EventSource } from '../db/index.js';
+import { type EventFilter, type EventSource, eventTextQuery } from '../db/index.js';
 import type { EventLevel } from '../stream/index.js';
+import { parseTimeRange } from './time-range.js';
 
 export const EVENT_LEVELS: readonly EventLevel[] = ['info', 'warning', 'critical'];
 export const EVENT_SOURCES: readonly EventSource[] = ['agent', 'system'];
+export const EVENT_VIEWS = ['list', 'groups'] as const;
 const MAX_SERVICE_LENGTH = 200;
+const MAX_TEXT_LENGTH = 200;
+
+type Field =
+  'level' | 'service' | 'session' | 'source' | 'q' | 'range' | 'from' | 'to' | 'acked' | 'view';
 
 export interface EventQuery {
   /** The filter values as sent (trimmed), shown back in the form even when ignored. */
-  raw: { level: string; service: string; session: string; source: string };
+  raw: Record<Field, string>;
   filter: Omit<EventFilter, 'limit' | 'offset'>;
+  /** `groups`: identical events as one row each, with a count. */
+  view: (typeof EVENT_VIEWS)[number];
   /** Values that could not be used; the page ignores them, the API answers 400. */
-  problems: { field: 'level' | 'service' | 'session' | 'source'; message: string }[];
+  problems: { field: Field; message: string }[];
 }
 
 /**
- * Event filters from a query string (`level`, `service`, `session`, `source`). Never throws:
- * each value that is not understood is left out of `filter` and listed in `problems`.
+ * Event filters from a query string (`level`, `service`, `session`, `source`, `q` for words in
+ * the message or service, `range` or `from`/`to`, `acked=show` to include acknowledged events,
+ * `view=groups`). Never throws: each value that is not understood is left out of `filter` and
+ * listed in `problems`.
  */
-export function parseEventQuery(q: (name: string) => string | undefined): EventQuery {
+export function parseEventQuery(
+  q: (name: string) => string | undefined,
+  now: number = Date.now(),
+  /** The zone of a from/to without one: the dashboard's WATCHKEEPER_TZ, UTC for the API. */
+  timeZone = 'UTC',
+): EventQuery {
+  const time = parseTimeRange(q, now, timeZone);
   const raw = {
     level: (q('level') ?? '').trim(),
     service: (q('service') ?? '').trim(),
     session: (q('session') ?? '').trim(),
     source: (q('source') ?? '').trim(),
+    q: (q('q') ?? '').trim(),
+    ...time.raw,
+    acked: (q('acked') ?? '').trim().toLowerCase(),
+    view: (q('view') ?? '').trim().toLowerCase(),
   };
-  const filter: EventQuery['filter'] = {};
-  const problems: EventQuery['problems'] = [];
+  const filter: EventQuery['filter'] = { includeAcked: false };
+  const problems: EventQuery['problems'] = [...time.problems];
+  if (time.from !== undefined) filter.from = time.from;
+  if (time.to !== undefined) filter.to = time.to;
 
   const level = raw.level.toLowerCase();
   if ((EVENT_LEVELS as readonly string[]).includes(level)) filter.level = level as EventLevel;
@@ -48,5 +70,22 @@ export function parseEventQuery(q: (name: string) => string | undefined): EventQ
   else if (raw.session !== '')
     problems.push({ field: 'session', message: 'must be a session number' });
 
-  return { raw, filter, problems };
+  if (raw.q.length > MAX_TEXT_LENGTH)
+    problems.push({ field: 'q', message: `at most ${MAX_TEXT_LENGTH} characters` });
+  else if (raw.q !== '') {
+    const text = eventTextQuery(raw.q);
+    if (text) filter.text = text;
+    else problems.push({ field: 'q', message: 'must contain a letter or a digit' });
+  }
+
+  if (['show', 'true', '1', 'yes', 'on'].includes(raw.acked)) filter.includeAcked = true;
+  else if (!['', 'hide', 'false', '0', 'no', 'off'].includes(raw.acked))
+    problems.push({ field: 'acked', message: 'must be show or hide' });
+
+  let view: EventQuery['view'] = 'list';
+  if (raw.view === 'groups') view = 'groups';
+  else if (raw.view !== '' && raw.view !== 'list')
+    problems.push({ field: 'view', message: 'must be list or groups' });
+
+  return { raw, filter, view, problems };
 }

@@ -1,25 +1,72 @@
 /**
- * The memory graph over the dashboard's database: one per app, built from what the web layer is
- * given (the store's connection and the knowledge layer's embedder), so nothing new is injected.
- * Its model jobs stay offline here: a page view never spends money on the gateway.
+ * The memory graph over the dashboard's database: one per store, built from what the web layer is
+ * given (the store's connection and the knowledge layer's embedder), so nothing new is injected;
+ * `serve` reaches the same one (and its queue) for the logs of ended sessions. Its model jobs stay
+ * offline here: a page view or a hook never spends money on the gateway.
  */
-import { createGraph, type Graph } from '../graph/index.js';
-import type { WebDeps } from './deps.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Stores } from '../db/index.js';
+import { createGraph, createIndexQueue, type Graph, type IndexQueue } from '../graph/index.js';
+import type { Knowledge } from '../knowledge/index.js';
+import type { Logger } from '../log.js';
+import { logFilePath } from './session-log-file.js';
 
-const graphs = new WeakMap<WebDeps, Graph>();
+/** What the graph is built from: the web layer's deps, or serve's runtime. */
+export interface GraphHost {
+  config: Config;
+  stores: Stores;
+  knowledge: Knowledge;
+  clock: Clock;
+  log: Logger;
+}
 
-export function graphOf(deps: WebDeps): Graph {
-  let graph = graphs.get(deps);
+const graphs = new WeakMap<Stores, Graph>();
+const queues = new WeakMap<Stores, IndexQueue>();
+
+export function graphOf(host: GraphHost): Graph {
+  let graph = graphs.get(host.stores);
   if (!graph) {
     graph = createGraph({
-      db: deps.stores.db,
-      embedding: deps.knowledge.embedding,
-      clock: deps.clock,
-      dataDir: deps.config.dataDir,
-      sessions: deps.stores.sessions,
-      maxLineBytes: deps.config.maxLineBytes,
+      db: host.stores.db,
+      embedding: host.knowledge.embedding,
+      clock: host.clock,
+      dataDir: host.config.dataDir,
+      sessions: host.stores.sessions,
+      maxLineBytes: host.config.maxLineBytes,
     });
-    graphs.set(deps, graph);
+    graphs.set(host.stores, graph);
   }
   return graph;
+}
+
+/** Background indexing in this process (the Stop hook's requests, ended sessions' logs). */
+export function indexQueueOf(host: GraphHost): IndexQueue {
+  let queue = queues.get(host.stores);
+  if (!queue) {
+    const graph = graphOf(host);
+    queue = createIndexQueue({
+      index: (file, opts) => graph.index(file, opts),
+      embedPending: () => graph.embedPending(),
+      onIndexed: (r) => {
+        if (r.status === 'indexed')
+          host.log.debug('graph: indexed', { file: r.file, lines: r.lines, ideas: r.ideas });
+      },
+      onError: (file, err) => host.log.warn('graph: indexing failed', { file, error: err }),
+    });
+    queues.set(host.stores, queue);
+  }
+  return queue;
+}
+
+/** A watchkeeper session's log file (recorded relative to the data folder), or null. */
+export function sessionLogFile(host: Pick<GraphHost, 'config' | 'stores'>, id: number) {
+  return logFilePath(host.config.dataDir, host.stores.sessions.get(id)?.logPath ?? null);
+}
+
+/** Queues an ended session's log for the graph; false when the session has no log. */
+export function queueSessionLog(host: GraphHost, id: number): boolean {
+  const file = sessionLogFile(host, id);
+  if (file) indexQueueOf(host).enqueue(file);
+  return file !== null;
 }

@@ -39,9 +39,29 @@ md.core.ruler.push('marker_badges', (state: StateCore) => {
       out.push(badge);
       text(token.content.slice(tag.end));
     });
-    block.children = out;
+    block.children = keepMarkerLines(out);
   }
 });
+
+/**
+ * A marker is one line of the agent's report: the soft line breaks around a line that opens with
+ * a marker become hard ones, so consecutive markers do not run together into one paragraph line.
+ */
+function keepMarkerLines(tokens: Token[]): Token[] {
+  const isBreak = (t: Token) => t.type === 'softbreak' || t.type === 'hardbreak';
+  let lineStart = 0;
+  let prevLineMarker = false;
+  for (let i = 0; i <= tokens.length; i += 1) {
+    if (i < tokens.length && !isBreak(tokens[i]!)) continue;
+    const lineMarker = tokens[lineStart]?.type === 'marker_badge';
+    // The break before this line.
+    const before = tokens[lineStart - 1];
+    if (before?.type === 'softbreak' && (lineMarker || prevLineMarker)) before.type = 'hardbreak';
+    prevLineMarker = lineMarker;
+    lineStart = i + 1;
+  }
+  return tokens;
+}
 
 md.renderer.rules.marker_badge = (tokens, idx) => {
   const token = tokens[idx]!;

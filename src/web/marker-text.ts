@@ -1,7 +1,8 @@
 /**
- * Marker tags (`[EVENT:warning:db]`, `[MEMORY:...]`, `[COOLDOWN:...]`, `[ESCALATE:...]`) found
- * at the start of a line, for display only: which badge class they get. Whether a marker is valid
- * and stored is decided by src/stream/markers.ts; this only highlights what the agent wrote.
+ * Marker tags (`[EVENT:warning:db]`, `[MEMORY:...]`, `[COOLDOWN:...]`, `[ESCALATE:...]`,
+ * `[HEALTH:...]`) found at the start of a line, for display only: which badge class they get.
+ * Whether a marker is valid and stored is decided by src/stream/markers.ts; this only highlights
+ * what the agent wrote.
  */
 import { normaliseLevel } from '../stream/index.js';
 
@@ -16,7 +17,7 @@ export interface TextSegment {
 
 // Same line start as the parser accepts: indentation and one list bullet before the tag.
 const LEADING_TAG =
-  /^([ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?)(\[(EVENT|MEMORY|COOLDOWN|ESCALATE):([^\]\r\n]*)\])/i;
+  /^([ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?)(\[(EVENT|MEMORY|COOLDOWN|ESCALATE|HEALTH):([^\]\r\n]*)\])/i;
 
 /**
  * The marker tag opening `line`, or null. `start`/`end` delimit the tag (brackets included), so

@@ -13,11 +13,14 @@ import { cachedFor } from './ttl-cache.js';
 export function overviewStats(deps: WebDeps) {
   const now = deps.clock.now();
   const criticalSince = now - DAY_MS;
+  const lastRun = deps.stores.stats.lastRun();
   return {
     now,
     criticalSince,
     counts: deps.stores.stats.counts(criticalSince),
-    lastRun: deps.stores.stats.lastRun(),
+    lastRun,
+    // The chain's summary, kept on its first session.
+    lastRunSummary: lastRun ? deps.stores.sessionRecords.summary(lastRun.rootId) : null,
     runner: deps.runner.status(),
     disk: diskUseOf(deps),
     // The model gateway's spending: today against the budget, and per day over the last week.

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 
 import type { AuthInfo } from './auth.js';
 import type { PageFlags } from './context.js';
-import { viewHelpers } from './view-helpers.js';
+import { viewHelpersIn } from './view-helpers.js';
 
 export const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url));
 
@@ -27,6 +27,7 @@ export interface PageFrame {
     | 'conversations'
     | 'gateway'
     | 'graph'
+    | 'notifications'
     | 'none';
 }
 
@@ -39,7 +40,7 @@ function common(c: Context) {
   const auth = c.get('auth' as never) as AuthInfo | undefined;
   const app = c.get('app' as never) as PageFlags | undefined;
   return {
-    h: viewHelpers,
+    h: viewHelpersIn(app?.timeZone ?? 'UTC'),
     csrf: auth?.csrf ?? '',
     demo: app?.demo ?? false,
     credentialMissing: app?.credentialMissing ?? false,

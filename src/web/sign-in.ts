@@ -83,7 +83,9 @@ export function signInRoutes(
       return loginPage(c, 'Wrong credentials.', 401);
     }
     throttle.succeeded(client);
-    setSessionCookie(c, auth.issue('session'), deps.config.web.secureCookies);
+    // Signed in with the password: the user name is who changes what (cooldowns, acks).
+    const user = str(form.token) ? null : (str(form.user) ?? null);
+    setSessionCookie(c, auth.issue('session', user), deps.config.web.secureCookies);
     return c.redirect(safeNext(str(form.next)), 303);
   });
 

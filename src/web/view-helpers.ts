@@ -1,5 +1,6 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
 import type { MemoryRow } from '../db/index.js';
+import { formatDate, formatTime, formatTimeOfDay } from './time-format.js';
 import {
   formatConfidence,
   importanceValue,
@@ -7,15 +8,9 @@ import {
   suggestsCore,
 } from '../memory/index.js';
 
+/** A moment as the dashboard shows it, in UTC; pages use `viewHelpersIn(zone).time`. */
 export function time(ms: number | null): string {
-  if (ms === null) return '-';
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** `11-21 22:56` (UTC): compact, and the same whenever it is rendered (so it can be cached). */
-export function shortTime(ms: number | null): string {
-  if (ms === null) return '-';
-  return new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
+  return formatTime(ms, 'UTC');
 }
 
 export function isoTime(ms: number | null): string {
@@ -119,7 +114,10 @@ export const viewHelpers = {
   why,
   whyDetail,
   time,
-  shortTime,
+  /** The same single format as `time` (kept as a name older templates use). */
+  shortTime: time,
+  timeOfDay: (ms: number) => formatTimeOfDay(ms, 'UTC'),
+  date: (ms: number) => formatDate(ms, 'UTC'),
   isoTime,
   ago,
   duration,
@@ -130,3 +128,22 @@ export const viewHelpers = {
   windowText,
 };
 export type ViewHelpers = typeof viewHelpers;
+
+const inZone = new Map<string, ViewHelpers>();
+
+/** The helpers with every displayed time in `timeZone` (WATCHKEEPER_TZ). */
+export function viewHelpersIn(timeZone: string): ViewHelpers {
+  let h = inZone.get(timeZone);
+  if (!h) {
+    const t = (ms: number | null) => formatTime(ms, timeZone);
+    h = {
+      ...viewHelpers,
+      time: t,
+      shortTime: t,
+      timeOfDay: (ms: number) => formatTimeOfDay(ms, timeZone),
+      date: (ms: number) => formatDate(ms, timeZone),
+    };
+    inZone.set(timeZone, h);
+  }
+  return h;
+}

@@ -198,6 +198,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
 
     const row = page.locator(`#memory-${inactive.id}`);
     expect(await row.getAttribute('class')).toContain('inactive');
+    await row.locator('details.row-menu summary').click(); // the row's actions menu
     await row.locator('button', { hasText: 'Reactivate' }).click();
     await page.locator(`#memory-${inactive.id}:not(.inactive)`).waitFor();
     expect(rt.stores.memories.get(inactive.id)!.active).toBe(true);

@@ -263,6 +263,19 @@ describe('watchkeeper CLI', () => {
     expect((await run(['memories', 'list', '--all', '--json'])).stdout).toBe(before);
   });
 
+  it('answers --help on any command with that command alone, and touches no data', async () => {
+    const { run, dataDir } = fresh();
+    const exp = await run(['export', '--help']);
+    expect(exp.code).toBe(0);
+    expect(exp.stdout).toMatch(/^watchkeeper export /);
+    expect(exp.stdout).not.toContain('watchkeeper memories');
+    const mem = await run(['memories', 'add', '-h']);
+    expect(mem.code).toBe(0);
+    expect(mem.stdout).toContain('watchkeeper memories merge ID ID...');
+    expect(mem.stdout).not.toContain('watchkeeper serve');
+    expect(existsSync(join(dataDir, 'watchkeeper.db'))).toBe(false);
+  });
+
   it('names a bad environment variable and its value', async () => {
     const { runCli } = await import('../../src/cli/main.js');
     let stderr = '';

@@ -1,7 +1,8 @@
 /**
  * Retention: `watchkeeper prune --older-than AGE [--dry-run]` and serve's daily prune delete old
- * sessions with their raw logs, events and the history of memories no longer active; memories
- * themselves, active memories' history and running sessions stay.
+ * sessions with their raw logs, events, the history of memories no longer active and finished
+ * notifications; memories themselves, active memories' history, running sessions and
+ * notifications still being delivered stay.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { openStores, type Stores } from '../../src/db/index.js';
 import { createLogger } from '../../src/log.js';
 import { cliIn } from '../helpers/cli.js';
 import { fakeClock } from '../helpers/clock.js';
+import { logged } from '../helpers/log-lines.js';
 import { seedMemory } from '../helpers/db.js';
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -83,7 +85,53 @@ beforeEach(() => {
       at: NOW - 150 * DAY_MS,
     },
   ]);
-  ids = { old, recent, stuck, active: active.id, retired: retired.id };
+  // Notifications: delivered, given up on, still retrying (old), and delivered but recent.
+  const notify = (daysAgo: number, title: string, statuses: ('sent' | 'failed' | 'retrying')[]) => {
+    const at = NOW - daysAgo * DAY_MS;
+    const { id } = stores.notifications.record(
+      {
+        kind: 'session_failed',
+        level: 'failure',
+        service: null,
+        title,
+        body: title,
+        dedupKey: title,
+        sessionId: old,
+        at,
+      },
+      null,
+    );
+    stores.notifications.fanOut(
+      id,
+      statuses.map((_, i) => ({ targetKey: `ntfy://t${i}`, status: 'pending', lastError: null })),
+      at,
+    );
+    const deliveries = stores.notifications.list(100).find((n) => n.notification.id === id)!;
+    deliveries.deliveries.forEach((d, i) =>
+      stores.notifications.recordAttempt(d.id, {
+        status: statuses[i]!,
+        lastError: statuses[i] === 'sent' ? null : 'refused',
+        nextAttemptAt: statuses[i] === 'retrying' ? NOW + 60_000 : null,
+        at,
+      }),
+    );
+    return id;
+  };
+  const delivered = notify(200, 'old delivered', ['sent', 'sent']);
+  const abandoned = notify(150, 'old given up', ['sent', 'failed']);
+  const retrying = notify(200, 'old still retrying', ['sent', 'retrying']);
+  const fresh = notify(5, 'recent delivered', ['sent']);
+  ids = {
+    old,
+    recent,
+    stuck,
+    active: active.id,
+    retired: retired.id,
+    delivered,
+    abandoned,
+    retrying,
+    fresh,
+  };
   // A log whose session is gone: old ones go, recent ones stay (a session may be starting).
   logFile('999.ndjson', 500, 120);
   logFile('998.ndjson', 500, 1);
@@ -98,7 +146,14 @@ const counts = () => ({
   sessions: stores.sessions.count(),
   events: stores.events.list({ limit: 100 }).length,
   memories: stores.memories.count({ status: 'all' }),
+  notifications: stores.notifications.list(100).length,
 });
+
+const notificationTitles = () =>
+  stores.notifications
+    .list(100)
+    .map((n) => n.notification.title)
+    .sort();
 
 describe('watchkeeper prune', () => {
   it('reports on a dry run and deletes nothing', async () => {
@@ -107,7 +162,7 @@ describe('watchkeeper prune', () => {
     const r = await cli.run(['prune', '--older-than', '90d', '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      'would prune what is older than 90d (before 2026-03-03 00:00 UTC): 1 session, 1 event, 2 memory history rows, 3 log files (1.5 KB)\nnothing was deleted (--dry-run)\n',
+      'would prune what is older than 90d (before 2026-03-03 00:00 UTC): 1 session, 1 event, 2 memory history rows, 2 notifications, 3 log files (1.5 KB)\nnothing was deleted (--dry-run)\n',
     );
     expect(counts()).toEqual(before);
     expect(existsSync(join(sessionsDir, `${ids.old}.ndjson`))).toBe(true);
@@ -125,6 +180,7 @@ describe('watchkeeper prune', () => {
       sessions: 1,
       events: 1,
       memory_history: 2,
+      notifications: 2,
       log_files: 3,
       log_bytes: 1524,
     });
@@ -149,10 +205,19 @@ describe('watchkeeper prune', () => {
     expect(stores.memories.get(ids.active!)!.sessionId).toBeNull();
     expect(stores.memories.history(ids.active!).map((h) => h.action)).toEqual(['created']);
     expect(stores.memories.history(ids.retired!)).toEqual([]);
+    // Delivered or given up on and old: gone with their deliveries; a retry still due stays.
+    expect(notificationTitles()).toEqual(['old still retrying', 'recent delivered']);
+    expect(
+      stores.db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM notification_deliveries WHERE notification_id IN (?, ?)',
+        )
+        .get(ids.delivered, ids.abandoned),
+    ).toEqual({ n: 0 });
 
     const again = await cli.run(['prune', '--older-than', '90d']);
     expect(again.stdout).toContain(
-      ': 0 sessions, 0 events, 0 memory history rows, 0 log files (0 B)',
+      ': 0 sessions, 0 events, 0 memory history rows, 0 notifications, 0 log files (0 B)',
     );
   });
 
@@ -210,9 +275,13 @@ describe('the daily prune of serve', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await settle();
     expect(stores.sessions.get(ids.old!)).toBeNull();
-    expect(lines.join('')).toContain(
-      'retention: pruned what was older than 90d sessions=1 events=1',
-    );
+    expect(
+      logged(lines.join(''), 'retention: pruned what was older than 90d', {
+        sessions: 1,
+        events: 1,
+        notifications: 2,
+      }),
+    ).toBe(true);
 
     // 81 days on, the session of 10 days ago is 91 days old.
     now += 81 * DAY_MS;

@@ -100,6 +100,8 @@ describe('stats store counts', () => {
       finishedChains: 0,
       succeededChains: 0,
       successRate: null,
+      resolvedChains: 0,
+      needsHumanChains: 0,
       escalations: 0,
       totalCostUsd: 0,
       activeMemories: 0,

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStores } from '../../src/db/index.js';
 import { DEMO_CONVERSATION_ID } from '../../src/sim/demo-conversation.js';
 import { type DemoServe, startDemoServe } from '../helpers/demo-serve.js';
+import { logged } from '../helpers/log-lines.js';
 
 let serve: DemoServe | undefined;
 afterEach(() => serve?.cleanUp());
@@ -27,7 +28,9 @@ describe('demo mode: conversation memory', () => {
       expect(extracted()[0]!.sourceRef).toMatch(/^conversation demo-chat #\d+-\d+$/);
       const job = stores.gatewayJobs.list({ kind: 'summary' })[0]!;
       expect(job).toMatchObject({ backend: 'anthropic', outcome: 'ok' });
-      expect(demo.log()).toMatch(/conversation summarised conversation=demo-chat/);
+      expect(logged(demo.log(), 'conversation summarised', { conversation: 'demo-chat' })).toBe(
+        true,
+      );
     } finally {
       stores.close();
     }

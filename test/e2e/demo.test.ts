@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoEnv } from '../../src/cli/commands/serve.js';
 import { openStores } from '../../src/db/index.js';
 import { type DemoServe, startDemoServe } from '../helpers/demo-serve.js';
+import { logged } from '../helpers/log-lines.js';
 
 let serve: DemoServe | undefined;
 afterEach(() => serve?.cleanUp());
@@ -20,9 +21,9 @@ describe('demo mode', () => {
 
   it('shows a whole chain at start: sessions, events and memories, labelled simulated', async () => {
     const demo = (serve = startDemoServe({ ANTHROPIC_API_KEY: 'must-not-be-used' }));
-    await demo.until(() => /session ended session=3 /.test(demo.log()), 600);
+    await demo.until(() => logged(demo.log(), 'session ended', { session: 3 }), 600);
     expect(demo.log()).toContain('DEMO MODE: sessions run against a SIMULATED model');
-    expect(demo.log()).toMatch(/session ended session=3 status=completed/);
+    expect(logged(demo.log(), 'session ended', { session: 3, status: 'completed' })).toBe(true);
     expect(await demo.stop()).toBe(0);
 
     const stores = openStores(demo.dbPath);

@@ -15,6 +15,7 @@ import { openStores } from '../../src/db/index.js';
 import { findExecutable } from '../../src/process/parent-death.js';
 import { canInspectGroups, groupMembers } from '../../src/runner/process-group.js';
 import { alive, FAKE_CLAUDE, gone } from '../helpers/runner.js';
+import { logLines } from '../helpers/log-lines.js';
 
 const BIN = new URL('../../bin/watchkeeper.js', import.meta.url).pathname;
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -103,7 +104,8 @@ describe.skipIf(!canInspectGroups())('kill -9 of serve', () => {
     expect(await gone(cliPid)).toBe(true);
     expect(await gone(toolPid)).toBe(true);
     expect(groupMembers(cliPid)).toEqual([]);
-    expect(second.log).toMatch(/session interrupted.* session=1 pgid=\d+ leftover=ended/);
+    const interrupted = logLines(second.log).find((l) => l.msg.startsWith('session interrupted'));
+    expect(interrupted).toMatchObject({ session: 1, pgid: expect.any(Number), leftover: 'ended' });
 
     const listed = await exec(process.execPath, [BIN, 'sessions', 'list'], { env });
     expect(listed.stdout).toMatch(/^1 .* interrupted +scheduled /m);

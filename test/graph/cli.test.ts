@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { indexArgs } from '../../src/cli/commands/graph-hook.js';
+import { hookRequest, indexArgs } from '../../src/cli/commands/graph-hook.js';
 import { cliIn } from '../helpers/cli.js';
 import { MAIN, PROJECTS, SESSION } from '../helpers/graph.js';
 
@@ -139,11 +139,11 @@ describe('graph remember, topics, idea, stats', () => {
 
 describe('graph hook stop', () => {
   it('starts the indexer for the transcript with the end of the last message, and no more', () => {
-    const args = indexArgs({
+    const r = hookRequest({
       transcript_path: '/home/u/.claude/projects/p/s.jsonl',
       last_assistant_message: `${'x'.repeat(200)} the end.`,
     });
-    expect(args?.slice(1)).toEqual([
+    expect(indexArgs(r!).slice(1)).toEqual([
       'graph',
       'index',
       '/home/u/.claude/projects/p/s.jsonl',
@@ -151,8 +151,8 @@ describe('graph hook stop', () => {
       '--until-text',
       `${'x'.repeat(71)} the end.`,
     ]);
-    expect(indexArgs({ transcript_path: '' })).toBeNull();
-    expect(indexArgs('not an object')).toBeNull();
+    expect(hookRequest({ transcript_path: '' })).toBeNull();
+    expect(hookRequest('not an object')).toBeNull();
   });
 
   it('exits 0 and prints nothing whatever it is given', async () => {

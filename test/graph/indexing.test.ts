@@ -22,7 +22,6 @@ import {
   SESSION,
   SUBAGENT,
 } from '../helpers/graph.js';
-import { withGraphJobs } from '../helpers/graph-sim.js';
 import { simGateway, type SimGateway } from '../helpers/gateway.js';
 
 const REAL_LOG = fileURLToPath(
@@ -143,7 +142,8 @@ describe('the hand-made Claude Code transcript, offline', () => {
 describe('the hand-made transcript through the simulated gateway', () => {
   it('uses the model for ideas, topic names and summaries; relations and answers as offline', async () => {
     const base = testApp();
-    gw = await simGateway(base, { script: withGraphJobs() });
+    // The simulated model's own answers to the graph's jobs (src/sim/graph-jobs.ts).
+    gw = await simGateway(base);
     app = graphOver(base, { model: gatewayModel(gw.gateway) });
     await app.graph.index(MAIN);
     const topics = app.graph.views.session(SESSION).topics;

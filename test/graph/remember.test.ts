@@ -3,6 +3,10 @@
  * graph expansion, evolution chains in order and the token budget, offline and with the local
  * embedding model.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { analyseQuery } from '../../src/graph/index.js';
@@ -52,6 +56,35 @@ describe('query analysis', () => {
     expect(analyseQuery('restic in the last 3 days', NOW)).toMatchObject({
       since: NOW - 3 * 86_400_000,
     });
+  });
+
+  it('reads a date named in full as that UTC day, and searches without it', () => {
+    expect(
+      analyseQuery('What painting did Melanie show to Caroline on October 13, 2023?', NOW),
+    ).toMatchObject({
+      since: day('2023-10-13'),
+      until: day('2023-10-14'),
+      temporal: 'on october 13, 2023',
+      search: 'painting melanie show to caroline ?',
+    });
+    expect(analyseQuery('what did gina find on 1 February, 2023', NOW)).toMatchObject({
+      since: day('2023-02-01'),
+      until: day('2023-02-02'),
+    });
+    // No year: the last such day that has come.
+    expect(analyseQuery('restic on March 3', NOW).since).toBe(day('2026-03-03'));
+    expect(analyseQuery('restic on the 20th of March', NOW).since).toBe(day('2025-03-20'));
+    // A month alone is still the month.
+    expect(analyseQuery('caddy in March 2025', NOW)).toMatchObject({
+      since: day('2025-03-01'),
+      until: day('2025-04-01'),
+    });
+  });
+
+  it('searches without question words, pronouns and possessive endings', () => {
+    expect(analyseQuery("How does Melanie's family support her?", NOW).search).toBe(
+      'does melanie family support ?',
+    );
   });
 
   it('filters by intent for a request, and only prefers it inside a question', () => {
@@ -161,6 +194,74 @@ describe('remember over the hand-made transcript, offline', () => {
     const answer = await app.graph.remember('kubernetes ingress annotations');
     expect(answer.groups).toEqual([]);
     expect(answer.text).toContain('Nothing in the indexed conversations matches.');
+  });
+});
+
+/** A Claude Code transcript of these turns, a minute apart, an hour before NOW. */
+function transcriptOf(dir: string, turns: [string, string][]): string {
+  const session = 'c0ffee00-1111-4222-8333-444455556666';
+  const file = join(dir, `${session}.jsonl`);
+  writeFileSync(
+    file,
+    `${turns
+      .map(([role, text], i) =>
+        JSON.stringify({
+          type: role,
+          sessionId: session,
+          cwd: '/home/ops/homelab',
+          timestamp: new Date(NOW - 3_600_000 + i * 60_000).toISOString(),
+          message:
+            role === 'user' ? { role, content: text } : { role, content: [{ type: 'text', text }] },
+        }),
+      )
+      .join('\n')}\n`,
+  );
+  return file;
+}
+
+describe('remember reads a match with its turn, and brings the reply to it', () => {
+  it('keeps a sentence whose turn covers the query though the sentence alone does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watchkeeper-graph-turn-'));
+    try {
+      // One turn: no neighbour brings the second sentence in.
+      const file = transcriptOf(dir, [
+        [
+          'user',
+          'The restic repository lives on the NAS share. Its password rotates every month, right?',
+        ],
+      ]);
+      app = graphApp();
+      await app.graph.index(file);
+      const answer = await app.graph.remember('restic repository password rotation');
+      expect(answer.ranked.map((r) => r.idea.content)).toContain(
+        'Its password rotates every month, right?',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('adds the reply to a match, though it shares no word with the query', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watchkeeper-graph-reply-'));
+    try {
+      const file = transcriptOf(dir, [
+        ['user', 'We decided to put the Grafana dashboard behind the reverse proxy.'],
+        ['assistant', 'Then only port 3000 on the loopback interface stays published.'],
+        ['user', 'Please also rotate the restic repository password this month.'],
+        ['assistant', 'Rotating the restic repository password needs the old key file first.'],
+      ]);
+      app = graphApp();
+      await app.graph.index(file);
+      const answer = await app.graph.remember('grafana dashboard proxy');
+      const reply = answer.ranked.find((r) => r.idea.content.startsWith('Then only port 3000'));
+      expect(reply?.via).toMatchObject({ relation: 'reply', direction: 'out' });
+      expect(answer.text).toMatch(/Then only port 3000.*replies to #\d+/);
+      // A query for some intent wants those ideas, not the turns around them.
+      const decisions = await app.graph.remember('decisions about the grafana dashboard');
+      expect(decisions.ranked.map((r) => r.idea.intent)).toEqual(['decision']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -139,7 +139,8 @@ describe("a watchkeeper session's topics and ideas", () => {
     mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
     const log = join(h.dataDir, 'sessions', `${id}.ndjson`);
     copyFileSync(REAL_LOG, log);
-    h.stores.sessions.setLogPath(id, log);
+    // As the runner records it: relative to the data folder.
+    h.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
     h.stores.sessions.finish(id, { status: 'completed', endedAt: Date.UTC(2026, 2, 10, 0, 5) });
     const page = await get(`/sessions/${id}`);
     expect(page.body).toContain(`hx-get="/graph/watchkeeper/${id}"`);

@@ -38,7 +38,9 @@ export interface RunnerHarness {
 /** A data folder, the real store and the real runner, pointed at `claudeBin` (the fake CLI by default). */
 export function runnerHarness(
   env: Record<string, string> = {},
-  extra: Partial<Pick<SessionRunnerDeps, 'childEnvOverrides' | 'simulated' | 'onSpawn'>> & {
+  extra: Partial<
+    Pick<SessionRunnerDeps, 'childEnvOverrides' | 'simulated' | 'onSpawn' | 'onAlert'>
+  > & {
     parentEnv?: Record<string, string>;
     /** The knowledge layer's embedder; none (lexical search) unless a test needs one. */
     embedder?: Embedder | null;
@@ -73,6 +75,7 @@ export function runnerHarness(
     ...(extra.childEnvOverrides ? { childEnvOverrides: extra.childEnvOverrides } : {}),
     ...(extra.simulated ? { simulated: true } : {}),
     ...(extra.onSpawn ? { onSpawn: extra.onSpawn } : {}),
+    ...(extra.onAlert ? { onAlert: extra.onAlert } : {}),
   });
   const runChain = createChainRunner({
     runSession,

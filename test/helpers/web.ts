@@ -9,7 +9,7 @@ import type { ChainRequest } from '../../src/runner/chain.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
 import type { RunTicket } from '../../src/runner/scheduler.js';
 import { type AppEnv, createApp } from '../../src/web/app.js';
-import type { RunnerControl } from '../../src/web/deps.js';
+import type { NotificationsControl, RunnerControl } from '../../src/web/deps.js';
 import type { Conversations } from '../../src/conversations/index.js';
 import type { Gateway } from '../../src/gateway/index.js';
 import { testApp, type TestApp } from './db.js';
@@ -43,6 +43,8 @@ export function fakeRunner(): RunnerControl & {
         sessionIds: [],
         outcome: null,
         error: null,
+        repeats: 0,
+        cancelledBy: null,
       };
       tickets.set(ticket.id, ticket);
       return ticket;
@@ -53,6 +55,19 @@ export function fakeRunner(): RunnerControl & {
       return fake.running;
     },
     status: () => ({ running: null, queued: [], nextRunAt: null, schedule: '0 * * * *' }),
+    // Every ticket waits: nothing runs.
+    queue: () => ({
+      running: null,
+      queued: [...tickets.values()].filter((t) => t.state === 'queued'),
+    }),
+    cancel(id: string, actor: string) {
+      const ticket = tickets.get(id);
+      if (!ticket) return { outcome: 'not_found' as const, ticket: null };
+      if (ticket.state !== 'queued') return { outcome: 'not_queued' as const, ticket };
+      ticket.state = 'cancelled';
+      ticket.cancelledBy = actor;
+      return { outcome: 'cancelled' as const, ticket };
+    },
     cooldownState: () => [],
     // The widest default window (the 24 h of REDEPLOY_WINDOW in src/config.ts).
     cooldownHorizon: (now: number) => now - 24 * 3_600_000,
@@ -83,12 +98,16 @@ export function webHarness(
     env?: Record<string, string>;
     /** Conversation memory over another gateway (default: no model configured). */
     conversations?: (base: TestApp) => { gateway: Gateway; conversations: Conversations };
+    /** The notifier the Notifications page is given (default: none). */
+    notifications?: (base: TestApp) => NotificationsControl;
   } = {},
 ): WebHarness {
   const base = testApp();
   const { gateway, conversations } = (opts.conversations ?? offConversations)(base);
   const config = loadConfig({
     WATCHKEEPER_DATA_DIR: base.dataDir,
+    // Pages show times in the operator's zone: pinned, so no test depends on the machine's.
+    WATCHKEEPER_TZ: 'UTC',
     ...(opts.open ? {} : { WATCHKEEPER_AUTH_TOKEN: TOKEN }),
     ...opts.env,
   });
@@ -106,6 +125,7 @@ export function webHarness(
     log: silentLogger,
     demo: opts.demo ?? false,
     secret: randomBytes(32),
+    ...(opts.notifications ? { notifications: opts.notifications(base) } : {}),
   });
   const request = (path: string, init: RequestInit = {}) =>
     Promise.resolve(

@@ -130,6 +130,28 @@ describe('scheduler', () => {
     );
   });
 
+  it('reads the cron schedule in WATCHKEEPER_TZ, and refuses a zone that does not exist', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const config = loadConfig({ WATCHKEEPER_SCHEDULE: '0 3 * * *', WATCHKEEPER_TZ: 'Asia/Tokyo' });
+    expect(config.timeZone).toBe('Asia/Tokyo');
+    const s = createScheduler({
+      runChain: gatedChains().runChain,
+      queueSize: 1,
+      schedule: config.runner.schedule,
+      timeZone: config.timeZone,
+      log: silentLogger,
+    });
+    s.start();
+    // 03:00 in Tokyo (UTC+9, no daylight saving) is 18:00 UTC, whatever zone this machine is in.
+    const next = new Date(s.status().nextRunAt!);
+    expect([next.getUTCHours(), next.getUTCMinutes()]).toEqual([18, 0]);
+    await s.shutdown();
+    expect(() => loadConfig({ WATCHKEEPER_TZ: 'Mars/Olympus_Mons' })).toThrow(
+      /WATCHKEEPER_TZ="Mars\/Olympus_Mons": expected an IANA time zone/,
+    );
+    expect(loadConfig({}).timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
+
   it('keeps draining the queue after a chain whose CLI cannot be spawned, and still shuts down', async () => {
     // Tier 1's arguments are over exec's 128 KiB limit (E2BIG); tier 2's are fine.
     const h = runnerHarness({ WATCHKEEPER_TIER1_ALLOWED_TOOLS: `Bash,${'x'.repeat(200 * 1024)}` });

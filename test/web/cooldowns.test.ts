@@ -103,22 +103,22 @@ describe('GET /cooldowns', () => {
     fixture();
     const html = await (await get('/cooldowns')).text();
     expect(rows(html, 'cooldown-state')).toEqual([
-      ['db', 'restart', '1 / 2', '4 h', 'available 1 left', '2025-12-31 23:30 UTC (30m ago)'],
+      ['db', 'restart', '1 / 2', '4 h', 'available 1 left', '2025-12-31 23:30:00 UTC (30m ago)'],
       [
         'nas',
         'restart',
         '2 / 2',
         '4 h',
-        'in cooldown free at 2026-01-01 01:00 UTC',
-        '2025-12-31 23:00 UTC (1h ago)',
+        'in cooldown free at 2026-01-01 01:00:00 UTC',
+        '2025-12-31 23:00:00 UTC (1h ago)',
       ],
       [
         'web',
         'redeployment',
         '1 / 1',
         '24 h',
-        'in cooldown free at 2026-01-01 22:00 UTC',
-        '2025-12-31 22:00 UTC (2h ago)',
+        'in cooldown free at 2026-01-01 22:00:00 UTC',
+        '2025-12-31 22:00:00 UTC (2h ago)',
       ],
     ]);
     expect(html.match(/<tr class="critical">/g)).toHaveLength(2);
@@ -128,9 +128,9 @@ describe('GET /cooldowns', () => {
     const { s } = fixture();
     const html = await (await get('/cooldowns')).text();
     expect(rows(html, 'cooldown-actions')).toEqual([
-      ['2025-12-31 23:30 UTC', 'db', 'restart', 'agent', 'failure', '2', '-', 'still down'],
+      ['2025-12-31 23:30:00 UTC', 'db', 'restart', 'agent', 'failure', '2', '-', 'still down'],
       [
-        '2025-12-31 23:00 UTC',
+        '2025-12-31 23:00:00 UTC',
         'nas',
         'restart',
         'hook',
@@ -139,12 +139,21 @@ describe('GET /cooldowns', () => {
         `#${s}`,
         'docker restart nas &lt;x&gt;',
       ],
-      ['2025-12-31 22:00 UTC', 'web', 'redeployment', 'agent', 'success', '2', '-', 'deployed v2'],
-      ['2025-12-31 21:00 UTC', 'nas', 'restart', 'agent', 'success', '2', '-', 'came back'],
+      [
+        '2025-12-31 22:00:00 UTC',
+        'web',
+        'redeployment',
+        'agent',
+        'success',
+        '2',
+        '-',
+        'deployed v2',
+      ],
+      ['2025-12-31 21:00:00 UTC', 'nas', 'restart', 'agent', 'success', '2', '-', 'came back'],
     ]);
     expect(rows(html, 'cooldown-blocks')).toEqual([
       [
-        '2025-12-31 23:50 UTC',
+        '2025-12-31 23:50:00 UTC',
         'nas',
         'restart',
         'systemctl restart nas',
@@ -162,7 +171,7 @@ describe('GET /cooldowns', () => {
     const html = await (await get('/cooldowns', { 'HX-Request': 'true' })).text();
     expect(html).not.toContain('<html');
     expect(html).toMatch(
-      /^<div id="cooldown-body" data-refresh hx-get="\/cooldowns" hx-trigger="every 10s"/,
+      /^<div id="cooldown-body" data-refresh hx-get="\/cooldowns" hx-trigger="every 10s, cooldowns-changed from:body"/,
     );
     expect(rows(html, 'cooldown-state')).toHaveLength(3);
   });

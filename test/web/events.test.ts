@@ -57,7 +57,9 @@ describe('GET /events', () => {
     expect(html).toContain('<span class="badge warning">warning</span>');
     expect(html).toContain(`<a href="/sessions/${s}">#${s}</a>`);
     expect(html).toContain('<option value="nas"><option value="web">');
-    expect(html).toContain('hx-trigger="every 5s" hx-include="#event-filters"');
+    expect(html).toContain(
+      'hx-trigger="every 5s, events-changed from:body" hx-include="#event-filters"',
+    );
   });
 
   it('filters by level, service, session and source', async () => {
@@ -128,7 +130,7 @@ describe('GET /events', () => {
     expect(html).not.toContain('id="event-filters"');
     expect(messages(html)).toEqual(['nas down']);
     expect(html).toMatch(
-      /<div id="event-table" data-refresh hx-get="\/events" hx-trigger="every 5s" hx-include="#event-filters"/,
+      /<div id="event-table" data-refresh hx-get="\/events" hx-trigger="every 5s, events-changed from:body" hx-include="#event-filters"/,
     );
     expect(html).toContain('id="event-page" value="1" hx-swap-oob="true"');
   });

@@ -35,6 +35,19 @@ describe('renderMarkdown', () => {
     expect(html).toContain('not a marker: [EVENT:info:x] mid-line');
   });
 
+  it('keeps each marker on a line of its own, as the agent wrote it', () => {
+    const html = renderMarkdown(
+      'All checked.\n[EVENT:info:caddy] healthy\n[EVENT:warning:db] slow\n[MEMORY:timing:db] 60s\nDone.\n',
+    );
+    expect(html).toBe(
+      '<p>All checked.<br>\n<span class="marker info">[EVENT:info:caddy]</span> healthy<br>\n' +
+        '<span class="marker warning">[EVENT:warning:db]</span> slow<br>\n' +
+        '<span class="marker memory">[MEMORY:timing:db]</span> 60s<br>\nDone.</p>\n',
+    );
+    // Ordinary prose keeps Markdown's soft line breaks.
+    expect(renderMarkdown('one\ntwo\n')).toBe('<p>one\ntwo</p>\n');
+  });
+
   it('leaves markers in code alone', () => {
     const html = renderMarkdown('```\n[EVENT:critical:y] fenced\n```\n\n`[EVENT:info:x]` inline\n');
     expect(html).not.toContain('class="marker');

@@ -91,20 +91,43 @@ describe('GET / (overview)', () => {
   it('shows the stat cards for a known fixture', async () => {
     fixture();
     const page = await html('/');
-    expect(card(page, 'Sessions')).toEqual({
+    expect(card(page, 'Runs (chains)')).toEqual({
       value: '3',
-      sub: '67% success (2 of 3 finished runs)',
+      sub: '4 sessions in all · 67% exit-code success (2 of 3 finished chains)',
     });
-    expect(page).toContain('title="Root sessions: runs started by the schedule');
-    expect(card(page, 'Escalations').value).toBe('1');
+    expect(page).toContain('title="Runs: chains, each a session started by the schedule');
+    expect(card(page, 'Outcome (chains)')).toEqual({
+      value: '2 resolved',
+      sub: '1 needs a human · 67% resolved',
+    });
+    expect(card(page, 'Escalations (sessions)').value).toBe('1');
     expect(card(page, 'Total cost').value).toBe('$0.6000');
     expect(card(page, 'Active memories')).toEqual({ value: '2', sub: '1 inactive' });
     expect(card(page, 'Critical events (24 h)')).toEqual({
       value: '1',
-      sub: 'since 2025-12-31 00:00 UTC',
+      sub: 'since 2025-12-31 00:00:00 UTC',
     });
     expect(card(page, 'Next scheduled run').value).toBe('off');
     expect(card(page, 'Running now')).toEqual({ value: 'idle', sub: 'nothing queued' });
+  });
+
+  it('counts a run that exited cleanly but reported a critical event as needing a human', async () => {
+    const { done } = fixture();
+    h.stores.events.insert({
+      sessionId: done,
+      source: 'agent',
+      level: 'critical',
+      service: 'nas',
+      message: 'array degraded, one disk left',
+      createdAt: h.clock.now() - HOUR_MS,
+    });
+    const page = await html('/');
+    // The exit code still says success; the outcome does not.
+    expect(card(page, 'Runs (chains)').sub).toContain('67% exit-code success');
+    expect(card(page, 'Outcome (chains)')).toEqual({
+      value: '1 resolved',
+      sub: '2 need a human · 33% resolved',
+    });
   });
 
   it('counts critical events from exactly 24 h before the injected clock', async () => {
@@ -126,7 +149,7 @@ describe('GET / (overview)', () => {
     });
     const page = await html('/');
     expect(card(page, 'Next scheduled run')).toEqual({
-      value: '00:30 UTC',
+      value: '00:30:00 UTC',
       sub: 'in 30 min 0 s, on 2026-01-01',
     });
     expect(card(page, 'Running now')).toEqual({ value: 'running', sub: 'session #5 · 1 queued' });
@@ -150,7 +173,7 @@ describe('GET / (overview)', () => {
   it('says so when nothing ran yet', async () => {
     const page = await html('/');
     expect(page).toContain('No run yet.');
-    expect(card(page, 'Sessions').sub).toBe('no finished run yet');
+    expect(card(page, 'Outcome (chains)').sub).toBe('no finished run yet');
     expect(page).toContain('Nothing has happened yet.');
   });
 
@@ -179,7 +202,7 @@ describe('GET / (overview)', () => {
     expect(part).toMatch(
       /^\s*<div id="overview-stats" data-refresh hx-get="\/" hx-trigger="every 10s"/,
     );
-    expect(card(part, 'Sessions').value).toBe('3');
+    expect(card(part, 'Runs (chains)').value).toBe('3');
     expect(part).not.toContain('overview-activity');
   });
 
@@ -217,6 +240,9 @@ describe('GET /api/v1/stats', () => {
       finished_runs: 3,
       succeeded_runs: 2,
       success_rate: 2 / 3,
+      resolved_runs: 2,
+      needs_human_runs: 1,
+      resolved_rate: 2 / 3,
       escalations: 1,
       total_cost_usd: expect.closeTo(0.6, 10),
       active_memories: 2,
@@ -240,6 +266,41 @@ describe('GET /api/v1/stats', () => {
         cost_usd: expect.closeTo(0.5, 10),
         simulated: false,
       },
+    });
+  });
+
+  it('counts outcomes apart from exit codes: a clean exit that reported a critical event needs a human', async () => {
+    const { done } = fixture();
+    h.stores.events.insert({
+      sessionId: done,
+      source: 'agent',
+      level: 'critical',
+      service: 'nas',
+      message: 'array degraded, one disk left',
+      createdAt: h.clock.now() - HOUR_MS,
+    });
+    const res = await h.request('/api/v1/stats', {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(await res.json()).toMatchObject({
+      finished_runs: 3,
+      succeeded_runs: 2,
+      success_rate: 2 / 3,
+      resolved_runs: 1,
+      needs_human_runs: 2,
+      resolved_rate: 1 / 3,
+    });
+  });
+
+  it('says there is no outcome yet before any run has finished', async () => {
+    const res = await h.request('/api/v1/stats', {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(await res.json()).toMatchObject({
+      finished_runs: 0,
+      resolved_runs: 0,
+      needs_human_runs: 0,
+      resolved_rate: null,
     });
   });
 

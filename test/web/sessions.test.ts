@@ -451,7 +451,10 @@ describe('GET /sessions/:id/stream', () => {
     expect(events[2]!.data.join('\n')).toContain('<strong>Bash</strong> docker ps');
     expect(events[4]!.data.join('\n')).toContain('npm warn x');
     expect(events[5]!.data.join('\n')).toContain('Session ended: <span class="badge completed">');
-    expect(events[5]!.data.join('\n')).toContain('reload for the final view');
+    // The status badge at the top follows; the page fetches its final view by itself.
+    expect(events[5]!.data.join('\n')).toContain(
+      '<span id="session-status" class="badge completed" hx-swap-oob="true">completed</span>',
+    );
   });
 
   it('resumes after Last-Event-ID without repeating lines', async () => {
@@ -699,7 +702,7 @@ describe('/api/v1/webhook', () => {
   it('queues an alert run from JSON or plain text', async () => {
     const res = await postJson('/webhook', { message: 'disk /var is 97% full', tier: 2, extra: 1 });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ request_id: 'ticket-1' });
+    expect(await res.json()).toEqual({ request_id: 'ticket-1', repeats: 0 });
     const text = await api('/webhook?tier=3', {
       method: 'POST',
       body: 'nginx down\nsince 10:02',

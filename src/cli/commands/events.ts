@@ -1,12 +1,14 @@
 /** `watchkeeper events list`. */
 import { eventJson } from '../../db/index.js';
+import { parseEventQuery } from '../../web/event-query.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, toEnum, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
 export const EVENTS_USAGE = `watchkeeper events list [--level info|warning|critical] [--service S]
-                        [--session ID] [--source agent|system] [--limit N] [--json]`;
+                        [--session ID] [--source agent|system] [--search WORDS]
+                        [--since 1h|24h|7d|30d] [--limit N] [--json]`;
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -19,7 +21,20 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     source: { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
+    search: { type: 'string' },
+    since: { type: 'string' },
   });
+  // Words and a quick range, by the Events page's rules (event-query.ts).
+  const extra = parseEventQuery(
+    (name) => (name === 'q' ? str(p, 'search') : name === 'range' ? str(p, 'since') : undefined),
+    io.clock.now(),
+  );
+  const problem = extra.problems[0];
+  if (problem) {
+    const option =
+      problem.field === 'q' ? 'search' : problem.field === 'range' ? 'since' : problem.field;
+    throw usageError(`--${option} ${problem.message}`);
+  }
   const level = str(p, 'level');
   const source = str(p, 'source');
   const session = str(p, 'session');
@@ -29,6 +44,8 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     ...(session ? { sessionId: toInt('--session', session, 1, Number.MAX_SAFE_INTEGER) } : {}),
     ...(source ? { source: toEnum('--source', source, ['agent', 'system'] as const) } : {}),
     limit: str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 100,
+    ...(extra.filter.text ? { text: extra.filter.text } : {}),
+    ...(extra.filter.from !== undefined ? { from: extra.filter.from } : {}),
   };
   const app = openApp(io);
   try {

@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '../../config.js';
 import { openStores } from '../../db/index.js';
+import { recordTrigger } from '../../notify/index.js';
 import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
 import { usageError } from '../args.js';
 import type { CliIo } from '../io.js';
@@ -63,6 +64,10 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
         clock: io.clock,
         sessionId: intOrNull(io.env.WATCHKEEPER_SESSION_ID),
         tier: intOrNull(io.env.WATCHKEEPER_TIER),
+        dryRun: config.runner.dryRun,
+        // Recorded only: the serving process delivers it (it knows the targets).
+        onAlert: (alert) =>
+          void recordTrigger(stores.notifications, config.notifications, alert, io.clock.now()),
       });
       if (decision.stderr) io.stderr(`${decision.stderr}\n`);
       return decision.exitCode;

@@ -11,11 +11,12 @@ import { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
 import type { Stores } from '../../db/index.js';
-import { createLogger, type Logger } from '../../log.js';
+import type { Logger } from '../../log.js';
 import { type Caller, createMemoryServer } from '../../mcp/index.js';
 import { openApp } from '../app.js';
 import { parse } from '../args.js';
 import type { CliIo } from '../io.js';
+import { cliLogger } from '../logger.js';
 
 export const MCP_USAGE = `watchkeeper mcp
   The memory tools (memory_add, memory_query, memory_verify, memory_reinforce) as an MCP server
@@ -51,7 +52,7 @@ export function callerFrom(
 export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
   const app = openApp(io);
-  const log = createLogger(app.config.logLevel, io.stderr, () => io.clock.now());
+  const log = cliLogger(app.config, io);
   try {
     const caller = callerFrom(io.env, app.stores.sessions, log);
     const server = createMemoryServer(

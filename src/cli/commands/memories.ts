@@ -1,6 +1,6 @@
 /**
  * `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|archive|
- * restore|history`.
+ * restore|history|merge`.
  */
 import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
@@ -27,6 +27,9 @@ watchkeeper memories reactivate ID [--confidence X]
 watchkeeper memories archive ID [--reason TEXT]
 watchkeeper memories restore ID
 watchkeeper memories history ID [--json]
+watchkeeper memories merge ID ID... [--text TEXT] [--confidence X] [--json]
+  Merge into the first ID: it keeps the best confidence (or X), the highest importance, the
+  others' provenance in its history; the others are archived, linked to it, their history kept.
   Categories: ${CATEGORIES.join(', ')}. Service "general" (or none) means a general memory.`;
 
 function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
@@ -228,6 +231,32 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         const m = app.knowledge.memory.restore(id!);
         io.stdout(
           `memory ${m.id} restored: active (confidence ${formatConfidence(m.confidence)})\n`,
+        );
+      });
+    }
+    case 'merge': {
+      const p = parse(
+        rest,
+        { text: { type: 'string' }, confidence: { type: 'string' }, json: { type: 'boolean' } },
+        10_000,
+      );
+      const ids = toIds(p.positionals);
+      if (new Set(ids).size < 2)
+        throw usageError('give at least two different memory ids to merge');
+      const confidence = confidenceOf(str(p, 'confidence'));
+      return withApp(io, async (app) => {
+        requireMemories(app, ids);
+        const { survivor, merged } = await app.knowledge.memory.merge(ids, {
+          text: str(p, 'text') ?? null,
+          ...(confidence === undefined ? {} : { confidence }),
+        });
+        if (flag(p, 'json')) {
+          io.stdout(json({ survivor: memoryJson(survivor), merged: merged.map(memoryJson) }));
+          return;
+        }
+        io.stdout(
+          `merged ${merged.map((m) => `#${m.id}`).join(', ')} into memory ${survivor.id} (confidence ${formatConfidence(survivor.confidence)}, ${survivor.active ? 'active' : 'inactive'}): ${survivor.observation}
+`,
         );
       });
     }

@@ -18,9 +18,9 @@ import { json, shortTime } from '../format.js';
 import type { CliIo } from '../io.js';
 
 export const PRUNE_USAGE = `watchkeeper prune [--older-than AGE] [--dry-run] [--json]
-  Delete sessions with their raw logs, events, and the history of memories no longer active,
-  older than AGE (such as 90d; at least 1d; default WATCHKEEPER_RETENTION). Memories themselves
-  are never deleted. --dry-run: report what would go, delete nothing.`;
+  Delete sessions with their raw logs, events, the history of memories no longer active, and
+  notifications delivered or given up on, older than AGE (such as 90d; at least 1d; default
+  WATCHKEEPER_RETENTION). Memories themselves are never deleted. --dry-run: report what would go, delete nothing.`;
 
 const DAY_MS = 86_400_000;
 const LOG_FILE = /^(\d+)\.(ndjson|stderr\.log)$/;
@@ -32,6 +32,7 @@ export interface PruneReport {
   sessions: number;
   events: number;
   memoryHistory: number;
+  notifications: number;
   logFiles: number;
   logBytes: number;
 }
@@ -110,6 +111,7 @@ export async function pruneData(
     sessions: plan.sessions.length,
     events: plan.events,
     memoryHistory: plan.memoryHistory,
+    notifications: plan.notifications,
     logFiles: files.size,
     logBytes: [...files.values()].reduce((a, b) => a + b, 0),
   };
@@ -133,6 +135,7 @@ export function pruneSummary(r: PruneReport): string {
     `${r.sessions} session${r.sessions === 1 ? '' : 's'}`,
     `${r.events} event${r.events === 1 ? '' : 's'}`,
     `${r.memoryHistory} memory history row${r.memoryHistory === 1 ? '' : 's'}`,
+    `${r.notifications} notification${r.notifications === 1 ? '' : 's'}`,
     `${r.logFiles} log file${r.logFiles === 1 ? '' : 's'} (${formatBytes(r.logBytes)})`,
   ];
   return parts.join(', ');
@@ -181,6 +184,7 @@ export async function pruneCommand(argv: string[], io: CliIo): Promise<number> {
           sessions: r.sessions,
           events: r.events,
           memory_history: r.memoryHistory,
+          notifications: r.notifications,
           log_files: r.logFiles,
           log_bytes: r.logBytes,
         }),
@@ -224,6 +228,7 @@ export function startDailyPrune(deps: {
         sessions: r.sessions,
         events: r.events,
         memoryHistory: r.memoryHistory,
+        notifications: r.notifications,
         logFiles: r.logFiles,
         logBytes: r.logBytes,
       });

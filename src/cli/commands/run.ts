@@ -1,11 +1,11 @@
 /** `watchkeeper run`: one chain now, in the foreground. Exit 0 when it completed. */
 import { loadConfig } from '../../config.js';
-import { createLogger } from '../../log.js';
 import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import { parse, str, toInt, usageError } from '../args.js';
 import type { CliIo } from '../io.js';
+import { cliLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
 
 export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
@@ -21,7 +21,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (tier > config.runner.maxTier) {
     throw usageError(`--tier ${tier} is above WATCHKEEPER_MAX_TIER (${config.runner.maxTier})`);
   }
-  const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  const log = cliLogger(config, io);
   if (!config.modelCredentialConfigured) {
     log.warn(
       'no ANTHROPIC_API_KEY (or other Claude credential) is set: the CLI will fail to log in',
@@ -46,6 +46,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       const s = rt.stores.sessions.get(id)!;
       io.stdout(`session ${s.id}: tier ${s.tier} ${s.status}${s.error ? ` (${s.error})` : ''}\n`);
     }
+    // In the foreground the chain's summary is worth the wait (serve never waits for one).
+    await rt.summaries.idle();
+    // One delivery round for what the run notified; retries are left to the next `serve`.
+    await rt.notifier.tick();
     return outcome.status === 'completed' ? 0 : 1;
   } finally {
     for (const off of offs) off();

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadConfig } from '../../config.js';
-import { createLogger } from '../../log.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import type { Config } from '../../config.js';
 import type { Conversations } from '../../conversations/index.js';
@@ -18,7 +17,10 @@ import { withGatewayJobs } from '../../sim/gateway-jobs.js';
 import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api.js';
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
+import { cliLogger } from '../logger.js';
 import { createDashboard, createRuntime } from '../runtime.js';
+import { loopbackUrl, removeServeEndpoint, writeServeEndpoint } from '../serve-endpoint.js';
+import { indexQueueOf, queueSessionLog } from '../../web/graph-instance.js';
 import { startDailyPrune } from './prune.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
@@ -86,7 +88,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const demo = flag(p, 'demo');
   const env = demo ? demoEnv(io.env) : io.env;
   const config = loadConfig(env);
-  const log = createLogger(config.logLevel, io.stderr, () => io.clock.now());
+  const log = cliLogger(config, io);
   // Claude Ops settings read with a watchkeeper meaning, and names given twice: said once, here.
   for (const notice of config.notices) log.warn(notice);
   checkListenAddress(config.web);
@@ -109,7 +111,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         'no ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) is set: every run will fail to log in and be recorded as a failed session',
       );
     }
+    // Bound once the runtime exists: the runner knows nothing of the graph.
+    let sessionEnded: (id: number) => void = () => {};
     const rt = createRuntime({
+      onSessionEnd: (id) => sessionEnded(id),
       config: sim ? demoGateway(config, sim.url) : config,
       clock: io.clock,
       log,
@@ -129,6 +134,20 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await rt.recoverInterrupted();
     const app = createDashboard(rt, { clock: io.clock, demo });
     web = await startWebServer(app, config.web);
+    // The memory graph reads each session's log once it has ended, in the background.
+    const graphHost = { ...rt, clock: io.clock };
+    sessionEnded = (id) => void queueSessionLog(graphHost, id);
+    // The plugin's Stop hook finds this serve here (a credential of user and password only: it
+    // cannot sign in, and starts its own indexer instead).
+    if (config.web.authToken || !config.web.authUser) {
+      writeServeEndpoint(config.dataDir, {
+        pid: process.pid,
+        url: loopbackUrl(web.url),
+        token: config.web.authToken,
+      });
+    } else {
+      removeServeEndpoint(config.dataDir);
+    }
     rt.startBackground();
     rt.scheduler.start();
     const retention = startDailyPrune({
@@ -187,12 +206,15 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     });
     stopDemoChat();
     retention.stop();
+    removeServeEndpoint(config.dataDir);
     await web.close();
     web = null;
+    await indexQueueOf({ ...rt, clock: io.clock }).close();
     await rt.close();
     log.info('stopped');
     return 0;
   } finally {
+    removeServeEndpoint(config.dataDir);
     await web?.close();
     await sim?.close();
     lock.release();

@@ -1,21 +1,39 @@
 /** `watchkeeper sessions list`. */
 import { sessionJson } from '../../db/index.js';
+import { parseSessionQuery } from '../../web/session-query.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, toInt, usageError } from '../args.js';
 import { json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const SESSIONS_USAGE = 'watchkeeper sessions list [--limit N] [--json]';
+export const SESSIONS_USAGE =
+  'watchkeeper sessions list [--status S] [--trigger T] [--tier N] [--since 24h] [--limit N] [--json]';
 
 export async function sessionsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'list')
     throw usageError(`unknown sessions command "${sub ?? ''}"; try: ${SESSIONS_USAGE}`);
-  const p = parse(rest, { limit: { type: 'string' }, json: { type: 'boolean' } });
+  const p = parse(rest, {
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+    status: { type: 'string' },
+    trigger: { type: 'string' },
+    tier: { type: 'string' },
+    since: { type: 'string' },
+  });
+  // The dashboard's filter rules; --since is one of its quick ranges (1h, 24h, 7d, 30d).
+  const query = parseSessionQuery(
+    (name) => str(p, name === 'range' ? 'since' : name),
+    io.clock.now(),
+  );
+  const problem = query.problems[0];
+  if (problem) {
+    throw usageError(`--${problem.field === 'range' ? 'since' : problem.field} ${problem.message}`);
+  }
   const limit = str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 50;
   const app = openApp(io);
   try {
-    const rows = app.stores.sessions.list({ limit });
+    const rows = app.stores.sessions.list({ limit, filter: query.filter });
     if (flag(p, 'json')) {
       io.stdout(json(rows.map(sessionJson)));
       return 0;

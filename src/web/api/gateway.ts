@@ -1,43 +1,76 @@
 /** /api/v1/gateway/jobs: the model gateway's jobs (kind, model, tokens, cost, duration, outcome). */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 
 import { dayCostJson, gatewayJobJson, JOB_OUTCOMES, type JobOutcome } from '../../db/index.js';
-import { AppError } from '../../errors.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { gatewayStateJson } from '../gateway-data.js';
 import { paging } from './json-body.js';
+import { apiRouter, common, createRoute, err, ok, pagingQuery, z } from './openapi-app.js';
+import {
+  DayCostSchema,
+  GatewayJobSchema,
+  GatewayStateSchema,
+} from './openapi-schemas-conversations.js';
 
-export function gatewayApi(deps: WebDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const JobQuery = z.object({
+  kind: z
+    .string()
+    .refine((v) => /^[a-z_-]{1,40}$/.test(v), {
+      error: (issue) => `kind: "${String(issue.input).slice(0, 40)}" is not a job kind`,
+    })
+    .optional()
+    .openapi({ description: 'gate, extract, summary, ...' }),
+  outcome: z
+    .enum(JOB_OUTCOMES, { error: `outcome must be one of ${JOB_OUTCOMES.join(', ')}` })
+    .optional(),
+  ...pagingQuery(),
+});
 
-  app.get('/jobs', (c) => {
-    const kind = c.req.query('kind');
-    const outcome = c.req.query('outcome');
-    if (kind !== undefined && !/^[a-z_-]{1,40}$/.test(kind)) {
-      throw new AppError('usage', `kind: "${kind.slice(0, 40)}" is not a job kind`, {
-        data: { field: 'kind' },
-      });
-    }
-    if (outcome !== undefined && !(JOB_OUTCOMES as readonly string[]).includes(outcome)) {
-      throw new AppError('usage', `outcome must be one of ${JOB_OUTCOMES.join(', ')}`, {
-        data: { field: 'outcome' },
-      });
-    }
+const listJobs = createRoute({
+  method: 'get',
+  path: '/jobs',
+  summary: "The model gateway's jobs, newest first, with its state and the cost per UTC day",
+  request: { query: JobQuery },
+  responses: {
+    200: ok(
+      'jobs',
+      z.object({
+        jobs: z.array(GatewayJobSchema),
+        total: z.number().int(),
+        limit: z.number().int(),
+        offset: z.number().int(),
+        state: GatewayStateSchema,
+        per_day: z.array(DayCostSchema),
+      }),
+    ),
+    400: err('a bad filter'),
+    ...common,
+  },
+});
+
+export function gatewayApi(deps: WebDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter();
+
+  app.openapi(listJobs, (c) => {
+    const { kind, outcome } = c.req.valid('query');
     const filter = {
       ...(kind ? { kind } : {}),
       ...(outcome ? { outcome: outcome as JobOutcome } : {}),
     };
     const { limit, offset } = paging(c, 100);
     const { gatewayJobs } = deps.stores;
-    return c.json({
-      jobs: gatewayJobs.list({ ...filter, limit, offset }).map(gatewayJobJson),
-      total: gatewayJobs.count(filter),
-      limit,
-      offset,
-      state: gatewayStateJson(deps.gateway.state()),
-      per_day: gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000).map(dayCostJson),
-    });
+    return c.json(
+      {
+        jobs: gatewayJobs.list({ ...filter, limit, offset }).map(gatewayJobJson),
+        total: gatewayJobs.count(filter),
+        limit,
+        offset,
+        state: gatewayStateJson(deps.gateway.state()),
+        per_day: gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000).map(dayCostJson),
+      },
+      200,
+    );
   });
 
   return app;

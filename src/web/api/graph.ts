@@ -1,16 +1,47 @@
 /**
  * /api/v1/graph: recall from the memory graph (`remember`, the same answer as `watchkeeper graph
- * remember --json`) and its counts.
+ * remember --json`), its counts, and `POST /index`, where the Claude Code plugin's Stop hook hands
+ * a transcript to the running serve (queued, indexed in the background: the hook never waits).
  */
-import { Hono } from 'hono';
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+
+import type { OpenAPIHono } from '@hono/zod-openapi';
 
 import { AppError } from '../../errors.js';
-import { countsJson, DEFAULT_BUDGET, rememberJson } from '../../graph/index.js';
+import { countsJson, DEFAULT_BUDGET, rememberJson, sourceOf } from '../../graph/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { graphOf } from '../graph-instance.js';
+import { graphOf, indexQueueOf } from '../graph-instance.js';
+import {
+  apiRouter,
+  common,
+  createRoute,
+  err,
+  jsonObjectBody,
+  jsonRequest,
+  ok,
+  withBody,
+  z,
+} from './openapi-app.js';
 
 const MAX_QUERY = 1000;
+
+/** The transcript a hook names: an absolute path to an existing .jsonl or .ndjson file. */
+function transcriptOf(value: unknown): string {
+  const bad = (why: string) =>
+    new AppError('usage', `transcript_path ${why}`, { data: { field: 'transcript_path' } });
+  if (typeof value !== 'string' || value.trim() === '') throw bad('must be a non-empty string');
+  if (!isAbsolute(value)) throw bad(`must be an absolute path, got "${value.slice(0, 200)}"`);
+  if (!sourceOf(value)) throw bad('must name a transcript (.jsonl or .ndjson)');
+  try {
+    if (!statSync(value).isFile()) throw bad('is not a file');
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw bad(`names no readable file: ${value.slice(0, 200)}`);
+  }
+  return value;
+}
 
 function budgetOf(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_BUDGET;
@@ -23,25 +54,117 @@ function budgetOf(value: string | undefined): number {
   return n;
 }
 
-export function graphApi(deps: WebDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const QUERY_RULE = `q must be 1 to ${MAX_QUERY} characters: what to recall`;
 
-  app.get('/remember', async (c) => {
+const remember = createRoute({
+  method: 'get',
+  path: '/remember',
+  summary:
+    'Recall from the memory graph: ideas grouped by topic, evolution chains in order, within a token budget (`watchkeeper graph remember --json`)',
+  request: {
+    query: z.object({
+      q: z
+        .string({ error: QUERY_RULE })
+        .refine((v) => v.trim() !== '' && v.trim().length <= MAX_QUERY, { error: QUERY_RULE }),
+      budget: z
+        .string()
+        .refine((v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 50 && Number(v) <= 100_000), {
+          error: (issue) =>
+            `budget must be a whole number from 50 to 100000, got "${String(issue.input)}"`,
+        })
+        .optional()
+        .openapi({ type: 'integer', minimum: 50, maximum: 100_000, default: DEFAULT_BUDGET }),
+      session: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .openapi({ description: 'only these conversations (repeatable; a unique prefix will do)' }),
+    }),
+  },
+  responses: {
+    200: ok(
+      'the answer',
+      z.object({
+        query: z.string(),
+        mode: z.string(),
+        analysis: z.record(z.string(), z.unknown()),
+        used_hyde: z.boolean(),
+        budget: z.number().int(),
+        tokens: z.number().int(),
+        note: z.string().nullable(),
+        groups: z.array(z.unknown()),
+        text: z.string(),
+      }),
+    ),
+    400: err('no query, or a budget out of range'),
+    404: err('a session that names no indexed conversation'),
+    ...common,
+  },
+});
+
+const stats = createRoute({
+  method: 'get',
+  path: '/stats',
+  summary:
+    'What the memory graph holds: conversations, files, topics, ideas by intent, entities, relations by type',
+  responses: { 200: ok('counts', z.record(z.string(), z.unknown())), ...common },
+});
+
+const index = createRoute({
+  method: 'post',
+  path: '/index',
+  summary:
+    "Queue a transcript for indexing in serve's background (what the Claude Code plugin's Stop hook sends); returns at once",
+  middleware: [jsonObjectBody] as const,
+  request: {
+    body: jsonRequest(
+      z.object({
+        transcript_path: z.string({ error: 'transcript_path must be a non-empty string' }).openapi({
+          description: 'absolute path of a .jsonl or .ndjson transcript on this machine',
+        }),
+        last_assistant_message: z
+          .string({ error: 'last_assistant_message must be a string' })
+          .nullable()
+          .optional()
+          .openapi({
+            description: "the turn's last message: indexing waits until its end is in the file",
+          }),
+      }),
+    ),
+  },
+  responses: {
+    202: ok(
+      'queued (or already waiting)',
+      z.object({ status: z.string(), transcript_path: z.string() }),
+    ),
+    ...withBody,
+    400: err('no transcript_path, not absolute, not a transcript, or no such file'),
+  },
+});
+
+export function graphApi(deps: WebDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter({ repeatable: ['session'] });
+
+  app.openapi(remember, async (c) => {
     const q = (c.req.query('q') ?? '').trim();
-    if (q === '' || q.length > MAX_QUERY) {
-      throw new AppError('usage', `q must be 1 to ${MAX_QUERY} characters: what to recall`, {
-        data: { field: 'q' },
-      });
-    }
     const graph = graphOf(deps);
     const sessions = c.req.queries('session')?.map((s) => graph.views.resolveSession(s).session);
     const answer = await graph.remember(q, {
       budget: budgetOf(c.req.query('budget')),
       ...(sessions ? { sessions } : {}),
     });
-    return c.json(rememberJson(answer));
+    return c.json(rememberJson(answer), 200);
   });
 
-  app.get('/stats', (c) => c.json(countsJson(graphOf(deps).stats())));
+  app.openapi(stats, (c) => c.json(countsJson(graphOf(deps).stats()), 200));
+
+  app.openapi(index, (c) => {
+    const body = c.req.valid('json');
+    const file = transcriptOf(body.transcript_path);
+    const last = body.last_assistant_message;
+    // Only its end is looked for in the file (the CLI may not have written it yet).
+    const untilText = typeof last === 'string' ? last.trim().slice(-80) : '';
+    const status = indexQueueOf(deps).enqueue(file, untilText ? { untilText } : {});
+    return c.json({ status, transcript_path: file }, 202);
+  });
   return app;
 }

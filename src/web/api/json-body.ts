@@ -6,11 +6,7 @@ import type { Context } from 'hono';
 
 import { AppError } from '../../errors.js';
 
-export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  return jsonObject(c, await c.req.text());
-}
-
-/** A body already read, as a JSON object (for routes whose body is optional). */
+/** A body already read, as a JSON object (openapi-app.ts `jsonObjectBody` reads it). */
 export function jsonObject(c: Context, raw: string): Record<string, unknown> {
   const type = c.req.header('Content-Type') ?? '';
   if (!type.startsWith('application/json')) {

@@ -2,76 +2,235 @@
  * /api/v1/sessions: list, one session with its children, events and chain cost, the memories it
  * was given, trigger a run, the state of a queued run, and stop the running session.
  */
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 
 import { eventJson, sessionJson, sessionMemoryJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { apiError } from '../errors.js';
-import { parseRunInput, ticketJson } from '../run-input.js';
+import { MAX_PROMPT_CHARS, parseRunInput, ticketJson } from '../run-input.js';
 import { sessionChain } from '../session-chain.js';
-import { jsonBody, paging } from './json-body.js';
+import { parseSessionQuery } from '../session-query.js';
+import { sessionRecordJson, sessionRecordView } from '../session-record.js';
+import { paging } from './json-body.js';
+import {
+  apiRouter,
+  common,
+  createRoute,
+  err,
+  errorJson,
+  idParams,
+  jsonObjectBody,
+  jsonRequest,
+  ok,
+  pagingQuery,
+  withBody,
+  z,
+} from './openapi-app.js';
+import {
+  RunRequestSchema,
+  SessionDetailSchema,
+  SessionMemorySchema,
+  SessionSchema,
+} from './openapi-schemas.js';
+
+const listSessions = createRoute({
+  method: 'get',
+  path: '/',
+  summary: 'Sessions, newest first, filtered by status, trigger, tier and start time',
+  request: {
+    // Checked by session-query.ts (shared with the dashboard's filters), which names the field.
+    query: z.object({
+      status: z.string().optional().openapi({ description: 'a session status' }),
+      trigger: z.string().optional().openapi({ description: 'a trigger' }),
+      tier: z.string().optional().openapi({ description: '1, 2 or 3' }),
+      range: z.string().optional().openapi({ description: '1h, 24h, 7d or 30d back from now' }),
+      from: z
+        .string()
+        .optional()
+        .openapi({ description: 'started at or after (ISO; UTC without a zone)' }),
+      to: z.string().optional().openapi({ description: 'started before' }),
+      ...pagingQuery(500),
+    }),
+  },
+  responses: {
+    200: ok(
+      'sessions',
+      z.object({
+        sessions: z.array(SessionSchema),
+        total: z.number().int(),
+        limit: z.number().int(),
+        offset: z.number().int(),
+      }),
+    ),
+    400: err('a bad limit or offset, named'),
+    ...common,
+  },
+});
+
+const TIERS = { error: 'must be 1, 2 or 3' };
+// The tier's text form comes from the dashboard's form rules (run-input.ts), shared with it.
+const RunBody = z.object({
+  prompt: z
+    .string({ error: 'must be text' })
+    .nullable()
+    .optional()
+    .openapi({
+      description: `at most ${MAX_PROMPT_CHARS} characters once trimmed; blank for the tier's prompt file`,
+    }),
+  tier: z
+    .union(
+      [
+        z.number().int(TIERS).min(1, TIERS).max(3, TIERS),
+        z.string().regex(/^(\s*[123]\s*)?$/, TIERS),
+      ],
+      TIERS,
+    )
+    .nullable()
+    .optional()
+    .openapi({ description: 'the start tier, 1 by default; at most MAX_TIER' }),
+});
+
+const triggerRun = createRoute({
+  method: 'post',
+  path: '/',
+  summary: 'Queue a run (a chain starting at `tier`)',
+  middleware: [jsonObjectBody] as const,
+  request: { body: jsonRequest(RunBody) },
+  responses: {
+    202: ok('queued', RunRequestSchema),
+    409: err('the run queue is full'),
+    422: err('a bad field, named'),
+    ...withBody,
+  },
+});
+
+const getRequest = createRoute({
+  method: 'get',
+  path: '/requests/{id}',
+  summary: 'A queued run and the sessions it started',
+  request: { params: z.object({ id: z.string() }) },
+  responses: {
+    200: ok('the run', RunRequestSchema),
+    404: err('unknown request'),
+    ...common,
+  },
+});
+
+const getSession = createRoute({
+  method: 'get',
+  path: '/{id}',
+  summary: 'One session with its children, events and chain cost',
+  request: { params: idParams },
+  responses: {
+    200: ok('the session', SessionDetailSchema),
+    404: err('no such session'),
+    ...common,
+  },
+});
+
+const sessionMemories = createRoute({
+  method: 'get',
+  path: '/{id}/memories',
+  summary:
+    'The memories the session was given: in its opening block (`context`) or after a tool call (`hook`)',
+  request: { params: idParams },
+  responses: {
+    200: ok('memories given', z.object({ memories: z.array(SessionMemorySchema) })),
+    404: err('no such session'),
+    ...common,
+  },
+});
+
+const stopSession = createRoute({
+  method: 'post',
+  path: '/{id}/stop',
+  summary: 'Stop the session (SIGTERM to its process group)',
+  request: { params: idParams },
+  responses: {
+    200: ok('stopped', z.object({ stopped: z.literal(true) })),
+    404: err('no such session'),
+    409: err('the session is not running'),
+    ...withBody,
+  },
+});
 
 /** Mounted at /api/v1/sessions; errors are `{"error": {code, message, field?}}`. */
-export function sessionApi(deps: WebDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter({ bodyError: 'invalid_input' });
   const { stores } = deps;
-  // The route pattern lets only digits through.
+  // The id schema lets only digits through.
   const mustGet = (param: string) => {
     const s = stores.sessions.get(Number(param));
     if (!s) throw new AppError('not_found', `session ${param} does not exist`);
     return s;
   };
 
-  app.get('/', (c) => {
+  app.openapi(listSessions, (c) => {
+    const { filter, problems } = parseSessionQuery((n) => c.req.query(n), deps.clock.now());
+    const problem = problems[0];
+    if (problem) {
+      throw new AppError('usage', `${problem.field} ${problem.message}`, {
+        data: { field: problem.field },
+      });
+    }
     const { limit, offset } = paging(c, 50, 500);
-    return c.json({
-      sessions: stores.sessions.list({ limit, offset }).map(sessionJson),
-      total: stores.sessions.count(),
-      limit,
-      offset,
-    });
+    return c.json(
+      {
+        sessions: stores.sessions.list({ limit, offset, filter }).map(sessionJson),
+        total: stores.sessions.count(filter),
+        limit,
+        offset,
+      },
+      200,
+    );
   });
 
-  app.post('/', async (c) => {
-    const input = parseRunInput(await jsonBody(c), deps.config.runner.maxTier);
+  app.openapi(triggerRun, (c) => {
+    const input = parseRunInput(c.req.valid('json'), deps.config.runner.maxTier);
     const ticket = deps.runner.trigger({ trigger: 'api', ...input, alert: null });
     deps.log.info('run requested over the API', { request: ticket.id });
     const { request_id, state, session_ids } = ticketJson(ticket);
     return c.json({ request_id, state, session_ids }, 202);
   });
 
-  app.get('/requests/:id', (c) => {
-    const ticket = deps.runner.ticket(c.req.param('id'));
+  app.openapi(getRequest, (c) => {
+    const ticket = deps.runner.ticket(c.req.valid('param').id);
     if (!ticket) {
       throw new AppError('not_found', 'no such run request (requests are remembered for a while)');
     }
-    return c.json(ticketJson(ticket));
+    return c.json(ticketJson(ticket), 200);
   });
 
-  app.get('/:id{[0-9]+}', (c) => {
-    const s = mustGet(c.req.param('id'));
-    return c.json({
-      ...sessionJson(s),
-      children: stores.sessions.children(s.id).map((x) => x.id),
-      events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse().map(eventJson),
-      chain_cost_usd: sessionChain(stores.sessions, s).costUsd,
-    });
+  app.openapi(getSession, (c) => {
+    const s = mustGet(c.req.valid('param').id);
+    const chain = sessionChain(stores.sessions, s);
+    return c.json(
+      {
+        ...sessionJson(s),
+        children: stores.sessions.children(s.id).map((x) => x.id),
+        events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse().map(eventJson),
+        chain_cost_usd: chain.costUsd,
+        alert_repeats: stores.alertRepeats.get(s.id),
+        // What it got and did: summary, system prompt, tokens, services checked.
+        ...sessionRecordJson(sessionRecordView(stores, s, chain)),
+      },
+      200,
+    );
   });
 
-  app.get('/:id{[0-9]+}/memories', (c) => {
-    const s = mustGet(c.req.param('id'));
-    return c.json({ memories: stores.surfacing.forSession(s.id).map(sessionMemoryJson) });
+  app.openapi(sessionMemories, (c) => {
+    const s = mustGet(c.req.valid('param').id);
+    return c.json({ memories: stores.surfacing.forSession(s.id).map(sessionMemoryJson) }, 200);
   });
 
-  app.post('/:id{[0-9]+}/stop', (c) => {
-    const s = mustGet(c.req.param('id'));
+  app.openapi(stopSession, (c) => {
+    const s = mustGet(c.req.valid('param').id);
     if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {
-      return apiError(c, 409, 'not_running', `session ${s.id} is not running`);
+      return errorJson(c, 409, 'not_running', `session ${s.id} is not running`);
     }
     deps.log.info('session stopped over the API', { session: s.id });
-    return c.json({ stopped: true });
+    return c.json({ stopped: true as const }, 200);
   });
 
   return app;

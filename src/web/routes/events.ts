@@ -9,7 +9,9 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { EVENT_LEVELS, EVENT_SOURCES, type EventQuery, parseEventQuery } from '../event-query.js';
+import { pageInfo } from '../pagination.js';
 import { isHtmx, page, renderView } from '../render.js';
+import { QUICK_RANGES } from '../time-range.js';
 
 const EVENTS_PAGE_SIZE = 100;
 const SERVICES_TTL_MS = 10_000;
@@ -31,12 +33,16 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   );
 
   const tableData = (query: EventQuery, pageNo: number, oob: boolean) => {
-    // One row more than a page tells whether there is a next page, without counting the table.
-    const rows = stores.events.list({
-      ...query.filter,
-      limit: EVENTS_PAGE_SIZE + 1,
-      offset: (pageNo - 1) * EVENTS_PAGE_SIZE,
-    });
+    // Counted for "101–200 of 1,234" (indexed filters keep it cheap; see migration 0014).
+    const groups = query.view === 'groups';
+    const total = groups
+      ? stores.eventGroups.count(query.filter)
+      : stores.events.count(query.filter);
+    const pager = pageInfo(pageNo, EVENTS_PAGE_SIZE, total);
+    pageNo = pager.page;
+    const slice = { limit: EVENTS_PAGE_SIZE, offset: pager.offset };
+    const rows = groups ? [] : stores.events.list({ ...query.filter, ...slice });
+    const groupRows = groups ? stores.eventGroups.list({ ...query.filter, ...slice }) : [];
     const filterQs = new URLSearchParams(
       Object.entries(query.raw).filter(([, value]) => value !== ''),
     ).toString();
@@ -44,8 +50,11 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
       q: query.raw,
       problems: query.problems,
       pageNo,
-      rows: rows.slice(0, EVENTS_PAGE_SIZE),
-      hasNext: rows.length > EVENTS_PAGE_SIZE,
+      pager,
+      groups,
+      groupRows,
+      rows,
+      hasNext: pager.page < pager.pages,
       pageHref: (n: number) => `/events?${filterQs === '' ? '' : `${filterQs}&`}page=${n}`,
       oob,
     };
@@ -57,7 +66,9 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   const version = dataVersion(stores.db);
   const tables = new Map<string, { version: string; html: string }>();
   const tableHtml = (c: Context, query: EventQuery, pageNo: number, oob: boolean): string => {
-    const key = JSON.stringify([oob, pageNo, query.raw]);
+    // A quick range moves with the clock: a cached table lasts at most its minute.
+    const minute = query.raw.range ? Math.floor(deps.clock.now() / 60_000) : 0;
+    const key = JSON.stringify([oob, pageNo, query.raw, minute]);
     const v = version();
     const cached = tables.get(key);
     if (cached?.version === v) return cached.html;
@@ -69,7 +80,8 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   };
 
   app.get('/events', (c) => {
-    const query = parseEventQuery((n) => c.req.query(n));
+    const timeZone = c.get('app').timeZone;
+    const query = parseEventQuery((n) => c.req.query(n), deps.clock.now(), timeZone);
     const pageNo = pageNumber(c.req.query('page'));
     if (isHtmx(c)) return c.html(tableHtml(c, query, pageNo, true));
     return page(
@@ -81,6 +93,8 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
         pageNo,
         levels: EVENT_LEVELS,
         sources: EVENT_SOURCES,
+        quickRanges: QUICK_RANGES,
+        timeZone,
         services: knownServices(),
         table: tableHtml(c, query, pageNo, false),
       },

@@ -18,7 +18,7 @@ import {
 } from '../../graph/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { graphOf } from '../graph-instance.js';
+import { graphOf, sessionLogFile } from '../graph-instance.js';
 import { page, partial } from '../render.js';
 
 const MAX_QUERY = 1000;
@@ -124,9 +124,12 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
       throw new AppError('not_found', `no session with id ${id}`, { data: { field: 'id' } });
     const graph = graphOf(deps);
     let error: string | null = null;
-    if (session.logPath && session.status !== 'running') {
+    const log = sessionLogFile(deps, id);
+    // Serve queues every log when its session ends; this reads one that ended before that (or
+    // under `run`), and costs a stat when it is read already.
+    if (log && session.status !== 'running') {
       try {
-        await graph.index(session.logPath);
+        await graph.index(log);
       } catch (err) {
         error = (err as Error).message;
         deps.log.warn('graph: could not index a session log', { session: id, error: err as Error });

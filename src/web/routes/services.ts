@@ -11,6 +11,7 @@ import { MAX_DESCRIPTION_LENGTH, type ServiceDetail } from '../../knowledge/inde
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { page } from '../render.js';
+import { HEALTH_BADGE } from '../session-record.js';
 import { describeService, knownService } from '../service-input.js';
 
 export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
@@ -33,6 +34,8 @@ export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
         error: extra.error ?? null,
         value: extra.value ?? s.description ?? s.catalog?.description ?? '',
         saved: extra.saved ?? false,
+        checks: deps.stores.sessionRecords.healthOf(s.name, 10),
+        healthBadge: HEALTH_BADGE,
       },
       status,
     );
@@ -42,7 +45,12 @@ export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
       c,
       'pages/services',
       { title: 'Services', nav: 'services' },
-      { services: services.list() },
+      {
+        services: services.list(),
+        // The latest health a session found for each service, with when and which session.
+        health: new Map(deps.stores.sessionRecords.latestHealth().map((h) => [h.service, h])),
+        healthBadge: HEALTH_BADGE,
+      },
     ),
   );
 

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 
 import type { HistoryRow, MemoryRow, SessionRow, Stores } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
@@ -19,6 +19,8 @@ import { MAX_PROMPT_CHARS, parseRunInput } from '../run-input.js';
 import { readMemoryToolCalls } from '../memory-tool-calls.js';
 import { logFilePath, readLogTail } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
+import { sessionListQuery } from '../session-list.js';
+import { sessionRecordView } from '../session-record.js';
 import { streamSessionLog } from '../session-stream.js';
 
 export const PAGE_SIZE = 50;
@@ -104,21 +106,29 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     return s;
   };
 
-  const rowsData = (pageNo: number) => {
-    // One row more than a page tells whether there is a next page, without counting the table.
+  const rowsData = (pageNo: number, c: Context<AppEnv>) => {
+    // The filters and the count behind "51–100 of 1,234" (operator controls, session-list.ts).
+    const list = sessionListQuery(deps, c, pageNo, PAGE_SIZE);
     const sessions = stores.sessions.list({
       limit: PAGE_SIZE + 1,
-      offset: (pageNo - 1) * PAGE_SIZE,
+      offset: list.pager.offset,
+      filter: list.query.filter,
     });
+    pageNo = list.pager.page;
     const shown = sessions.slice(0, PAGE_SIZE);
     const children = stores.sessions.childCounts(shown.map((s) => s.id));
+    const repeats = stores.alertRepeats.forSessions(shown.map((s) => s.id));
+    const summaries = stores.sessionRecords.summaries(shown.map((s) => s.id));
     return {
       page: pageNo,
       hasNext: sessions.length > PAGE_SIZE,
+      ...list.view,
       rows: shown.map((s) => ({
         s,
         durationMs: sessionDurationMs(s),
         children: children.get(s.id) ?? 0,
+        repeats: repeats.get(s.id) ?? 0,
+        summary: summaries.get(s.id) ?? null,
       })),
     };
   };
@@ -137,7 +147,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   });
 
   app.get('/sessions', (c) => {
-    const data = rowsData(pageNumber(c.req.query('page')));
+    const data = rowsData(pageNumber(c.req.query('page')), c);
     if (isHtmx(c)) return partial(c, 'partials/session-table', data);
     return page(
       c,
@@ -151,7 +161,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   });
 
   app.get('/sessions/rows', (c) =>
-    partial(c, 'partials/session-rows', rowsData(pageNumber(c.req.query('page')))),
+    partial(c, 'partials/session-rows', rowsData(pageNumber(c.req.query('page')), c)),
   );
 
   app.post('/sessions/trigger', async (c) => {
@@ -198,6 +208,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         s,
         durationMs: sessionDurationMs(s),
         chain,
+        ...sessionRecordView(stores, s, chain),
+        alertRepeats: stores.alertRepeats.get(s.id),
         responseHtml: s.response ? renderMarkdown(s.response) : null,
         events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse(),
         memories: sessionMemories(stores, s.id),

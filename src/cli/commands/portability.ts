@@ -1,0 +1,144 @@
+/**
+ * `watchkeeper export`, `watchkeeper import` and `watchkeeper import-mcp-memory`: memories out
+ * to JSON Lines, back in through the memory service, and the MCP memory server's graph in.
+ */
+import { existsSync, statSync } from 'node:fs';
+
+import { AppError } from '../../errors.js';
+import { validateService } from '../../memory/index.js';
+import {
+  createPortability,
+  fileLines,
+  FORMAT,
+  type ImportItem,
+  type McpItem,
+} from '../../portability/index.js';
+import { openApp } from '../app.js';
+import { flag, parse, str, usageError } from '../args.js';
+import type { CliIo } from '../io.js';
+import { progressReporter } from '../progress.js';
+
+export const EXPORT_USAGE = `watchkeeper export [--all] [--service S] > memories.jsonl
+  Active memories (with --all: inactive and archived ones too), each with its history, pins,
+  importance and provenance, and the services' descriptions, as JSON Lines (${FORMAT});
+  progress on stderr.
+watchkeeper import FILE [--dry-run]
+  An export back in, on this or another instance, through the memory service: one that says
+  what an active memory says reinforces it; each record is imported once, so importing the
+  same file again changes nothing. A bad line is reported with its number and skipped.
+  --dry-run: print what would be created, reinforced, skipped or refused and why.
+watchkeeper import-mcp-memory PATH [--dry-run]
+  The MCP reference memory server's memory.jsonl (or legacy memory.json): entities into the
+  memory graph, observations into memories, relations between entities. Again later: only
+  what is new.`;
+
+function readableFile(path: string | undefined, what: string): string {
+  if (path === undefined) throw usageError(`give the file to import, e.g. ${what}`);
+  if (!existsSync(path) || !statSync(path).isFile())
+    throw new AppError('invalid_input', `${path} is not a file`, { data: { field: 'path' } });
+  return path;
+}
+
+export async function exportCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { all: { type: 'boolean' }, service: { type: 'string' } });
+  const service = str(p, 'service');
+  const filter = {
+    status: flag(p, 'all') ? ('all' as const) : ('active' as const),
+    ...(service === undefined ? {} : { service: validateService(service) }),
+  };
+  const app = openApp(io);
+  try {
+    const portability = createPortability({ ...app, clock: io.clock });
+    const progress = progressReporter(io, 'exported');
+    for (const chunk of portability.exportChunks({
+      filter,
+      onProgress: (done, total) => progress.update(done, total),
+    }))
+      io.stdout(chunk);
+    progress.end();
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+const VERB: Record<ImportItem['action'], [string, string]> = {
+  created: ['created', 'would create'],
+  reinforced: ['reinforced', 'would reinforce'],
+  skipped: ['skipped', 'would skip'],
+  refused: ['refused', 'refused'],
+};
+
+function clip(text: string | null, n = 70): string {
+  if (text === null) return '';
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+export async function importCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { 'dry-run': { type: 'boolean' } }, 1);
+  const path = readableFile(p.positionals[0], 'watchkeeper import memories.jsonl');
+  const dryRun = flag(p, 'dry-run');
+  const app = openApp(io);
+  try {
+    const portability = createPortability({ ...app, clock: io.clock });
+    const progress = progressReporter(io, dryRun ? 'checked' : 'imported');
+    if (dryRun) io.stdout('Dry run: nothing is written.\n');
+    const report = await portability.importMemories(fileLines(path), {
+      dryRun,
+      onProgress: (done, total) => progress.update(done, Math.max(done, total)),
+      // A real import lists what did not simply come in; a dry run lists every line.
+      onItem: (item) => {
+        if (!dryRun && item.action === 'created') return;
+        const what = item.text === null ? '' : ` "${clip(item.text)}"`;
+        const verb = VERB[item.action][dryRun ? 1 : 0];
+        io.stdout(`line ${item.line}: ${verb} ${item.kind}${what}: ${item.why}\n`);
+      },
+    });
+    progress.end();
+    const c = report.counts;
+    io.stdout(
+      `${dryRun ? 'Would create' : 'Created'} ${c.created}, ${dryRun ? 'reinforce' : 'reinforced'} ${c.reinforced}, ${dryRun ? 'skip' : 'skipped'} ${c.skipped}, refused ${c.refused}.\n`,
+    );
+    const sv = report.services;
+    if (sv.created + sv.skipped + sv.refused > 0)
+      io.stdout(
+        `Service descriptions: ${sv.created} ${dryRun ? 'to set' : 'set'}, ${sv.skipped} skipped, ${sv.refused} refused.\n`,
+      );
+    if (c.refused + sv.refused > 0)
+      io.stdout('Refused lines were not imported: fix them and import again.\n');
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+export async function importMcpMemoryCommand(argv: string[], io: CliIo): Promise<number> {
+  const p = parse(argv, { 'dry-run': { type: 'boolean' } }, 1);
+  const path = readableFile(p.positionals[0], 'watchkeeper import-mcp-memory ~/memory.jsonl');
+  const dryRun = flag(p, 'dry-run');
+  const app = openApp(io);
+  try {
+    const portability = createPortability({ ...app, clock: io.clock });
+    if (dryRun) io.stdout('Dry run: nothing is written.\n');
+    const report = await portability.importMcpMemory(fileLines(path), {
+      dryRun,
+      onItem: (item: McpItem) => {
+        if (!dryRun && item.action !== 'refused' && item.kind !== 'entity') return;
+        io.stdout(
+          `line ${item.line}: ${dryRun && item.action !== 'refused' ? `would be ${item.action}` : item.action} ${item.kind} "${clip(item.text)}": ${item.why}\n`,
+        );
+      },
+    });
+    const o = report.observations;
+    const r = report.relations;
+    io.stdout(
+      `Entities: ${report.entities.created} new, ${report.entities.existing} already in the graph.\n` +
+        `Observations: ${o.created} new memories, ${o.reinforced} reinforced, ${o.superseded} superseding, ${o.skipped} imported before, ${o.refused} refused.\n` +
+        `Relations: ${r.created} new, ${r.skipped} already there, ${r.refused} refused.\n` +
+        `Malformed lines skipped: ${report.malformed}.\n`,
+    );
+    return 0;
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * @module portability: memories out and in (issue 14): export as JSON Lines or CSV, import of
+ * an export through the memory service's dedup, and import of the MCP reference memory server's
+ * knowledge graph into memories and graph entities.
+ */
+import type { Clock } from '../clock.js';
+import { createGraphStore } from '../db/graph.js';
+import type { Stores } from '../db/index.js';
+import type { Knowledge } from '../knowledge/index.js';
+import { exportChunks, type ExportOptions } from './export.js';
+import { importMemories, type ImportOptions } from './import.js';
+import type { NumberedLine } from './lines.js';
+import { importMcpMemory, type McpItem } from './mcp-memory.js';
+
+export { CSV_HEADER } from './csv.js';
+export { type ExportOptions } from './export.js';
+export { FORMAT } from './format.js';
+export {
+  type ImportAction,
+  type ImportItem,
+  type ImportOptions,
+  type ImportReport,
+  MAX_ITEMS,
+} from './import.js';
+export { fileLines, type NumberedLine, textLines } from './lines.js';
+export { graphType, type McpImportReport, type McpItem, serviceOf } from './mcp-memory.js';
+
+export function createPortability(deps: {
+  stores: Pick<Stores, 'db' | 'memories' | 'portability' | 'search' | 'services'>;
+  knowledge: Pick<Knowledge, 'memory' | 'embedding'>;
+  clock: Clock;
+}) {
+  const { stores, knowledge, clock } = deps;
+  const now = () => clock.now();
+  const graph = createGraphStore(stores.db);
+  return {
+    exportChunks: (opts: ExportOptions) =>
+      exportChunks({ portability: stores.portability, memory: knowledge.memory, now }, opts),
+    importMemories: (lines: AsyncIterable<NumberedLine>, opts?: ImportOptions) =>
+      importMemories(
+        {
+          memories: stores.memories,
+          portability: stores.portability,
+          search: stores.search,
+          services: stores.services,
+          memory: knowledge.memory,
+          embedding: knowledge.embedding,
+          now,
+        },
+        lines,
+        opts,
+      ),
+    importMcpMemory: (
+      lines: AsyncIterable<NumberedLine>,
+      opts?: { dryRun?: boolean; onItem?: (item: McpItem) => void },
+    ) =>
+      importMcpMemory(
+        { graph, portability: stores.portability, memory: knowledge.memory, now },
+        lines,
+        opts,
+      ),
+  };
+}
+
+export type Portability = ReturnType<typeof createPortability>;

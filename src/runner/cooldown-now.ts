@@ -1,0 +1,21 @@
+/**
+ * The cooldown state at `now` as the guard, the session's prompt and the dashboard see it: the
+ * actions inside the windows with the operator's resets and allowances applied.
+ */
+import type { CooldownLimits } from '../config.js';
+import type { Stores } from '../db/index.js';
+import { cooldownHorizon, cooldownState, type ServiceCooldown } from './cooldown-policy.js';
+
+export function currentCooldowns(
+  stores: Pick<Stores, 'cooldowns' | 'cooldownOverrides'>,
+  limits: CooldownLimits,
+  now: number,
+): ServiceCooldown[] {
+  const horizon = cooldownHorizon(limits, now);
+  return cooldownState(
+    stores.cooldowns.since(horizon),
+    limits,
+    now,
+    stores.cooldownOverrides.effective(now, horizon),
+  );
+}

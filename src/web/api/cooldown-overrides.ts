@@ -1,0 +1,92 @@
+/**
+ * /api/v1/cooldowns/overrides: an operator's resets and allowances of a service's cooldown
+ * (`POST`, with who from the credential and why from the body), and their history (`GET`).
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+
+import { actorOf } from '../actor.js';
+import type { AppEnv } from '../context.js';
+import { parseCooldownOverride } from '../cooldown-override-input.js';
+import type { WebDeps } from '../deps.js';
+import { overrideJson } from '../operator-json.js';
+import {
+  apiRouter,
+  common,
+  createRoute,
+  jsonObjectBody,
+  jsonRequest,
+  ok,
+  time,
+  withBody,
+  err,
+  z,
+} from './openapi-app.js';
+
+const OverrideSchema = z
+  .object({
+    id: z.number().int(),
+    service: z.string(),
+    action: z.enum(['restart', 'redeployment', 'both']),
+    kind: z.enum(['reset', 'allow']),
+    count: z.number().int().nullable(),
+    until: time,
+    actor: z.string(),
+    reason: z.string(),
+    created_at: time,
+  })
+  .openapi('CooldownOverride');
+
+// Checked by parseCooldownOverride, which names the field; the schema documents it.
+const OverrideBody = z
+  .object({
+    service: z.string(),
+    action: z.enum(['restart', 'redeployment', 'both']).optional(),
+    kind: z.enum(['reset', 'allow']),
+    count: z.union([z.number().int(), z.string()]).optional().openapi({
+      description: 'allow: how many more actions (1-100)',
+    }),
+    until: z.string().optional().openapi({
+      description: 'allow: a duration from now (2h) or a time, within 7 days',
+    }),
+    reason: z.string(),
+  })
+  .openapi('CooldownOverrideInput');
+
+const listOverrides = createRoute({
+  method: 'get',
+  path: '/overrides',
+  summary: "Operators' cooldown resets and allowances, newest first",
+  responses: { 200: ok('history', z.object({ overrides: z.array(OverrideSchema) })), ...common },
+});
+
+const addOverride = createRoute({
+  method: 'post',
+  path: '/overrides',
+  summary: "Reset a service's cooldown, or allow N more actions until a time",
+  middleware: [jsonObjectBody] as const,
+  request: { body: jsonRequest(OverrideBody) },
+  responses: {
+    201: ok('recorded', OverrideSchema),
+    422: err('a bad field, named'),
+    ...withBody,
+  },
+});
+
+export function cooldownOverrideApi(deps: WebDeps): OpenAPIHono<AppEnv> {
+  const app = apiRouter({ bodyError: 'invalid_input' });
+
+  app.openapi(listOverrides, (c) =>
+    c.json({ overrides: deps.stores.cooldownOverrides.recent().map(overrideJson) }, 200),
+  );
+
+  app.openapi(addOverride, (c) => {
+    const input = parseCooldownOverride(c.req.valid('json'), deps.clock.now());
+    const actor = actorOf(c);
+    const id = deps.stores.cooldownOverrides.insert({ ...input, actor });
+    deps.log.info('cooldown override', { service: input.service, kind: input.kind, by: actor });
+    const row = deps.stores.cooldownOverrides.get(id)!;
+    return c.json(overrideJson(row), 201);
+  });
+
+  return app;
+}

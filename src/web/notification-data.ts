@@ -1,0 +1,40 @@
+/**
+ * What the Notifications page and /api/v1/notifications show: the targets (redacted), the
+ * settings, delivery totals and the latest notifications with each target's delivery. A target
+ * key is already redacted; an error was redacted before it was stored.
+ */
+import type { DeliveryRow, NotificationRow } from '../db/index.js';
+import type { WebDeps } from './deps.js';
+
+export const NOTIFICATIONS_PAGE_SIZE = 50;
+
+export interface NotificationView {
+  notification: NotificationRow;
+  deliveries: DeliveryRow[];
+}
+
+export function notificationOverview(deps: WebDeps, page: number) {
+  const store = deps.stores.notifications;
+  const total = store.total();
+  const pages = Math.max(1, Math.ceil(total / NOTIFICATIONS_PAGE_SIZE));
+  const current = Math.min(Math.max(1, page), pages);
+  return {
+    now: deps.clock.now(),
+    wired: deps.notifications !== undefined,
+    targets: deps.notifications?.targets() ?? [],
+    settings: deps.notifications?.settings ?? null,
+    counts: store.statusCounts(),
+    total,
+    page: current,
+    pages,
+    items: store.list(
+      NOTIFICATIONS_PAGE_SIZE,
+      (current - 1) * NOTIFICATIONS_PAGE_SIZE,
+    ) as NotificationView[],
+  };
+}
+
+/** A page number from the query string: 1 when absent or not a positive integer. */
+export function pageParam(text: string | undefined): number {
+  return text && /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : 1;
+}

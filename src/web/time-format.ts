@@ -1,0 +1,47 @@
+/**
+ * The one way the dashboard shows a moment: `2026-01-31 23:05:09 CET`, in the operator's zone
+ * (WATCHKEEPER_TZ), seconds included. The separators are no-break spaces so a timestamp never
+ * wraps onto two lines, whatever column it sits in.
+ */
+const NBSP = '\u00a0';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** `YYYY-MM-DD HH:MM:SS ZONE` in `timeZone`, or `-` for no time. */
+export function formatTime(ms: number | null, timeZone: string): string {
+  if (ms === null) return '-';
+  const parts: Record<string, string> = {};
+  for (const p of formatterFor(timeZone).formatToParts(ms)) parts[p.type] = p.value;
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  const clock = `${parts.hour}:${parts.minute}:${parts.second}`;
+  return [date, clock, parts.timeZoneName].join(NBSP);
+}
+
+/** The time-of-day part of `formatTime` (`23:05:09 CET`). */
+export function formatTimeOfDay(ms: number, timeZone: string): string {
+  return formatTime(ms, timeZone).slice(11);
+}
+
+/** The date part of `formatTime` (`2026-01-31`), in the same zone. */
+export function formatDate(ms: number, timeZone: string): string {
+  return formatTime(ms, timeZone).slice(0, 10);
+}

@@ -1,0 +1,106 @@
+/**
+ * The memory graph in a running `serve` (the demo: the real CLI against the simulated model):
+ * each session's log is indexed when the session ends, with no page viewed; serve leaves its
+ * endpoint in the data folder (0600) for the plugin's Stop hook, which hands a transcript to it
+ * instead of starting an indexer; once serve has stopped the file is gone and the hook indexes
+ * on its own (detached), as before. Needs dist/.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { ENDPOINT_FILE } from '../../src/cli/serve-endpoint.js';
+import { type DemoServe, startDemoServe } from '../helpers/demo-serve.js';
+import { fixtureCopy, SESSION } from '../helpers/graph.js';
+
+const BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
+
+let serve: DemoServe | undefined;
+let copy: ReturnType<typeof fixtureCopy> | undefined;
+afterEach(() => {
+  serve?.cleanUp();
+  if (copy) rmSync(copy.dir, { recursive: true, force: true });
+});
+
+/** The conversations the graph holds (read-only, beside the running serve). */
+function graphSessions(dbPath: string): string[] {
+  if (!existsSync(dbPath)) return [];
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    return (
+      db.prepare('SELECT session FROM graph_sessions ORDER BY session').all() as {
+        session: string;
+      }[]
+    ).map((r) => r.session);
+  } catch {
+    return []; // not migrated yet
+  } finally {
+    db.close();
+  }
+}
+
+/** The plugin's Stop hook as Claude Code runs it: a process, the hook JSON on stdin. */
+function stopHook(dataDir: string, transcript: string): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'graph', 'hook', 'stop'], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        WATCHKEEPER_DATA_DIR: dataDir,
+        WATCHKEEPER_EMBEDDINGS: 'off',
+      },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    child.on('error', reject);
+    child.on('close', resolve);
+    child.stdin.end(
+      JSON.stringify({
+        hook_event_name: 'Stop',
+        transcript_path: transcript,
+        // Both fixture transcripts end with a message that names Immich.
+        last_assistant_message: 'Immich',
+      }),
+    );
+  });
+}
+
+describe('the memory graph in serve', () => {
+  it("indexes each ended session's log, and takes the Stop hook's transcripts while it runs", async () => {
+    const demo = (serve = startDemoServe({
+      WATCHKEEPER_EMBEDDINGS: 'off',
+      WATCHKEEPER_LOG_LEVEL: 'debug',
+    }));
+    const endpoint = join(demo.dataDir, ENDPOINT_FILE);
+    // The demo's start-up chain is three sessions.
+    await demo.until(() => graphSessions(demo.dbPath).length >= 3, 900);
+    // No page was viewed: serve queued each log as its session ended.
+    expect(graphSessions(demo.dbPath)).toEqual(['wk-1', 'wk-2', 'wk-3']);
+
+    expect(statSync(endpoint).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(endpoint, 'utf8'))).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      token: null,
+    });
+    copy = fixtureCopy();
+    expect(await stopHook(demo.dataDir, copy.main)).toBe(0);
+    await demo.until(() => graphSessions(demo.dbPath).includes(SESSION), 300);
+    expect(graphSessions(demo.dbPath)).toContain(SESSION);
+    // Indexed by serve (its log says so), not by an indexer the hook started (that one logs here).
+    expect(demo.log()).toMatch(/graph: indexed/);
+    expect(demo.log()).toContain(copy.main);
+    expect(existsSync(join(demo.dataDir, 'graph-hook.log'))).toBe(false);
+
+    expect(await demo.stop()).toBe(0);
+    expect(existsSync(endpoint)).toBe(false);
+    // No serve: the hook starts its own indexer, which logs to the data folder.
+    expect(await stopHook(demo.dataDir, copy.subagent)).toBe(0);
+    const agent = `${SESSION}/agent-a1b2c3d4e5f6a7b8c`;
+    await demo.until(() => graphSessions(demo.dbPath).includes(agent), 300);
+    expect(graphSessions(demo.dbPath)).toContain(agent);
+    await demo.until(() => existsSync(join(demo.dataDir, 'graph-hook.log')), 100);
+    expect(readFileSync(join(demo.dataDir, 'graph-hook.log'), 'utf8')).toContain(copy.subagent);
+  }, 180_000);
+});
