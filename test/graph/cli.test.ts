@@ -37,9 +37,12 @@ describe('graph index', () => {
     const { run } = cliIn(undefined, undefined, { ...OFFLINE, HOME: home });
     const dry = await run(['graph', 'index', '--all', '--dry-run']);
     expect(dry.stdout).toContain('would index 2 of 2 files');
+    // It cannot know topics or relations without storing: no misleading zeros.
+    expect(dry.stdout).not.toMatch(/spans|relations/);
     expect((await run(['graph', 'stats', '--json'])).stdout).toContain('"ideas": 0');
     const all = await run(['graph', 'index', '--all']);
     expect(all.stdout).toContain('indexed 2 of 2 files');
+    expect(all.stdout).toMatch(/indexed 2 of 2 files .* [1-9]\d* spans, [1-9]\d* relations/);
   });
 
   it('--current reads the newest transcript of this folder and its subagents', async () => {

@@ -226,18 +226,22 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
       );
       return failed > 0 ? 1 : 0;
     }
+    // A dry run reads and extracts but closes no topic and compares with nothing stored: it
+    // cannot know spans or relations, so it does not print zeros for them.
+    const built = (spans: number, relations: number) =>
+      dryRun ? '' : `, ${spans} spans, ${relations} relations`;
     for (const r of changed) {
       const what =
         r.status === 'queued'
           ? 'another indexing job for this file is running; it reads these lines too'
-          : `${r.lines} lines, ${r.turns} turns (${r.skipped} skipped), ${r.ideas} ideas, ${r.spans} spans, ${r.relations} relations`;
+          : `${r.lines} lines, ${r.turns} turns (${r.skipped} skipped), ${r.ideas} ideas${built(r.spans, r.relations)}`;
       io.stdout(
         `${r.status}${r.reset ? ' (rewritten: read again from the start)' : ''}: ${r.file}: ${what}${r.partialLine ? '; an unfinished last line waits for the next run' : ''}\n`,
       );
     }
     io.stdout(
       `${dryRun ? 'would index' : 'indexed'} ${changed.length} of ${reports.length} files (${reports.length - changed.length} unchanged): ` +
-        `${sum('lines')} lines, ${sum('ideas')} ideas, ${sum('spans')} spans, ${sum('relations')} relations\n`,
+        `${sum('lines')} lines, ${sum('ideas')} ideas${built(sum('spans'), sum('relations'))}\n`,
     );
     return failed > 0 ? 1 : 0;
   } catch (err) {
