@@ -74,7 +74,18 @@ try {
   }
   if (!live) throw new Error('no live session caught');
   await page.goto(`${base}/sessions/${live.id}`);
-  await page.waitForTimeout(1200);
+  // Caught at its first second the page has nothing to show yet: wait for the stream's lines.
+  await page
+    .locator('.log .entry')
+    .nth(2)
+    .waitFor({ timeout: 15_000 })
+    .catch(() => {});
+  // The stream is below the session's record: bring the section before it into view.
+  await page.evaluate(() => {
+    const log = document.querySelector('#live-log, #session-log');
+    (log?.previousElementSibling ?? log)?.scrollIntoView({ block: 'start' });
+  });
+  await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, 'session-live.png') });
   console.log(`screenshots in ${OUT}`);
 } finally {

@@ -48,6 +48,18 @@ export function clip(text: string | null, max: number): string {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
+/** Like clip, but line breaks stay (blank lines fold into one): marker lines remain lines. */
+export function clipLines(text: string | null, max: number): string {
+  if (!text) return '';
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/[^\S\n]+/g, ' ').trim())
+    .filter((l, i, all) => l.length > 0 || (i > 0 && all[i - 1]!.length > 0))
+    .join('\n')
+    .trim();
+  return lines.length > max ? `${lines.slice(0, max - 1)}…` : lines;
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
@@ -124,6 +136,7 @@ export const viewHelpers = {
   cost,
   confidence,
   clip,
+  clipLines,
   plural,
   windowText,
 };

@@ -65,7 +65,7 @@ function critical(createdAt: number, message = 'disk full') {
   });
 }
 
-const LONG = `Restarted <b>nas</b> after the disk check. ${'All services answered their health checks. '.repeat(12)}`;
+const LONG = `Restarted <b>nas</b> after the disk check.\n[EVENT:info:nas] Restarted\n\n\n[MEMORY:timing:nas] Takes 60s\n${'All services answered their health checks. '.repeat(12)}`;
 
 /** Three runs (one escalated to tier 2), three memories, two critical events around the 24 h edge. */
 function fixture() {
@@ -165,8 +165,12 @@ describe('GET / (overview)', () => {
     expect(last).toMatch(/<dt>Tier reached<\/dt>\s*<dd>2 /);
     expect(last).toContain(`<a href="/sessions/${child}">Full response &rarr;</a>`);
     expect(last).toContain('Restarted &lt;b&gt;nas&lt;/b&gt;');
-    const clipped = /<p class="response">(.*?)<\/p>/s.exec(last)![1]!;
+    const clipped = /<p class="response lines">(.*?)<\/p>/s.exec(last)![1]!;
     expect(clipped.endsWith('…')).toBe(true);
+    // Marker lines stay lines (blank runs fold into one).
+    expect(clipped).toContain(
+      'check.\n[EVENT:info:nas] Restarted\n\n[MEMORY:timing:nas] Takes 60s\n',
+    );
     expect(clipped.replace(/&lt;|&gt;/g, '_').length).toBe(400);
   });
 

@@ -61,6 +61,15 @@ describe('session record on the dashboard', () => {
     );
   });
 
+  it('says when a running session will get its summary', async () => {
+    const running = session();
+    expect(await get(`/sessions/${running}`)).toMatch(
+      /id="session-summary">\s*<p class="muted">Written when the run ends\.<\/p>/,
+    );
+    finish(running, { input_tokens: 1 });
+    expect(await get(`/sessions/${running}`)).not.toContain('Written when the run ends.');
+  });
+
   it('shows tokens per session and per chain, the chain summary from its first session, and the prompt escaped', async () => {
     const root = session();
     finish(root, {
