@@ -81,10 +81,9 @@ try {
     .waitFor({ timeout: 15_000 })
     .catch(() => {});
   // The stream is below the session's record: bring the section before it into view.
-  await page.evaluate(() => {
-    const log = document.querySelector('#live-log, #session-log');
-    (log?.previousElementSibling ?? log)?.scrollIntoView({ block: 'start' });
-  });
+  await page
+    .locator('#live-log, #session-log')
+    .evaluate((log) => (log.previousElementSibling ?? log).scrollIntoView({ block: 'start' }));
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, 'session-live.png') });
   console.log(`screenshots in ${OUT}`);
