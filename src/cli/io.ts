@@ -13,3 +13,16 @@ export interface CliIo {
   /** Subscribes to a process signal; returns the unsubscribe function. */
   onSignal: (signal: NodeJS.Signals, handler: () => void) => () => void;
 }
+
+/** Standard input as text, at most `maxBytes` (a hook's payload); what is past it is dropped. */
+export async function readStdin(io: CliIo, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of io.stdin) {
+    const b = Buffer.from(chunk);
+    size += b.length;
+    if (size > maxBytes) break;
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

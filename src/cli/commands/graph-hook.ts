@@ -14,7 +14,7 @@ import { request } from 'node:http';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { CliIo } from '../io.js';
+import { type CliIo, readStdin } from '../io.js';
 import { dataDirOf, readServeEndpoint, type ServeEndpoint } from '../serve-endpoint.js';
 
 const MAX_INPUT = 4 * 1024 * 1024;
@@ -22,18 +22,6 @@ const BIN = fileURLToPath(new URL('../../../bin/watchkeeper.js', import.meta.url
 /** How long serve may take to accept the transcript before the hook starts its own indexer. */
 const SERVE_DEADLINE_MS = 300;
 const TAIL = 80;
-
-async function readInput(io: CliIo): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of io.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk);
-    size += b.length;
-    if (size > MAX_INPUT) break;
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** What the hook hands on: the transcript and the end of the turn's last message. */
 export interface HookRequest {
@@ -115,7 +103,7 @@ export async function graphHookCommand(argv: string[], io: CliIo): Promise<numbe
   }
   let r: HookRequest | null = null;
   try {
-    r = hookRequest(JSON.parse(await readInput(io)));
+    r = hookRequest(JSON.parse(await readStdin(io, MAX_INPUT)));
   } catch {
     return 0;
   }

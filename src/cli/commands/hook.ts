@@ -8,22 +8,10 @@ import { openStores } from '../../db/index.js';
 import { recordTrigger } from '../../notify/index.js';
 import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
 import { usageError } from '../args.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, readStdin } from '../io.js';
 import { conversationHook } from './conversation-hooks.js';
 
 const MAX_INPUT = 10 * 1024 * 1024;
-
-async function readAll(io: CliIo): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of io.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk);
-    size += b.length;
-    if (size > MAX_INPUT) break;
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function intOrNull(value: string | undefined): number | null {
   return value && /^\d+$/.test(value) ? Number(value) : null;
@@ -39,7 +27,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   if (event === 'user-prompt-submit' || event === 'stop') {
     let body: unknown = null;
     try {
-      body = JSON.parse(await readAll(io));
+      body = JSON.parse(await readStdin(io, MAX_INPUT));
     } catch {
       return 0; // nothing we can read: nothing to post, and the session goes on
     }
@@ -47,7 +35,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(await readAll(io));
+    payload = JSON.parse(await readStdin(io, MAX_INPUT));
   } catch {
     return 0; // not a tool call we can read: nothing to enforce
   }
