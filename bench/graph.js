@@ -52,20 +52,6 @@ const CATEGORIES = {
   4: 'single-hop',
   5: 'adversarial',
 };
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 
 function percentile(values, p) {
   const s = [...values].sort((a, b) => a - b);
@@ -78,13 +64,9 @@ function sessionTime(text) {
   if (!m) return null;
   let hour = Number(m[1]) % 12;
   if (m[3].toLowerCase() === 'pm') hour += 12;
-  return Date.UTC(
-    Number(m[6]),
-    MONTHS.indexOf(m[5].toLowerCase()),
-    Number(m[4]),
-    hour,
-    Number(m[2]),
-  );
+  // V8 reads "8 May 2023 13:56 UTC" itself: no month table of our own.
+  const at = Date.parse(`${m[4]} ${m[5]} ${m[6]} ${hour}:${m[2]} UTC`);
+  return Number.isNaN(at) ? null : at;
 }
 
 function turnText(t) {

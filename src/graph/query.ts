@@ -6,7 +6,7 @@
  */
 import { DAY_MS } from '../clock.js';
 import type { Intent } from '../db/graph.js';
-import { queryWords } from '../memory/index.js';
+import { NUMBER_WORDS, queryWords } from '../memory/index.js';
 import { type EntityMention, entitiesIn } from './entities.js';
 
 export interface QueryAnalysis {
@@ -44,22 +44,7 @@ const MONTHS = [
   'november',
   'december',
 ];
-const NUMBERS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  few: 3,
-  couple: 2,
-};
+const NUMBERS: Record<string, number> = { ...NUMBER_WORDS, few: 3, couple: 2 };
 const UNIT_MS: Record<string, number> = { day: DAY_MS, week: 7 * DAY_MS, month: 30 * DAY_MS };
 
 function startOfDay(t: number): number {

@@ -72,7 +72,8 @@ const SIZE_UNITS: Record<string, number> = {
   g: 1e9,
 };
 
-const NUMBER_WORDS: Record<string, number> = {
+/** Counts written as words, as models and people write them ("twenty minutes"). */
+export const NUMBER_WORDS: Readonly<Record<string, number>> = {
   a: 1,
   an: 1,
   one: 1,

@@ -49,6 +49,7 @@ export {
   type Fact,
   type FactKind,
   findContradiction,
+  NUMBER_WORDS,
 } from './contradiction.js';
 export {
   bestFusedScore,

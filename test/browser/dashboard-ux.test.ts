@@ -20,7 +20,12 @@ import {
   startSimulatedModel,
 } from '../../src/sim/messages-api.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { HAVE_CHROMIUM, launchBrowser, takeBrowserProblems } from '../helpers/browser.js';
+import {
+  HAVE_CHROMIUM,
+  launchBrowser,
+  startLiveSession,
+  takeBrowserProblems,
+} from '../helpers/browser.js';
 import { seedMemory } from '../helpers/db.js';
 import { TOKEN } from '../helpers/web.js';
 
@@ -282,18 +287,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
 
   it('brings events, status and the final response onto a live session page without a reload', async () => {
     gates.push(gate(), gate());
-    rt.scheduler.trigger({
-      trigger: 'manual',
-      startTier: 1,
-      prompt: 'check jellyfin',
-      alert: null,
-    });
-    let sessionId = 0;
-    for (let i = 0; i < 200 && !sessionId; i += 1) {
-      await new Promise((r) => setTimeout(r, 50));
-      sessionId = rt.feed.liveSessions()[0] ?? 0;
-    }
-    expect(sessionId).toBeGreaterThan(0);
+    const sessionId = await startLiveSession(rt, 'check jellyfin');
     const page = await signedIn(1360);
     await page.goto(url(`/sessions/${sessionId}`));
     await page.evaluate('window.notReloaded = true');
@@ -319,18 +313,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
 
   it('keeps the system prompt open while a live session page refreshes', async () => {
     gates.splice(0, gates.length, gate(), gate());
-    rt.scheduler.trigger({
-      trigger: 'manual',
-      startTier: 1,
-      prompt: 'check jellyfin again',
-      alert: null,
-    });
-    let sessionId = 0;
-    for (let i = 0; i < 200 && !sessionId; i += 1) {
-      await new Promise((r) => setTimeout(r, 50));
-      sessionId = rt.feed.liveSessions()[0] ?? 0;
-    }
-    expect(sessionId).toBeGreaterThan(0);
+    const sessionId = await startLiveSession(rt, 'check jellyfin again');
     const page = await signedIn(1360);
     await page.goto(url(`/sessions/${sessionId}`));
     const live = page.locator('#session-live');

@@ -20,7 +20,7 @@ import {
   startSimulatedModel,
 } from '../../src/sim/messages-api.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
+import { HAVE_CHROMIUM, launchBrowser, startLiveSession } from '../helpers/browser.js';
 import { TOKEN } from '../helpers/web.js';
 import { XSS_CORPUS } from '../helpers/xss.js';
 import { seedMemory } from '../helpers/db.js';
@@ -276,18 +276,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
 
   it('follows a live session: the log grows and events appear without a reload', async () => {
     gate = new Promise<void>((r) => (release = r));
-    rt.scheduler.trigger({
-      trigger: 'manual',
-      startTier: 1,
-      prompt: 'check jellyfin',
-      alert: null,
-    });
-    let sessionId = 0;
-    for (let i = 0; i < 200 && !sessionId; i += 1) {
-      await new Promise((r) => setTimeout(r, 50));
-      sessionId = rt.feed.liveSessions()[0] ?? 0;
-    }
-    expect(sessionId).toBeGreaterThan(0);
+    const sessionId = await startLiveSession(rt, 'check jellyfin');
     await page.goto(url(`/sessions/${sessionId}`));
     const log = page.locator('#live-log');
     await log.locator('text=line three').waitFor({ timeout: 15_000 });

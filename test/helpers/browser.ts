@@ -14,6 +14,8 @@ import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type ConsoleMessage } from 'playwright-core';
 import { afterEach } from 'vitest';
 
+import type { Runtime } from '../../src/cli/runtime.js';
+
 export const CHROMIUM = process.env.WATCHKEEPER_CHROMIUM ?? '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 
@@ -98,4 +100,15 @@ export async function launchBrowser(): Promise<Browser> {
     return context;
   };
   return browser;
+}
+
+/** Starts a manual run on `rt` and waits until its session is live; returns the session id. */
+export async function startLiveSession(rt: Runtime, prompt: string): Promise<number> {
+  rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt, alert: null });
+  for (let i = 0; i < 200; i += 1) {
+    const id = rt.feed.liveSessions()[0];
+    if (id) return id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no live session for "${prompt}" within 10 s`);
 }
