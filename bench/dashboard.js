@@ -20,7 +20,7 @@ const ROWS = 100_000;
 const TOKEN = 'bench-token-0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -69,7 +69,7 @@ function seed(dbPath) {
   stores.close();
 }
 
-const hasWrk = () =>
+export const hasWrk = () =>
   new Promise((resolve) =>
     execFile('wrk', ['--version'], (err) => resolve(!err || err.code !== 'ENOENT')),
   );
@@ -79,7 +79,7 @@ function ms(value, unit) {
 }
 
 /** wrk (C, from Debian) keeps up with the server on 2 cores; autocannon (JS) is the fallback. */
-async function load(url, seconds, tool) {
+export async function load(url, seconds, tool) {
   if (tool === 'wrk') {
     const out = await new Promise((resolve, reject) =>
       execFile(

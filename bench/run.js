@@ -4,7 +4,8 @@
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
  * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
- * search-speed, conversations, graph. A failing part prints its error; the run still
+ * search-speed, conversations, graph, export, migrate-store and fleet (these two start a
+ * PostgreSQL server). A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,11 +17,13 @@ import { runConversationsBench } from './conversations.js';
 import { runDashboardBench } from './dashboard.js';
 import { runEmbeddingsBench } from './embeddings.js';
 import { runExportBench } from './export.js';
+import { runFleetBench } from './fleet.js';
 import { runGraphBench } from './graph.js';
 import { runSearchQualityBench } from './search-quality.js';
 import { runSearchSpeedBench } from './search-speed.js';
 import { runHugeLineBench } from './huge-line.js';
 import { runMemoryStoreBench } from './memory-store.js';
+import { runMigrateStoreBench } from './migrate-store.js';
 import { runParserBench } from './parser.js';
 import { runRunnerBench } from './runner.js';
 import { runServeRssBench } from './serve-rss.js';
@@ -41,6 +44,8 @@ const PARTS = [
   { name: 'conversations', runOrder: 10, run: runConversationsBench },
   { name: 'graph', runOrder: 11, run: runGraphBench },
   { name: 'export', runOrder: 12, run: runExportBench },
+  { name: 'migrate-store', runOrder: 13, run: runMigrateStoreBench },
+  { name: 'fleet', runOrder: 14, run: runFleetBench },
 ];
 const USAGE = `usage: node --expose-gc bench/run.js [--only ${PARTS.map((p) => p.name).join('|')}] [--json FILE]`;
 

@@ -129,6 +129,25 @@ const scopeName = z
   .refine((s) => s !== 'ops', {
     message: '"ops" is the scheduled sessions\' own scope; share a scope with ops instead',
   });
+/** A postgres:// (or postgresql://) address of the fleet's shared database. */
+const databaseUrl = z.string().refine(
+  (text) => {
+    try {
+      return ['postgres:', 'postgresql:'].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected a postgres:// URL such as postgres://wk@db.example.com/watchkeeper' },
+);
+/** An instance name: letters, digits and . _ -, not `fleet` (the shared memories' scope). */
+const instanceName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+    message: 'expected a name of letters, digits, ".", "_" and "-" (at most 63), such as cluster-a',
+  })
+  .refine((s) => s !== 'fleet', { message: '"fleet" is the scope of shared memories' });
 /** How long sessions, logs, events and memory history are kept: a duration of a day or more, or off. */
 const retention = z.string().transform((text, ctx): number | 'off' => {
   if (text.trim().toLowerCase() === 'off') return 'off';
@@ -258,6 +277,12 @@ const SCHEMA = z.object({
   CONVERSATION_STALE: duration(1000).default(5 * 60_000),
   EXTRACT_EVERY: int(1, 100_000).default(10),
   EXTRACT_INTERVAL: duration(1000).default(60_000),
+  DATABASE_URL: databaseUrl.optional(),
+  INSTANCE: instanceName.default('local'),
+  FLEET_MEMORY_SERVICES: list.default([]),
+  FLEET_MEMORY_CATEGORIES: list.default([]),
+  FLEET_COOLDOWN_SERVICES: list.default([]),
+  LEASE: duration(5000).default(60_000),
 });
 
 type Tier = 1 | 2 | 3;
@@ -326,6 +351,7 @@ export interface Config {
   /** Sessions, raw logs, events and memory history older than this are pruned; null: kept. */
   retentionMs: number | null;
   notifications: NotificationsConfig;
+  fleet: FleetConfig;
   /**
    * What start-up should say about the settings: a Claude Ops setting read under a watchkeeper
    * meaning (CLAUDEOPS_INTERVAL as a schedule), or one given twice where one name wins.
@@ -441,6 +467,7 @@ const SECRET_KEYS = new Set([
   'GATEWAY_KEY',
   'APPRISE_URLS',
   'NOTIFY_URLS',
+  'DATABASE_URL',
 ]);
 const PREFIX = 'WATCHKEEPER_';
 const ALIAS_PREFIX = 'CLAUDEOPS_';
@@ -682,6 +709,22 @@ function readSettings(env: Record<string, string | undefined>) {
 }
 
 /** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
+/** Sidecars sharing one PostgreSQL database; a lone SQLite sidecar is the instance `local`. */
+export interface FleetConfig {
+  /** WATCHKEEPER_DATABASE_URL: the shared PostgreSQL database; null: the SQLite file (dbPath). */
+  databaseUrl: string | null;
+  /** WATCHKEEPER_INSTANCE: this sidecar's name on its sessions, events, cooldowns and memories. */
+  instance: string;
+  /** New memories about these services are shared with the whole fleet. */
+  memoryServices: string[];
+  /** New memories in these categories are shared with the whole fleet. */
+  memoryCategories: string[];
+  /** Services whose cooldown limits count every instance's actions (a database two clusters use). */
+  cooldownServices: string[];
+  /** A running session whose heartbeat is older than this is marked interrupted. */
+  leaseMs: number;
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   checkClaudeOpsNames(env);
   const { input, sourceName, notices } = readSettings(env);
@@ -789,6 +832,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       rateLimitPerHour: c.NOTIFY_RATE_LIMIT,
       retries: c.NOTIFY_RETRIES,
       timeoutMs: c.NOTIFY_TIMEOUT,
+    },
+    fleet: {
+      databaseUrl: c.DATABASE_URL ?? null,
+      instance: c.INSTANCE,
+      memoryServices: c.FLEET_MEMORY_SERVICES,
+      memoryCategories: c.FLEET_MEMORY_CATEGORIES,
+      cooldownServices: c.FLEET_COOLDOWN_SERVICES,
+      leaseMs: c.LEASE,
     },
     notices,
     modelCredentialConfigured: hasModelCredential(env),

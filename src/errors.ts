@@ -8,7 +8,10 @@ export type ErrorCode =
   | 'migration_changed'
   | 'io_failed'
   | 'busy'
-  | 'embedding_failed';
+  | 'embedding_failed'
+  | 'db_unavailable'
+  | 'unsupported'
+  | 'copy_failed';
 
 /** One error type with a code and a cause; the edges (CLI, HTTP, scheduler) report it once. */
 export class AppError extends Error {

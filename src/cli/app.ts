@@ -17,9 +17,11 @@ export interface CliApp {
 
 export function openApp(io: CliIo): CliApp {
   const config = loadConfig(io.env);
-  const stores = openStores(config.dbPath);
+  const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
+    instance: config.fleet.instance,
+  });
   const embedder = createEmbedder(config.embeddings);
-  const knowledge = createKnowledge({ stores, embedder, clock: io.clock });
+  const knowledge = createKnowledge({ stores, embedder, clock: io.clock, fleet: config.fleet });
   return {
     config,
     stores,

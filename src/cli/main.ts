@@ -17,6 +17,7 @@ import {
   reindexCommand,
 } from './commands/maintenance.js';
 import { MCP_USAGE, mcpCommand } from './commands/mcp.js';
+import { MIGRATE_STORE_USAGE, migrateStoreCommand } from './commands/migrate-store.js';
 import { memoriesCommand, MEMORIES_USAGE } from './commands/memories.js';
 import {
   EXPORT_USAGE,
@@ -59,6 +60,7 @@ ${CONTEXT_USAGE}
 ${REINDEX_USAGE}
 watchkeeper decay        Apply staleness decay now (it also runs before every context build).
 watchkeeper migrate      Create or upgrade the database.
+${MIGRATE_STORE_USAGE}
 ${PRUNE_USAGE}
 ${IMPORT_CLAUDEOPS_USAGE}
 ${EXPORT_USAGE}
@@ -86,6 +88,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   services: servicesCommand,
   decay: decayCommand,
   migrate: migrateCommand,
+  'migrate-store': migrateStoreCommand,
   prune: pruneCommand,
   'import-claudeops': importClaudeOpsCommand,
   export: exportCommand,

@@ -16,6 +16,7 @@ import { type ChainSummarizer, createChainSummarizer } from '../runner/chain-sum
 import { currentCooldowns } from '../runner/cooldown-now.js';
 import { cooldownHorizon } from '../runner/cooldown-policy.js';
 import { createHookServer, type HookServer } from '../runner/hook-server.js';
+import { createLeaseSweeper } from '../runner/lease.js';
 import { SessionFeed } from '../runner/live-feed.js';
 import { recoverInterruptedSessions, type RecoveredSession } from '../runner/recovery.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
@@ -81,13 +82,16 @@ export function runnerControl(rt: Runtime): RunnerControl {
     status: () => rt.scheduler.status(),
     queue: () => rt.scheduler.queue(),
     cancel: (id, actor) => rt.scheduler.cancel(id, actor),
-    cooldownState: (now) => currentCooldowns(rt.stores, rt.config.cooldowns, now),
+    cooldownState: (now) =>
+      currentCooldowns(rt.stores, rt.config.cooldowns, now, rt.config.fleet.cooldownServices),
     cooldownHorizon: (now) => cooldownHorizon(rt.config.cooldowns, now),
   };
 }
 
 export function createRuntime(o: RuntimeOptions): Runtime {
-  const stores = openStores(o.config.dbPath);
+  const stores = openStores(o.config.fleet.databaseUrl ?? o.config.dbPath, {
+    instance: o.config.fleet.instance,
+  });
   let notifier: Notifier;
   try {
     notifier = setUpNotifier({
@@ -103,7 +107,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   }
   const onAlert = (alert: Parameters<Notifier['notify']>[0]) => void notifier.notify(alert);
   const embedder = createEmbedder(o.config.embeddings);
-  const knowledge = createKnowledge({ stores, embedder, clock: o.clock });
+  const knowledge = createKnowledge({ stores, embedder, clock: o.clock, fleet: o.config.fleet });
   const gateway = createGateway({
     config: o.config.gateway,
     backend: createBackend(o.config, o.env, o.gatewayEnvOverrides),
@@ -161,6 +165,14 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       if (first !== undefined) stores.alertRepeats.set(first, ticket.repeats, o.clock.now());
     },
   });
+  // Running sessions of any instance whose heartbeat stopped are marked interrupted (serve).
+  const leases = createLeaseSweeper({
+    sessions: stores.sessions,
+    clock: o.clock,
+    leaseMs: o.config.fleet.leaseMs,
+    log: o.log,
+    onAlert,
+  });
   let timer: NodeJS.Timeout | null = null;
   let extractTimer: NodeJS.Timeout | null = null;
   return {
@@ -191,6 +203,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     },
     startBackground() {
       notifier.start();
+      leases.start();
       if (!extractTimer) {
         // Jobs and summaries a killed predecessor left running will never finish.
         const now = o.clock.now();
@@ -220,6 +233,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       timer.unref();
     },
     async close() {
+      leases.stop();
       if (timer) clearInterval(timer);
       if (extractTimer) clearInterval(extractTimer);
       // Waits end and calls in flight are cancelled; then the background jobs settle.

@@ -5,7 +5,9 @@
  * remembering? yes/no and a reason, kept for review), and only the yes-windows to the extractor,
  * which sees the window and the most relevant existing memories and returns structured memories.
  * Each candidate goes through the one memory service (dedup, reinforcement, supersession) with
- * its source (`conversation ID #a-b`) and the conversation's scope.
+ * its source (`conversation ID #a-b`) and the conversation's scope. Instances sharing a database
+ * take turns: a run claims the conversation first (renewed after each window) and skips it while
+ * another instance's claim holds.
  */
 import type { Clock } from '../clock.js';
 import type {
@@ -39,6 +41,12 @@ const EXISTING_SHOWN = 5;
 /** A candidate this close to one the same conversation yielded from an overlapping window is the
  * overlap read twice, not a second observation. */
 const ECHO_SIMILARITY = 0.8;
+
+/**
+ * How long a claim on a conversation's extraction lasts without renewal: longer than one window's
+ * gate and extractor calls with their retries. An instance that dies holds it no longer.
+ */
+export const EXTRACT_CLAIM_MS = 30 * 60_000;
 
 /** The extractor's 1-5 as the store's importance (seed 002's low/normal/high/core). */
 export function importanceOf(score: number): Importance {
@@ -186,39 +194,66 @@ export function createExtractor(deps: {
     return true;
   };
 
+  /** Reads what is new, holding the claim (renewed after each window); the cursor is read now. */
+  const extractClaimed = async (
+    conversationId: string,
+    renew: () => boolean,
+  ): Promise<{ windows: number }> => {
+    const conv = conversations.get(conversationId);
+    if (!conv || conv.lastSeq <= conv.extractedThroughSeq) return { windows: 0 };
+    const fromSeq = conv.extractedThroughSeq + 1;
+    const messages = conversations
+      .messages(conversationId, Math.max(0, fromSeq - LOOK_BACK), conv.lastSeq)
+      .filter((m) => m.role === 'user' || m.role === 'assistant');
+    const windows = extractionWindows(messages, {
+      fromSeq,
+      windowTokens: WINDOW_TOKENS,
+      overlapTokens: OVERLAP_TOKENS,
+    });
+    let done = 0;
+    for (const w of windows) {
+      if (!(await processWindow(conversationId, conv.scope, w))) {
+        deps.log?.warn('conversation extraction paused: the model gateway failed', {
+          conversation: conversationId,
+          window: `${w.startSeq}-${w.endSeq}`,
+        });
+        return { windows: done };
+      }
+      conversations.markExtracted(conversationId, w.endSeq, clock.now());
+      done += 1;
+      // The claim ran out (another instance may read on from the cursor): stop here.
+      if (!renew()) return { windows: done };
+    }
+    // Tool and system messages after the last window are read too: there is nothing in them.
+    conversations.markExtracted(conversationId, conv.lastSeq, clock.now());
+    return { windows: done };
+  };
+
   return {
     /**
      * Reads what is new in one conversation, window by window, moving its cursor as each window
      * is done. Stops at a window the backend could not answer (it is read again next time).
+     * Nothing is read while another instance holds the conversation's claim.
      */
     async run(conversationId: string): Promise<{ windows: number }> {
-      const conv = conversations.get(conversationId);
-      if (!conv || conv.lastSeq <= conv.extractedThroughSeq) return { windows: 0 };
+      const seen = conversations.get(conversationId);
+      if (!seen || seen.lastSeq <= seen.extractedThroughSeq) return { windows: 0 };
       if (!gateway.available || gateway.state().budgetReached) return { windows: 0 };
-      const fromSeq = conv.extractedThroughSeq + 1;
-      const messages = conversations
-        .messages(conversationId, Math.max(0, fromSeq - LOOK_BACK), conv.lastSeq)
-        .filter((m) => m.role === 'user' || m.role === 'assistant');
-      const windows = extractionWindows(messages, {
-        fromSeq,
-        windowTokens: WINDOW_TOKENS,
-        overlapTokens: OVERLAP_TOKENS,
-      });
-      let done = 0;
-      for (const w of windows) {
-        if (!(await processWindow(conversationId, conv.scope, w))) {
-          deps.log?.warn('conversation extraction paused: the model gateway failed', {
-            conversation: conversationId,
-            window: `${w.startSeq}-${w.endSeq}`,
-          });
-          return { windows: done };
-        }
-        conversations.markExtracted(conversationId, w.endSeq, clock.now());
-        done += 1;
+      const claim = () => {
+        const at = clock.now();
+        return conversations.claimExtraction(conversationId, at, at + EXTRACT_CLAIM_MS);
+      };
+      if (!claim()) {
+        deps.log?.debug('conversation extraction skipped: another instance is reading it', {
+          conversation: conversationId,
+        });
+        return { windows: 0 };
       }
-      // Tool and system messages after the last window are read too: there is nothing in them.
-      conversations.markExtracted(conversationId, conv.lastSeq, clock.now());
-      return { windows: done };
+      try {
+        return await extractClaimed(conversationId, claim);
+      } finally {
+        conversations.releaseExtraction(conversationId);
+      }
     },
   };
 }

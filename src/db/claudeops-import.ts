@@ -69,6 +69,8 @@ export interface ClaudeOpsImportOptions {
     baseConfidence: number;
     nextDecayAt: number;
   };
+  /** The instance an imported memory belongs to (FLEET when shared); `local` when omitted. */
+  memoryInstance?(m: { service: string | null; category: Category }): string;
 }
 
 const CATEGORIES: readonly Category[] = [
@@ -129,7 +131,8 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-export function createClaudeOpsImportStore(db: Db) {
+/** `instance`: the importing sidecar, written on the sessions, events and cooldown actions. */
+export function createClaudeOpsImportStore(db: Db, instance = 'local') {
   const mapped = db.prepare(
     'SELECT kind, source_id AS sourceId, target_id AS targetId FROM claudeops_imports WHERE source = ?',
   );
@@ -137,33 +140,35 @@ export function createClaudeOpsImportStore(db: Db) {
     (source, kind, source_id, target_id, detail_json, imported_at) VALUES (?, ?, ?, ?, ?, ?)`);
   const insertSession = db.prepare(`INSERT INTO sessions (status, trigger, tier, model, prompt,
     started_at, ended_at, exit_code, cost_usd, num_turns, duration_ms, response, error, simulated,
-    summary, summary_source, summary_status, summary_origin, summary_at)
+    summary, summary_source, summary_status, summary_origin, summary_at, instance)
     VALUES (@status, @trigger, @tier, @model, @prompt, @startedAt, @endedAt, @exitCode, @costUsd,
     @numTurns, @durationMs, @response, @error, 0, @summary,
-    CASE WHEN @summary IS NULL THEN NULL ELSE 'model' END,
-    CASE WHEN @summary IS NULL THEN NULL ELSE 'done' END,
-    CASE WHEN @summary IS NULL THEN NULL ELSE 'claudeops' END,
-    CASE WHEN @summary IS NULL THEN NULL ELSE COALESCE(@endedAt, @startedAt) END)`);
+    CASE WHEN CAST(@summary AS TEXT) IS NULL THEN NULL ELSE 'model' END,
+    CASE WHEN CAST(@summary AS TEXT) IS NULL THEN NULL ELSE 'done' END,
+    CASE WHEN CAST(@summary AS TEXT) IS NULL THEN NULL ELSE 'claudeops' END,
+    CASE WHEN CAST(@summary AS TEXT) IS NULL THEN NULL ELSE COALESCE(@endedAt, @startedAt) END, @instance)`);
   const linkParent = db.prepare(
     'UPDATE sessions SET parent_session_id = ? WHERE id = ? AND parent_session_id IS NULL',
   );
   // A session imported earlier may have been pruned since (retention): nothing may point at it.
   const sessionExists = db.prepare('SELECT 1 FROM sessions WHERE id = ?');
   const insertEvent = db.prepare(`INSERT INTO events
-    (session_id, source, level, service, message, created_at)
-    VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
+    (session_id, source, level, service, message, created_at, instance)
+    VALUES (@sessionId, @source, @level, @service, @message, @createdAt, @instance)`);
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation,
     confidence, base_confidence, active, pinned, created_at, updated_at, last_reinforced_at,
-    session_id, tier, next_decay_at, importance, source, source_ref, scope)
+    session_id, tier, next_decay_at, importance, source, source_ref, scope, instance)
     VALUES (@service, @category, @observation, @confidence, @baseConfidence, @active, 0,
     @createdAt, @updatedAt, @updatedAt, @sessionId, @tier, @nextDecayAt, 'normal', 'import',
-    @sourceRef, 'ops')`);
+    @sourceRef, 'ops', @instance)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history (memory_id, action, old_confidence,
     new_confidence, observation, session_id, created_at, source, evidence)
     VALUES (?, 'imported', NULL, ?, ?, ?, ?, 'import', ?)`);
   const insertCooldown = db.prepare(`INSERT INTO cooldown_actions
-    (service, action_type, success, source, command, message, tier, session_id, created_at)
-    VALUES (@service, @actionType, @success, 'agent', NULL, @message, @tier, @sessionId, @createdAt)`);
+    (service, action_type, success, source, command, message, tier, session_id, created_at,
+    instance)
+    VALUES (@service, @actionType, @success, 'agent', NULL, @message, @tier, @sessionId, @createdAt,
+    @instance)`);
 
   const anyImported = db.prepare('SELECT 1 FROM claudeops_imports LIMIT 1');
 
@@ -272,7 +277,7 @@ export function createClaudeOpsImportStore(db: Db) {
             skip('session', s.id, row);
             continue;
           }
-          const target = Number(insertSession.run(row).lastInsertRowid);
+          const target = Number(insertSession.run({ ...row, instance }).lastInsertRowid);
           const detail = Object.fromEntries(
             Object.entries({
               summary: s.summary,
@@ -309,8 +314,11 @@ export function createClaudeOpsImportStore(db: Db) {
             continue;
           }
           const target = Number(
-            insertEvent.run({ ...row, sessionId: sessionOf('event', e.id, e.sessionId) })
-              .lastInsertRowid,
+            insertEvent.run({
+              ...row,
+              sessionId: sessionOf('event', e.id, e.sessionId),
+              instance,
+            }).lastInsertRowid,
           );
           remember('event', e.id, target, null);
         }
@@ -329,8 +337,13 @@ export function createClaudeOpsImportStore(db: Db) {
             now: opts.now,
           });
           const target = Number(
-            insertMemory.run({ ...row, ...decay, sessionId, active: row.active ? 1 : 0 })
-              .lastInsertRowid,
+            insertMemory.run({
+              ...row,
+              ...decay,
+              sessionId,
+              active: row.active ? 1 : 0,
+              instance: opts.memoryInstance?.(row) ?? 'local',
+            }).lastInsertRowid,
           );
           insertHistory.run(
             target,
@@ -351,8 +364,11 @@ export function createClaudeOpsImportStore(db: Db) {
             continue;
           }
           const target = Number(
-            insertCooldown.run({ ...row, sessionId: sessionOf('cooldown', c.id, c.sessionId) })
-              .lastInsertRowid,
+            insertCooldown.run({
+              ...row,
+              sessionId: sessionOf('cooldown', c.id, c.sessionId),
+              instance,
+            }).lastInsertRowid,
           );
           remember('cooldown', c.id, target, null);
         }

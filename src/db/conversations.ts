@@ -70,7 +70,7 @@ const CONVERSATION_C = `c.id, c.scope, c.created_at AS createdAt, c.updated_at A
   c.extracted_through_seq AS extractedThroughSeq, c.extracted_at AS extractedAt`;
 const MESSAGE = `conversation_id AS conversationId, seq, role, content, created_at AS createdAt`;
 
-export function createConversationStore(db: Db) {
+export function createConversationStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
   const getOne = db.prepare(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`);
   const insertConversation = db.prepare(`INSERT INTO conversations (id, scope, created_at,
@@ -89,6 +89,11 @@ export function createConversationStore(db: Db) {
   const setExtracted = db.prepare(`UPDATE conversations SET extracted_through_seq = ?,
     extracted_at = ? WHERE id = ? AND extracted_through_seq < ?`);
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM conversations');
+  const claimExtraction = db.prepare(`UPDATE conversations SET extract_instance = ?,
+    extract_until = ? WHERE id = ?
+    AND (extract_until IS NULL OR extract_until <= ? OR extract_instance = ?)`);
+  const releaseExtraction = db.prepare(`UPDATE conversations SET extract_instance = NULL,
+    extract_until = NULL WHERE id = ? AND extract_instance = ?`);
   const dueForExtraction = db.prepare(`SELECT ${CONVERSATION} FROM conversations
     WHERE last_seq > extracted_through_seq AND coalesce(extracted_at, created_at) <= ?
     ORDER BY coalesce(extracted_at, created_at) LIMIT ?`);
@@ -173,6 +178,20 @@ export function createConversationStore(db: Db) {
     /** Moves the extraction cursor forward (never back). */
     markExtracted(id: string, throughSeq: number, at: number): void {
       setExtracted.run(throughSeq, at, id, throughSeq);
+    },
+
+    /**
+     * Claims the conversation's extraction for this instance until `until` (or renews its own
+     * claim): false while another instance holds a claim that has not run out. Instances sharing
+     * the database thus never read the same new messages at once.
+     */
+    claimExtraction(id: string, at: number, until: number): boolean {
+      return claimExtraction.run(instance, until, id, at, instance).changes === 1;
+    },
+
+    /** Gives this instance's claim on the conversation's extraction back. */
+    releaseExtraction(id: string): void {
+      releaseExtraction.run(id, instance);
     },
 
     /** Conversations with unread messages, last extracted before `before` (the timed trigger). */

@@ -4,6 +4,7 @@
  * the group's events up to its time; a later occurrence reopens the group.
  */
 import type { EventLevel } from '../stream/markers.js';
+import { type TextMatch, textMatch } from './event-search.js';
 import { type Db, statementCache } from './open.js';
 
 export interface EventGroupRow {
@@ -41,7 +42,7 @@ const COLUMNS = `id, NULLIF(service, '') AS service, level, message, count,
 type RawGroup = Omit<EventGroupRow, 'acked'> & { acked: number };
 const fromRaw = (r: RawGroup): EventGroupRow => ({ ...r, acked: r.acked === 1 });
 
-function groupWhere(f: EventGroupFilter) {
+function groupWhere(f: EventGroupFilter, text: TextMatch) {
   const where: string[] = [];
   const params: (string | number)[] = [];
   if (f.level) {
@@ -61,8 +62,9 @@ function groupWhere(f: EventGroupFilter) {
     params.push(f.to);
   }
   if (f.text) {
-    where.push('id IN (SELECT rowid FROM event_groups_fts WHERE event_groups_fts MATCH ?)');
-    params.push(f.text);
+    const [clause, param] = text('id', f.text);
+    where.push(clause);
+    params.push(param);
   }
   if (!f.includeAcked) where.push('(acked_at IS NULL OR acked_at < last_seen)');
   return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
@@ -70,6 +72,7 @@ function groupWhere(f: EventGroupFilter) {
 
 export function createEventGroupStore(db: Db) {
   const cached = statementCache(db);
+  const text = textMatch(db, 'event_groups_fts');
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM event_groups WHERE id = ?`);
   const ack = db.prepare('UPDATE event_groups SET acked_at = ?, acked_by = ? WHERE id = ?');
   const unack = db.prepare('UPDATE event_groups SET acked_at = NULL, acked_by = NULL WHERE id = ?');
@@ -81,7 +84,7 @@ export function createEventGroupStore(db: Db) {
     },
     /** Most recently seen first. */
     list(filter: EventGroupFilter = {}): EventGroupRow[] {
-      const { where, params } = groupWhere(filter);
+      const { where, params } = groupWhere(filter, text);
       const sql = `SELECT ${COLUMNS} FROM event_groups ${where}
         ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`;
       return (
@@ -89,7 +92,7 @@ export function createEventGroupStore(db: Db) {
       ).map(fromRaw);
     },
     count(filter: EventGroupFilter = {}): number {
-      const { where, params } = groupWhere(filter);
+      const { where, params } = groupWhere(filter, text);
       return (
         cached(`SELECT COUNT(*) AS n FROM event_groups ${where}`).get(...params) as { n: number }
       ).n;

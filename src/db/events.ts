@@ -1,5 +1,6 @@
 /** The events table: what the agent reported (`agent`) and what watchkeeper itself noticed (`system`). */
 import type { EventLevel } from '../stream/markers.js';
+import { type TextMatch, textMatch } from './event-search.js';
 import { type Db, statementCache } from './open.js';
 
 export type EventSource = 'agent' | 'system';
@@ -12,9 +13,12 @@ export interface EventRow {
   service: string | null;
   message: string;
   createdAt: number;
+  /** The sidecar that wrote it (WATCHKEEPER_INSTANCE); `local` for a lone sidecar. */
+  instance: string;
 }
 
-export type NewEvent = Omit<EventRow, 'id'>;
+/** An event to write: the store stamps its own instance. */
+export type NewEvent = Omit<EventRow, 'id' | 'instance'>;
 
 export interface EventFilter {
   level?: EventLevel;
@@ -28,19 +32,24 @@ export interface EventFilter {
   to?: number;
   /** False hides events their group's acknowledgement covers; absent or true shows them. */
   includeAcked?: boolean;
+  /** Only the events this instance wrote. */
+  instance?: string;
   limit?: number;
   offset?: number;
 }
 
-const COLUMNS =
-  'id, session_id AS sessionId, source, level, service, message, created_at AS createdAt';
+const COLUMNS = `id, session_id AS sessionId, source, level, service, message,
+  created_at AS createdAt, instance`;
 
 /**
  * The filter as a WHERE clause over `events` (columns qualified, so that it also works joined
  * with event_groups). The acknowledgement is left to the callers: a count subtracts the
  * acknowledged events, a page of rows tests each row.
  */
-function eventWhere(filter: EventFilter): { clauses: string[]; params: (string | number)[] } {
+function eventWhere(
+  filter: EventFilter,
+  text: TextMatch,
+): { clauses: string[]; params: (string | number)[] } {
   const clauses: string[] = [];
   const params: (string | number)[] = [];
   const add = (clause: string, value: string | number) => {
@@ -53,8 +62,8 @@ function eventWhere(filter: EventFilter): { clauses: string[]; params: (string |
   if (filter.source) add('events.source = ?', filter.source);
   if (filter.from !== undefined) add('events.created_at >= ?', filter.from);
   if (filter.to !== undefined) add('events.created_at < ?', filter.to);
-  if (filter.text)
-    add('events.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)', filter.text);
+  if (filter.instance !== undefined) add('events.instance = ?', filter.instance);
+  if (filter.text) add(...text('events.id', filter.text));
   return { clauses, params };
 }
 
@@ -65,11 +74,19 @@ const whereSql = (clauses: readonly string[]) =>
 const ACKED = `EXISTS (SELECT 1 FROM event_groups g
   WHERE g.id = events.group_id AND g.acked_at >= events.created_at)`;
 
-export function createEventStore(db: Db) {
+/** `instance`: this sidecar's name, written on every event it inserts. */
+export function createEventStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
-  const insert =
-    db.prepare(`INSERT INTO events (session_id, source, level, service, message, created_at)
-    VALUES (@sessionId, @source, @level, @service, @message, @createdAt)`);
+  const text = textMatch(db, 'events_fts');
+  const insert = db.prepare(`INSERT INTO events
+    (session_id, source, level, service, message, created_at, instance)
+    VALUES (@sessionId, @source, @level, @service, @message, @createdAt, @instance)`);
+  const instances = db.prepare(`WITH RECURSIVE i(name) AS (
+      SELECT MIN(instance) FROM events
+      UNION ALL
+      SELECT (SELECT MIN(instance) FROM events WHERE instance > i.name) FROM i
+      WHERE i.name IS NOT NULL
+    ) SELECT name FROM i WHERE name IS NOT NULL LIMIT ?`);
 
   const recentServices = db.prepare(`SELECT service FROM events
     WHERE created_at >= ? AND service IS NOT NULL AND level IN (SELECT value FROM json_each(?))
@@ -84,10 +101,24 @@ export function createEventStore(db: Db) {
     },
 
     insert(event: NewEvent): number {
-      return Number(insert.run(event).lastInsertRowid);
+      return Number(
+        insert.run({
+          sessionId: event.sessionId,
+          source: event.source,
+          level: event.level,
+          service: event.service,
+          message: event.message,
+          createdAt: event.createdAt,
+          instance,
+        }).lastInsertRowid,
+      );
+    },
+    /** The instances that wrote events, by name (at most `limit`). */
+    instances(limit = 100): string[] {
+      return (instances.all(limit) as { name: string }[]).map((r) => r.name);
     },
     list(filter: EventFilter = {}): EventRow[] {
-      const { clauses, params } = eventWhere(filter);
+      const { clauses, params } = eventWhere(filter, text);
       if (filter.includeAcked === false) clauses.push(`NOT ${ACKED}`);
       const sql = `SELECT ${COLUMNS} FROM events ${whereSql(clauses)}
         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
@@ -99,7 +130,7 @@ export function createEventStore(db: Db) {
      * that the count stays an index count however many events there are.
      */
     count(filter: EventFilter = {}): number {
-      const { clauses, params } = eventWhere(filter);
+      const { clauses, params } = eventWhere(filter, text);
       const n = (sql: string) => (cached(sql).get(...params) as { n: number }).n;
       const all = n(`SELECT COUNT(*) AS n FROM events ${whereSql(clauses)}`);
       if (filter.includeAcked !== false || all === 0) return all;

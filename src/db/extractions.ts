@@ -95,7 +95,7 @@ export function createExtractionStore(db: Db) {
   const stats = db.prepare(`SELECT COUNT(*) AS windows, coalesce(SUM(worth = 1), 0) AS worth,
     coalesce(SUM(worth = 1 AND (created + reinforced) > 0), 0) AS productive,
     coalesce(SUM(status = 'failed'), 0) AS failed
-    FROM extraction_windows WHERE (? IS NULL OR conversation_id = ?)`);
+    FROM extraction_windows WHERE (CAST(? AS TEXT) IS NULL OR conversation_id = ?)`);
 
   return {
     /** A window's outcome and the memories it yielded, in one transaction. */

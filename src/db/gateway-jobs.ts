@@ -1,4 +1,7 @@
-/** The model gateway's job records: one row per job, written when it starts and when it ends. */
+/**
+ * The model gateway's job records: one row per job, written when it starts and when it ends, by
+ * the instance that runs it (instances sharing a database each give up only their own leftovers).
+ */
 import { type Db, statementCache } from './open.js';
 
 export const JOB_OUTCOMES = [
@@ -76,10 +79,10 @@ function whereOf(f: JobFilter): { sql: string; params: string[] } {
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
-export function createGatewayJobStore(db: Db) {
+export function createGatewayJobStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
-  const insert = db.prepare(`INSERT INTO gateway_jobs (kind, backend, model, ref, created_at)
-    VALUES (?, ?, ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO gateway_jobs
+    (kind, backend, model, ref, created_at, instance) VALUES (?, ?, ?, ?, ?, ?)`);
   const finish = db.prepare(`UPDATE gateway_jobs SET outcome = @outcome,
     model = COALESCE(@model, model), input_tokens = @inputTokens, output_tokens = @outputTokens,
     cost_usd = @costUsd, duration_ms = @durationMs, attempts = @attempts, error = @error,
@@ -94,11 +97,12 @@ export function createGatewayJobStore(db: Db) {
     coalesce(sum(output_tokens), 0) AS outputTokens
     FROM gateway_jobs WHERE created_at >= ? GROUP BY day ORDER BY day DESC`);
   const abandon = db.prepare(`UPDATE gateway_jobs SET outcome = 'failed',
-    error = 'watchkeeper stopped while the job ran', finished_at = ? WHERE outcome = 'running'`);
+    error = 'watchkeeper stopped while the job ran', finished_at = ?
+    WHERE outcome = 'running' AND instance = ?`);
 
   return {
     start(kind: string, backend: string, model: string | null, ref: string | null, at: number) {
-      return Number(insert.run(kind, backend, model, ref, at).lastInsertRowid);
+      return Number(insert.run(kind, backend, model, ref, at, instance).lastInsertRowid);
     },
 
     finish(id: number, f: JobFinish): void {
@@ -133,9 +137,9 @@ export function createGatewayJobStore(db: Db) {
       return perDay.all(since) as DayCost[];
     },
 
-    /** Jobs a killed process left running: failed, at start-up. */
+    /** Jobs a killed process of this instance left running: failed, at start-up. */
     abandonRunning(at: number): number {
-      return abandon.run(at).changes;
+      return abandon.run(at, instance).changes;
     },
   };
 }

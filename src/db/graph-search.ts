@@ -1,10 +1,14 @@
 /**
  * The memory graph's search indexes: full text over ideas and spans (FTS5, kept in step by the
  * triggers of migration 0010) and one vector per idea and per span summary. Candidate lists only:
- * graph/remember.ts ranks them.
+ * graph/remember.ts ranks them. On PostgreSQL the full-text tables are this instance's local
+ * copies (postgres/local-text-index.ts) and the words around an idea live in idea_context.
  */
 import type { Intent } from './graph-store.js';
-import { type Db, statementCache } from './open.js';
+import { type Db, engineOf, statementCache } from './open.js';
+import { tableWatch } from './postgres/change-watch.js';
+import type { PostgresDb } from './postgres/database.js';
+import { keepRanked, localTextIndex } from './postgres/local-text-index.js';
 
 export interface IdeaFilter {
   intents?: readonly Intent[];
@@ -74,6 +78,17 @@ const REF: Record<VectorTable, string> = { idea_vectors: 'idea_id', span_vectors
 
 export function createGraphSearchStore(db: Db) {
   const cached = statementCache(db);
+  // On PostgreSQL the words are matched and ranked in this instance's own copies of ideas_fts and
+  // spans_fts (postgres/local-text-index.ts), the same FTS5 tables as SQLite's; the words around
+  // an idea are kept in idea_context, and the filter runs in PostgreSQL.
+  const localText = engineOf(db) === 'postgres' ? localTextIndex(db as PostgresDb) : null;
+  const ranked = (table: 'ideas_fts' | 'spans_fts', bm25: string, match: string) => {
+    const stmt = localText!.current(table).prepare(
+      `SELECT rowid AS id, ${bm25} AS bm25 FROM ${table} WHERE ${table} MATCH ?
+        ORDER BY bm25 LIMIT ? OFFSET ?`,
+    );
+    return (n: number, skip: number) => stmt.all(match, n, skip) as GraphHit[];
+  };
 
   const put = (table: VectorTable) => {
     const ref = REF[table];
@@ -120,6 +135,23 @@ export function createGraphSearchStore(db: Db) {
       if (match === '') return [];
       const { sql, params } = filterSql(filter, 'i');
       const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
+      if (localText) {
+        const spans = new Map<number, number | null>();
+        const keep = (ids: number[]) => {
+          const rows = db
+            .prepare(
+              `SELECT i.id, i.span_id AS spanId FROM ideas i
+               WHERE i.id IN (${ids.map(() => '?').join(',')})${sql}`,
+            )
+            .all(...ids, ...params) as { id: number; spanId: number | null }[];
+          for (const r of rows) spans.set(r.id, r.spanId);
+          return new Set(rows.map((r) => r.id));
+        };
+        return keepRanked(ranked('ideas_fts', bm25, match), keep, limit).map((h) => ({
+          ...h,
+          spanId: spans.get(h.id) ?? null,
+        }));
+      }
       return cached(`SELECT f.rowid AS id, ${bm25} AS bm25, i.span_id AS spanId
         FROM ideas_fts f JOIN ideas i ON i.id = f.rowid WHERE ideas_fts MATCH ?${sql}
         ORDER BY bm25 LIMIT ?`).all(match, ...params, limit) as IdeaHit[];
@@ -130,7 +162,11 @@ export function createGraphSearchStore(db: Db) {
       for (const column of ['turn', 'near', 'far'] as const) {
         const text = context[column];
         if (text === undefined) continue;
-        const stmt = cached(`UPDATE ideas_fts SET ${column} = ? WHERE rowid = ?`);
+        const stmt = cached(
+          localText
+            ? `UPDATE idea_context SET ${column} = ? WHERE idea_id = ?`
+            : `UPDATE ideas_fts SET ${column} = ? WHERE rowid = ?`,
+        );
         for (const id of ids) stmt.run(text, id);
       }
     },
@@ -138,7 +174,9 @@ export function createGraphSearchStore(db: Db) {
     /** Adds words to what is around ideas (a turn said after them). */
     addContext(ids: readonly number[], column: 'near' | 'far', text: string): void {
       const stmt = cached(
-        `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
+        localText
+          ? `UPDATE idea_context SET ${column} = trim(${column} || ' ' || ?) WHERE idea_id = ?`
+          : `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
       );
       for (const id of ids) stmt.run(text, id);
     },
@@ -147,6 +185,17 @@ export function createGraphSearchStore(db: Db) {
     lexicalSpans(match: string, limit: number, sessions?: readonly string[]): GraphHit[] {
       if (match === '') return [];
       const { sql, params } = filterSql(sessions ? { sessions } : {}, 's');
+      if (localText) {
+        const keep = (ids: number[]) => {
+          const rows = db
+            .prepare(
+              `SELECT s.id FROM spans s WHERE s.id IN (${ids.map(() => '?').join(',')})${sql}`,
+            )
+            .all(...ids, ...params) as { id: number }[];
+          return new Set(rows.map((r) => r.id));
+        };
+        return keepRanked(ranked('spans_fts', 'bm25(spans_fts, 2.0, 1.0)', match), keep, limit);
+      }
       return cached(`SELECT f.rowid AS id, bm25(spans_fts, 2.0, 1.0) AS bm25 FROM spans_fts f
         JOIN spans s ON s.id = f.rowid WHERE spans_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
         match,
@@ -162,7 +211,8 @@ export function createGraphSearchStore(db: Db) {
       return (
         db
           .prepare(
-            `SELECT DISTINCT i.id FROM idea_entities l JOIN ideas i ON i.id = l.idea_id
+            // created_at is selected too: PostgreSQL orders a DISTINCT by selected columns only.
+            `SELECT DISTINCT i.id, i.created_at FROM idea_entities l JOIN ideas i ON i.id = l.idea_id
              WHERE l.entity_id IN (${entityIds.map(() => '?').join(',')})${sql}
              ORDER BY i.created_at DESC, i.id DESC LIMIT ?`,
           )
@@ -203,7 +253,10 @@ export function createGraphSearchStore(db: Db) {
         const chunk = ids.slice(k, k + 500);
         const rows = db
           .prepare(
-            `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${chunk.map(() => '?').join(',')})`,
+            localText
+              ? `SELECT idea_id AS id, turn FROM idea_context
+                 WHERE idea_id IN (${chunk.map(() => '?').join(',')})`
+              : `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${chunk.map(() => '?').join(',')})`,
           )
           .all(...chunk) as { id: number; turn: string }[];
         for (const r of rows) out.set(r.id, r.turn);
@@ -234,6 +287,10 @@ export function createGraphSearchStore(db: Db) {
 
     ideaVectorsOf: (ids: readonly number[], model: string) => vectorsOf('idea_vectors', ids, model),
     spanVectorsOf: (ids: readonly number[], model: string) => vectorsOf('span_vectors', ids, model),
+
+    /** Watches of the vectors (see SearchStore.vectorWatch). */
+    ideaVectorWatch: () => tableWatch(db, 'idea_vectors'),
+    spanVectorWatch: () => tableWatch(db, 'span_vectors'),
 
     /** Idea vectors written after `afterId`, for the in-memory index to catch up. */
     ideaVectorsSince(afterId: number, model: string): GraphStoredVector[] {

@@ -1,7 +1,8 @@
 /**
  * What the memory graph has read: the conversations indexed (graph_sessions) and, per transcript
  * file, how far and as which file (index_state), so that the next run reads only what was
- * appended and a file rewritten in place is read again.
+ * appended and a file rewritten in place is read again. Transcript files are on each instance's
+ * own disk: a file's state carries the instance that read it.
  */
 import { type Db, statementCache } from './open.js';
 
@@ -44,6 +45,8 @@ export interface IndexState {
   /** The pipeline's carry-over between runs, as JSON (graph/carry.ts owns its shape). */
   carry: string | null;
   lastIndexed: number;
+  /** The instance that read it (as read back; a saved state is this store's instance's). */
+  instance?: string;
 }
 
 interface StateRecord {
@@ -58,11 +61,13 @@ interface StateRecord {
   headHash: string | null;
   carry: string | null;
   lastIndexed: number;
+  instance: string;
 }
 
 const STATE_COLUMNS = `file_path AS filePath, session, byte_offset AS byteOffset,
   last_line AS lastLine, file_dev AS fileDev, file_ino AS fileIno, file_size AS fileSize,
-  file_mtime AS fileMtime, head_hash AS headHash, carry_json AS carry, last_indexed AS lastIndexed`;
+  file_mtime AS fileMtime, head_hash AS headHash, carry_json AS carry, last_indexed AS lastIndexed,
+  instance`;
 
 const SESSION_COLUMNS = `g.session, g.kind, g.parent_session AS parentSession, g.project, g.title,
   g.watchkeeper_session_id AS watchkeeperSessionId, g.first_at AS firstAt, g.last_at AS lastAt`;
@@ -86,32 +91,37 @@ function toState(r: StateRecord): IndexState {
     identity,
     carry: r.carry,
     lastIndexed: r.lastIndexed,
+    instance: r.instance,
   };
 }
 
-export function createGraphSourceStore(db: Db) {
+export function createGraphSourceStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
   const upsertSession = db.prepare(`INSERT INTO graph_sessions (session, kind, parent_session,
       project, title, watchkeeper_session_id, first_at, last_at)
     VALUES (@session, @kind, @parentSession, @project, @title, @watchkeeperSessionId, @firstAt, @lastAt)
     ON CONFLICT (session) DO UPDATE SET
-      parent_session = coalesce(excluded.parent_session, parent_session),
-      project = coalesce(excluded.project, project),
-      title = coalesce(excluded.title, title),
-      watchkeeper_session_id = coalesce(excluded.watchkeeper_session_id, watchkeeper_session_id),
-      first_at = min(coalesce(first_at, excluded.first_at), coalesce(excluded.first_at, first_at)),
-      last_at = max(coalesce(last_at, excluded.last_at), coalesce(excluded.last_at, last_at))`);
+      parent_session = coalesce(excluded.parent_session, graph_sessions.parent_session),
+      project = coalesce(excluded.project, graph_sessions.project),
+      title = coalesce(excluded.title, graph_sessions.title),
+      watchkeeper_session_id = coalesce(excluded.watchkeeper_session_id, graph_sessions.watchkeeper_session_id),
+      first_at = min(coalesce(graph_sessions.first_at, excluded.first_at), coalesce(excluded.first_at, graph_sessions.first_at)),
+      last_at = max(coalesce(graph_sessions.last_at, excluded.last_at), coalesce(excluded.last_at, graph_sessions.last_at))`);
   const putState = db.prepare(`INSERT INTO index_state (file_path, session, byte_offset, last_line,
-      file_dev, file_ino, file_size, file_mtime, head_hash, carry_json, last_indexed)
+      file_dev, file_ino, file_size, file_mtime, head_hash, carry_json, last_indexed, instance)
     VALUES (@filePath, @session, @byteOffset, @lastLine, @dev, @ino, @size, @mtimeMs, @headHash,
-      @carry, @lastIndexed)
+      @carry, @lastIndexed, @instance)
     ON CONFLICT (file_path) DO UPDATE SET session = excluded.session,
       byte_offset = excluded.byte_offset, last_line = excluded.last_line,
       file_dev = excluded.file_dev, file_ino = excluded.file_ino, file_size = excluded.file_size,
       file_mtime = excluded.file_mtime, head_hash = excluded.head_hash,
-      carry_json = excluded.carry_json, last_indexed = excluded.last_indexed`);
+      carry_json = excluded.carry_json, last_indexed = excluded.last_indexed,
+      instance = excluded.instance`);
 
   return {
+    /** The instance whose transcript files this store's caller reads. */
+    instance,
+
     state(filePath: string): IndexState | null {
       const row = cached(`SELECT ${STATE_COLUMNS} FROM index_state WHERE file_path = ?`).get(
         filePath,
@@ -133,6 +143,7 @@ export function createGraphSourceStore(db: Db) {
         headHash: id?.headHash ?? null,
         carry: s.carry,
         lastIndexed: s.lastIndexed,
+        instance,
       });
     },
 

@@ -49,10 +49,11 @@ export interface GraphStores {
   search: ReturnType<typeof createGraphSearchStore>;
 }
 
-export function createGraphStores(db: Db): GraphStores {
+/** The graph's stores; `instance` names the one whose transcript files are read (its disk's). */
+export function createGraphStores(db: Db, instance = 'local'): GraphStores {
   return {
     db,
-    sources: createGraphSourceStore(db),
+    sources: createGraphSourceStore(db, instance),
     rows: createGraphStore(db),
     search: createGraphSearchStore(db),
   };

@@ -23,6 +23,8 @@ import { createSessionStore } from './sessions.js';
 import { createStatsStore } from './stats.js';
 import { createSummaryStore } from './summaries.js';
 import { createSurfacingStore } from './surfacing.js';
+import { openPostgres } from './postgres/open.js';
+import { isPostgresUrl } from './postgres/url.js';
 
 export {
   type ClaudeOpsImportOptions,
@@ -121,6 +123,7 @@ export {
 } from './events.js';
 export {
   createMemoryStore,
+  FLEET,
   type HistoryAction,
   type HistoryRow,
   HISTORY_ACTIONS,
@@ -170,6 +173,7 @@ export {
   createNotificationStore,
   DELIVERY_STATUSES,
   type DeliveryRow,
+  type DeliveryScope,
   type DeliveryStatus,
   type NewNotification,
   NOTIFICATION_KINDS,
@@ -180,9 +184,43 @@ export {
   type RecordOutcome,
 } from './notifications.js';
 export { migrate, type MigrateResult, MIGRATIONS_DIR, readMigrations } from './migrate.js';
-export { dataVersion, type Db, openDatabase, type OpenOptions, statementCache } from './open.js';
+export {
+  dataVersion,
+  type Db,
+  type Engine,
+  engineOf,
+  openDatabase,
+  type OpenOptions,
+  statementCache,
+} from './open.js';
+export { isPostgresUrl, redactUrl } from './postgres/url.js';
+export {
+  databaseLabel,
+  databaseReachable,
+  isUnreachableError,
+  probeDatabase,
+  PROBE_TIMEOUT_MS,
+} from './reachability.js';
+export {
+  copyStore,
+  prepareCopy,
+  type StoreCopyOptions,
+  type StoreCopyResult,
+  type TableCopy,
+} from './store-copy.js';
+export {
+  checkCopySource,
+  checkPostgresUrl,
+  connectCopyTarget,
+  type CopySource,
+  migrateCopyTarget,
+  openCopySource,
+} from './store-copy-open.js';
+export { type TableCheck, verifyCopy } from './store-copy-verify.js';
 export {
   createSessionStore,
+  type ExpiredLease,
+  leaseExpiredError,
   SESSION_STATUSES,
   SESSION_TRIGGERS,
   type SessionFinish,
@@ -216,6 +254,8 @@ export {
 
 export interface Stores {
   db: Db;
+  /** This sidecar's name on what it writes (WATCHKEEPER_INSTANCE; `local` for a lone sidecar). */
+  instance: string;
   sessions: ReturnType<typeof createSessionStore>;
   sessionRecords: ReturnType<typeof createSessionRecordStore>;
   events: ReturnType<typeof createEventStore>;
@@ -241,12 +281,18 @@ export interface Stores {
   close(): void;
 }
 
-/** Opens the database, applies pending migrations and builds every store. */
+/**
+ * Opens the database (a SQLite file, or the fleet's PostgreSQL database when `target` is a
+ * postgres:// address), applies pending migrations and builds every store.
+ */
 export function openStores(
-  path: string,
-  opts: OpenOptions & { migrationsDir?: string } = {},
+  target: string,
+  opts: OpenOptions & { migrationsDir?: string; instance?: string } = {},
 ): Stores {
-  const db = openDatabase(path, opts);
+  const instance = opts.instance ?? 'local';
+  const db: Db = isPostgresUrl(target)
+    ? openPostgres(target, { applicationName: `watchkeeper ${instance}` })
+    : openDatabase(target, opts);
   try {
     migrate(db, opts.migrationsDir);
   } catch (err) {
@@ -255,25 +301,26 @@ export function openStores(
   }
   return {
     db,
-    sessions: createSessionStore(db),
-    sessionRecords: createSessionRecordStore(db),
-    events: createEventStore(db),
+    instance,
+    sessions: createSessionStore(db, instance),
+    sessionRecords: createSessionRecordStore(db, instance),
+    events: createEventStore(db, instance),
     memories: createMemoryStore(db),
-    cooldowns: createCooldownStore(db),
+    cooldowns: createCooldownStore(db, instance),
     stats: createStatsStore(db),
     metrics: createMetricsStore(db),
     search: createSearchStore(db),
     services: createServiceStore(db),
     surfacing: createSurfacingStore(db),
-    conversations: createConversationStore(db),
-    summaries: createSummaryStore(db),
+    conversations: createConversationStore(db, instance),
+    summaries: createSummaryStore(db, instance),
     extractions: createExtractionStore(db),
     scopes: createScopeStore(db),
-    gatewayJobs: createGatewayJobStore(db),
-    claudeOpsImport: createClaudeOpsImportStore(db),
-    retention: createRetentionStore(db),
+    gatewayJobs: createGatewayJobStore(db, instance),
+    claudeOpsImport: createClaudeOpsImportStore(db, instance),
+    retention: createRetentionStore(db, instance),
     portability: createPortabilityStore(db),
-    notifications: createNotificationStore(db),
+    notifications: createNotificationStore(db, instance),
     cooldownOverrides: createCooldownOverrideStore(db),
     eventGroups: createEventGroupStore(db),
     alertRepeats: createAlertRepeatStore(db),

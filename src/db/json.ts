@@ -5,7 +5,7 @@
 import type { CooldownBlockRow, CooldownRow } from './cooldowns.js';
 import type { EventRow } from './events.js';
 import type { ScoreParts } from '../memory/ranking.js';
-import type { HistoryRow, MemoryRow } from './memories.js';
+import { FLEET, type HistoryRow, type MemoryRow } from './memories.js';
 import type { ServiceRow } from './services.js';
 import type { SessionMemoryRow } from './surfacing.js';
 import type { SessionRow } from './sessions.js';
@@ -39,6 +39,7 @@ export function sessionJson(s: SessionRow) {
     log_path: s.logPath,
     stream_stats: s.streamStats,
     simulated: s.simulated,
+    instance: s.instance,
   };
 }
 
@@ -51,6 +52,7 @@ export function eventJson(e: EventRow) {
     service: e.service,
     message: e.message,
     created_at: isoTime(e.createdAt),
+    instance: e.instance,
   };
 }
 
@@ -80,6 +82,8 @@ export function memoryJson(m: MemoryRow) {
     archive_reason: m.archiveReason,
     access_count: m.accessCount,
     last_accessed_at: isoTime(m.lastAccessedAt),
+    instance: m.instance,
+    shared: m.instance === FLEET,
   };
 }
 
@@ -111,6 +115,7 @@ export function cooldownJson(c: CooldownRow) {
     tier: c.tier,
     session_id: c.sessionId,
     created_at: isoTime(c.createdAt),
+    instance: c.instance,
   };
 }
 

@@ -37,7 +37,12 @@ export interface MemoryRow {
   archiveReason: string | null;
   accessCount: number;
   lastAccessedAt: number | null;
+  /** The instance that learned it, or FLEET when shared with every instance. */
+  instance: string;
 }
+
+/** The instance name of a memory shared with the whole fleet. */
+export const FLEET = 'fleet';
 
 export const IMPORTANCES = ['low', 'normal', 'high', 'core'] as const;
 export type Importance = (typeof IMPORTANCES)[number];
@@ -96,6 +101,8 @@ export interface NewMemory {
   sourceRef?: string | null;
   scope?: string;
   evidence?: string | null;
+  /** The instance that learned it, or FLEET; `local` when omitted. */
+  instance?: string;
 }
 
 export interface MemoryFilter {
@@ -109,6 +116,10 @@ export interface MemoryFilter {
   archived?: boolean;
   /** Only memories of these scopes (the ops block: 'ops' and the scopes shared with it). */
   scopes?: readonly string[];
+  /** Only the memories of this instance (or, with FLEET, the shared ones). */
+  instance?: string;
+  /** Only what this instance sees: its own memories and the fleet's. */
+  visibleTo?: string;
   limit?: number;
   offset?: number;
 }
@@ -118,6 +129,11 @@ export interface MemoryChange {
   id: number;
   action: HistoryAction;
   confidence: number;
+  /**
+   * The new confidence from the row as the change's transaction reads it (a reinforcement), so
+   * that two instances reinforcing at once both count; overrides `confidence`.
+   */
+  confidenceOf?: (current: MemoryRow) => number;
   active: boolean;
   /** Set when the change restarts the decay clock (reinforce, edit, reactivate). */
   resetBase?: boolean;
@@ -147,7 +163,7 @@ const COLUMNS = `id, service, category, observation, confidence, base_confidence
   superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount,
   importance, importance_boost AS importanceBoost, source, source_ref AS sourceRef, scope,
   archived_at AS archivedAt, archive_reason AS archiveReason, access_count AS accessCount,
-  last_accessed_at AS lastAccessedAt`;
+  last_accessed_at AS lastAccessedAt, instance`;
 
 /** COLUMNS qualified with the alias `m` (json_each has an `id` column of its own). */
 const COLUMNS_OF_M = COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1m.$2');
@@ -180,23 +196,54 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
   // all 100,000 rows instead of reading the list order from its index: 4 ms -> 60 ms).
   if (filter.scopes !== undefined)
     add('+scope IN (SELECT value FROM json_each(?))', JSON.stringify(filter.scopes));
+  // Row filters like the scope (`+`): the order of the list comes from its own index (reading by
+  // the instance index would sort every row of a large instance: 1 ms -> 50 ms at 100,000).
+  if (filter.instance !== undefined) add('+instance = ?', filter.instance);
+  if (filter.visibleTo !== undefined) add(`+instance IN (?, '${FLEET}')`, filter.visibleTo);
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+/**
+ * Whether any memory belongs to an instance other than `instance` and the fleet: three range
+ * probes of the instance index. When none does (a lone sidecar), what the instance sees is every
+ * memory, and the visibility filter can be left out of the SQL.
+ */
+export function otherInstancesProbe(db: Db): (instance: string) => boolean {
+  const probe = db.prepare(`SELECT EXISTS (SELECT 1 FROM memories WHERE instance < ?)
+    OR EXISTS (SELECT 1 FROM memories WHERE instance > ? AND instance < ?)
+    OR EXISTS (SELECT 1 FROM memories WHERE instance > ?) AS n`);
+  return (instance) => {
+    const [low, high] = instance < FLEET ? [instance, FLEET] : [FLEET, instance];
+    return Boolean((probe.get(low, low, high, high) as { n: number | boolean }).n);
+  };
+}
+
+/** The filter without `visibleTo` when the instance sees every memory anyway. */
+export function withVisibility<F extends { visibleTo?: string }>(
+  filter: F,
+  hasOthers: (instance: string) => boolean,
+): F {
+  if (filter.visibleTo === undefined || hasOthers(filter.visibleTo)) return filter;
+  const rest = { ...filter };
+  delete rest.visibleTo;
+  return rest;
 }
 
 export function createMemoryStore(db: Db) {
   const cached = statementCache(db);
+  const hasOthers = otherInstancesProbe(db);
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
-    next_decay_at, importance, source, source_ref, scope)
+    next_decay_at, importance, source, source_ref, scope, instance)
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
-    @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope)`);
+    @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope, @instance)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history
     (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
     related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
   // Any number of ids as one JSON parameter: one prepared statement.
   const getManyStmt = db.prepare(
-    `SELECT ${COLUMNS_OF_M} FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value`,
+    `SELECT ${COLUMNS_OF_M} FROM json_each(?) j CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT)`,
   );
   const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
     observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
@@ -216,6 +263,14 @@ export function createMemoryStore(db: Db) {
     last_accessed_at = ? WHERE id = ?`);
   const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
   const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
+  const setInstance = db.prepare('UPDATE memories SET instance = ?, updated_at = ? WHERE id = ?');
+  // A skip scan of the instance index: one probe per instance, not a read of every row.
+  const instancesStmt = db.prepare(`WITH RECURSIVE names(name) AS (
+      SELECT min(instance) FROM memories
+      UNION ALL
+      SELECT (SELECT min(instance) FROM memories WHERE instance > name) FROM names
+      WHERE name IS NOT NULL)
+    SELECT name FROM names WHERE name IS NOT NULL`);
   const servicesStmt = db.prepare(
     'SELECT DISTINCT service FROM memories WHERE service IS NOT NULL ORDER BY service',
   );
@@ -287,6 +342,7 @@ export function createMemoryStore(db: Db) {
           source,
           sourceRef: m.sourceRef ?? null,
           scope: m.scope ?? 'ops',
+          instance: m.instance ?? 'local',
         }).lastInsertRowid,
       );
       insertHistory.run(
@@ -315,13 +371,29 @@ export function createMemoryStore(db: Db) {
       return (getManyStmt.all(JSON.stringify(ids)) as RawMemory[]).map(fromRaw);
     },
 
-    /** Active memories of a service (any category): the pool a new observation is compared with. */
+    /**
+     * Active memories of a service (any category): the pool a new observation is compared with.
+     * `visibleTo`: only that instance's memories and the fleet's.
+     */
     activeOfService(
       service: string | null,
       scope = 'ops',
       limit = 2000,
       maxId = Number.MAX_SAFE_INTEGER,
+      visibleTo?: string,
     ): MemoryRow[] {
+      if (visibleTo !== undefined && hasOthers(visibleTo)) {
+        return (
+          cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
+            AND id <= ? AND +instance IN (?, '${FLEET}') ORDER BY confidence DESC, id LIMIT ?`).all(
+            service,
+            scope,
+            maxId,
+            visibleTo,
+            limit,
+          ) as RawMemory[]
+        ).map(fromRaw);
+      }
       return (
         cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
           AND id <= ? ORDER BY confidence DESC, id LIMIT ?`).all(
@@ -334,7 +406,7 @@ export function createMemoryStore(db: Db) {
     },
 
     list(filter: MemoryFilter = {}): MemoryRow[] {
-      const { sql, params } = whereOf(filter);
+      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
       const rows = cached(
         `SELECT ${COLUMNS} FROM memories ${sql}
           ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
@@ -342,24 +414,68 @@ export function createMemoryStore(db: Db) {
       return rows.map(fromRaw);
     },
 
+    /** Every instance that has a memory (FLEET among them when one is shared), sorted. */
+    instances(): string[] {
+      return (instancesStmt.all() as { name: string }[]).map((r) => r.name);
+    },
+
+    /**
+     * Moves a memory to another instance (FLEET: shares it), with an `edited` history entry
+     * whose evidence says what happened and by which instance. Returns false when it does not
+     * exist.
+     */
+    setInstance: db.transaction(
+      (id: number, instance: string, at: number, evidence: string): boolean => {
+        const before = getOne.get(id) as RawMemory | undefined;
+        if (!before) return false;
+        setInstance.run(instance, at, id);
+        insertHistory.run(
+          id,
+          'edited',
+          before.confidence,
+          before.confidence,
+          null,
+          null,
+          at,
+          null,
+          'operator',
+          evidence,
+        );
+        return true;
+      },
+    ),
+
     /** Every service that has a memory, sorted (general memories are not listed). */
     services(): string[] {
       return (servicesStmt.all() as { service: string }[]).map((r) => r.service);
     },
 
     count(filter: MemoryFilter = {}): number {
-      const { sql, params } = whereOf(filter);
+      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
       return (cached(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number })
         .n;
+    },
+
+    /**
+     * Runs reads and the changes computed from them in one transaction, so that another
+     * instance's change in between is not overwritten (PostgreSQL runs it again; SQLite waits).
+     */
+    atomically<T>(fn: () => T): T {
+      return db.transaction(fn)();
     },
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */
     change: db.transaction((changes: readonly MemoryChange[]): number => {
       let n = 0;
       for (const change of changes) {
-        const before = getOne.get(change.id) as RawMemory | undefined;
-        if (!before) continue;
-        recordChange(fromRaw(before), change);
+        const raw = getOne.get(change.id) as RawMemory | undefined;
+        if (!raw) continue;
+        const before = fromRaw(raw);
+        const { confidenceOf } = change;
+        recordChange(
+          before,
+          confidenceOf ? { ...change, confidence: confidenceOf(before) } : change,
+        );
         n += 1;
       }
       return n;
@@ -413,8 +529,26 @@ export function createMemoryStore(db: Db) {
       return history.all(memoryId) as HistoryRow[];
     },
 
-    /** How many memories the prompt block could include (active, at or above `threshold`). */
-    countEligible(threshold: number, scopes?: readonly string[]): number {
+    /**
+     * How many memories the prompt block could include (active, at or above `threshold`);
+     * `visibleTo`: only that instance's memories and the fleet's.
+     */
+    countEligible(threshold: number, scopes?: readonly string[], visibleTo?: string): number {
+      if (visibleTo !== undefined && hasOthers(visibleTo)) {
+        // The scope index serves the count; the instance is a row filter.
+        const visible = `+instance IN (?, '${FLEET}')`;
+        const row =
+          scopes === undefined
+            ? cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND ${visible}`).get(threshold, visibleTo)
+            : cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND scope IN (SELECT value FROM json_each(?)) AND ${visible}`).get(
+                threshold,
+                JSON.stringify(scopes),
+                visibleTo,
+              );
+        return (row as { n: number }).n;
+      }
       if (scopes !== undefined) {
         return (
           cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?

@@ -65,14 +65,17 @@ export function createMetricsStore(db: Db) {
   const sessionTotals = (boundsSeconds: readonly number[]) =>
     prepared(`SELECT status, tier, COUNT(*) AS count, COALESCE(SUM(cost_usd), 0) AS usd,
         ${Object.entries(TOKEN_KINDS)
-          .map(([kind, key]) => `COALESCE(SUM(json_extract(u, '$.${key}')), 0) AS ${kind}`)
+          .map(
+            ([kind, key]) =>
+              `COALESCE(SUM(CAST(json_extract(u, '$.${key}') AS REAL)), 0) AS ${kind}`,
+          )
           .join(', ')},
         COUNT(d) AS ended, COALESCE(SUM(d), 0) AS sumMs
         ${boundsSeconds.map((b, i) => `, SUM(d <= ${Math.round(b * 1000)}) AS b${i}`).join('')}
       FROM (SELECT status, tier, cost_usd,
           CASE WHEN json_valid(usage_json) THEN usage_json END AS u,
           CASE WHEN ended_at IS NOT NULL THEN MAX(ended_at - started_at, 0) END AS d
-        FROM sessions)
+        FROM sessions) s
       GROUP BY status, tier`);
 
   const countsBy = <K extends string>(stmt: { all(): unknown[] }, key: K) =>

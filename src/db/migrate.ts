@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 import { AppError } from '../errors.js';
 import type { Db } from './open.js';
+import { PostgresDb } from './postgres/database.js';
+import { migratePostgres } from './postgres/migrate.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
@@ -50,14 +52,11 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   return out;
 }
 
-/** Applies every pending migration; refuses to run if an applied one was edited or removed. */
-export function migrate(db: Db, dir: string = MIGRATIONS_DIR): MigrateResult {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const migrations = readMigrations(dir);
-  const recorded = db
-    .prepare('SELECT version, name, hash FROM schema_migrations ORDER BY version')
-    .all() as { version: number; name: string; hash: string }[];
+/** Stops start-up when a migration applied to this database was edited or removed since. */
+export function checkRecorded(
+  migrations: readonly Migration[],
+  recorded: readonly { version: number; name: string; hash: string }[],
+): void {
   for (const row of recorded) {
     const file = migrations.find((m) => m.version === row.version);
     if (!file) {
@@ -74,6 +73,19 @@ export function migrate(db: Db, dir: string = MIGRATIONS_DIR): MigrateResult {
       );
     }
   }
+}
+
+/** Applies every pending migration; refuses to run if an applied one was edited or removed. */
+export function migrate(db: Db, dir?: string): MigrateResult {
+  if (db instanceof PostgresDb) return migratePostgres(db, dir);
+  dir ??= MIGRATIONS_DIR;
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const migrations = readMigrations(dir);
+  const recorded = db
+    .prepare('SELECT version, name, hash FROM schema_migrations ORDER BY version')
+    .all() as { version: number; name: string; hash: string }[];
+  checkRecorded(migrations, recorded);
   const done = new Set(recorded.map((r) => r.version));
   const applied: string[] = [];
   const record = db.prepare(

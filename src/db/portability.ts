@@ -53,7 +53,7 @@ const MEMORY_COLUMNS = `id, service, category, observation, confidence,
   superseded_by AS supersededBy, last_surfaced_at AS lastSurfacedAt, surface_count AS surfaceCount,
   importance, importance_boost AS importanceBoost, source, source_ref AS sourceRef, scope,
   archived_at AS archivedAt, archive_reason AS archiveReason, access_count AS accessCount,
-  last_accessed_at AS lastAccessedAt, merged_into AS mergedInto`;
+  last_accessed_at AS lastAccessedAt, merged_into AS mergedInto, instance`;
 
 type RawPortable = Omit<PortableMemory['memory'], 'active' | 'pinned'> & {
   active: number;
@@ -86,6 +86,10 @@ function whereOf(filter: MemoryFilter): { sql: string; params: (string | number)
     where.push('scope IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(filter.scopes));
   }
+  if (filter.instance !== undefined) {
+    where.push('instance = ?');
+    params.push(filter.instance);
+  }
   return { sql: where.length ? `AND ${where.join(' AND ')}` : '', params };
 }
 
@@ -94,16 +98,17 @@ export function createPortabilityStore(db: Db) {
   const historyOf = db.prepare(`SELECT id, memory_id AS memoryId, action,
     old_confidence AS oldConfidence, new_confidence AS newConfidence, observation,
     session_id AS sessionId, created_at AS createdAt, related_memory_id AS relatedMemoryId, source,
-    evidence FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))
+    evidence FROM memory_history WHERE memory_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))
     ORDER BY memory_id, created_at, id`);
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation,
     confidence, base_confidence, active, pinned, created_at, updated_at, last_reinforced_at,
     session_id, tier, next_decay_at, last_surfaced_at, surface_count, importance, importance_boost,
-    source, source_ref, scope, archived_at, archive_reason, access_count, last_accessed_at)
+    source, source_ref, scope, archived_at, archive_reason, access_count, last_accessed_at,
+    instance)
     VALUES (@service, @category, @observation, @confidence, @baseConfidence, @active, @pinned,
     @createdAt, @updatedAt, @lastReinforcedAt, NULL, @tier, @nextDecayAt, @lastSurfacedAt,
     @surfaceCount, @importance, @importanceBoost, @source, @sourceRef, @scope, @archivedAt,
-    @archiveReason, @accessCount, @lastAccessedAt)`);
+    @archiveReason, @accessCount, @lastAccessedAt, @instance)`);
   const insertHistory = db.prepare(`INSERT INTO memory_history (memory_id, action, old_confidence,
     new_confidence, observation, session_id, created_at, related_memory_id, source, evidence)
     VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, ?, ?)`);

@@ -9,6 +9,10 @@
  * alert repeats) go with their session, and event groups follow their events by trigger. Work
  * is done in small transactions so that a first prune of years of data does not hold the write
  * lock for long.
+ *
+ * In a fleet sharing one database, an instance prunes its own sessions and events (their raw
+ * logs are on its disk, and its retention setting is its own); the shared rows (memory history,
+ * notifications) are pruned by whichever instance runs, each delete harmless when repeated.
  */
 import type { Db } from './open.js';
 
@@ -30,15 +34,17 @@ export interface PrunePlan {
 
 const BATCH = 500;
 
-export function createRetentionStore(db: Db) {
+export function createRetentionStore(db: Db, instance = 'local') {
   // A running session is never pruned, however old: it is still being written.
   const oldSessions = db.prepare(`SELECT id, log_path AS logPath FROM sessions
-    WHERE status <> 'running' AND COALESCE(ended_at, started_at) < ? ORDER BY id`);
-  const deleteSession = db.prepare('DELETE FROM sessions WHERE id = ?');
-  const countEvents = db.prepare('SELECT COUNT(*) AS n FROM events WHERE created_at < ?');
-  const deleteEvents = db.prepare(
-    `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? LIMIT ${BATCH * 10})`,
+    WHERE status <> 'running' AND COALESCE(ended_at, started_at) < ? AND instance = ?
+    ORDER BY id`);
+  const deleteSession = db.prepare('DELETE FROM sessions WHERE id = ? AND instance = ?');
+  const countEvents = db.prepare(
+    'SELECT COUNT(*) AS n FROM events WHERE created_at < ? AND instance = ?',
   );
+  const deleteEvents = db.prepare(`DELETE FROM events WHERE id IN
+    (SELECT id FROM events WHERE created_at < ? AND instance = ? LIMIT ${BATCH * 10})`);
   const HISTORY_WHERE = `created_at < ? AND memory_id NOT IN (SELECT id FROM memories WHERE active = 1)`;
   const countHistory = db.prepare(
     `SELECT COUNT(*) AS n FROM memory_history WHERE ${HISTORY_WHERE}`,
@@ -59,14 +65,15 @@ export function createRetentionStore(db: Db) {
       (SELECT id FROM notifications WHERE ${NOTIFICATION_WHERE} LIMIT ${BATCH})`,
   );
   const sessionIds = db.prepare('SELECT id FROM sessions');
+  const logPaths = db.prepare('SELECT log_path AS p FROM sessions WHERE log_path IS NOT NULL');
 
   return {
     /** What is older than `cutoff` (epoch ms): nothing is deleted. */
     plan(cutoff: number): PrunePlan {
       return {
         cutoff,
-        sessions: oldSessions.all(cutoff) as PrunedSession[],
-        events: (countEvents.get(cutoff) as { n: number }).n,
+        sessions: oldSessions.all(cutoff, instance) as PrunedSession[],
+        events: (countEvents.get(cutoff, instance) as { n: number }).n,
         memoryHistory: (countHistory.get(cutoff) as { n: number }).n,
         notifications: (countNotifications.get(cutoff, cutoff) as { n: number }).n,
       };
@@ -81,18 +88,26 @@ export function createRetentionStore(db: Db) {
       if (sessions.length > 0) {
         const batch = sessions.splice(0, BATCH);
         db.transaction(() => {
-          for (const s of batch) deleteSession.run(s.id);
+          for (const s of batch) deleteSession.run(s.id, instance);
         })();
         return true;
       }
-      if (deleteEvents.run(cutoff).changes > 0) return true;
+      if (deleteEvents.run(cutoff, instance).changes > 0) return true;
       if (deleteHistory.run(cutoff).changes > 0) return true;
       return deleteNotifications.run(cutoff, cutoff).changes > 0;
     },
 
-    /** Every session id there is (to tell a log file whose session is gone). */
+    /** Every session id there is, of any instance (to tell a log file whose session is gone). */
     sessionIds(): Set<number> {
       return new Set((sessionIds.all() as { id: number }[]).map((r) => r.id));
+    },
+
+    /**
+     * Every log path a session records, relative to its data folder: a log copied in under
+     * another id (`migrate-store` numbers sessions anew) is still its session's.
+     */
+    logPaths(): Set<string> {
+      return new Set((logPaths.all() as { p: string }[]).map((r) => r.p));
     },
   };
 }

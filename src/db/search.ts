@@ -1,9 +1,15 @@
 /**
  * The search indexes of memories: full text (FTS5, kept in step by triggers, see migration 0006)
  * and vectors (one per memory, for the model that made it). Ranking is not done here: these are
- * the candidate lists and the rows the knowledge layer ranks.
+ * the candidate lists and the rows the knowledge layer ranks. On PostgreSQL the full-text table is
+ * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
+ * query finds and ranks the same memories on both engines.
  */
-import { type Db, statementCache } from './open.js';
+import { type Db, engineOf, statementCache } from './open.js';
+import { tableWatch } from './postgres/change-watch.js';
+import type { PostgresDb } from './postgres/database.js';
+import { keepRanked, localTextIndex } from './postgres/local-text-index.js';
+import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
 
 export interface SearchFilter {
@@ -15,6 +21,8 @@ export interface SearchFilter {
   until?: number;
   /** Only memories of these scopes ('ops', a conversation scope); all scopes when omitted. */
   scopes?: readonly string[];
+  /** Only what this instance sees: its own memories and the fleet's; every instance's when omitted. */
+  visibleTo?: string;
 }
 
 export interface LexicalHit {
@@ -70,11 +78,30 @@ function filterSql(
     where.push(`${alias}.scope IN (SELECT value FROM json_each(?))`);
     params.push(JSON.stringify(filter.scopes));
   }
+  if (filter.visibleTo !== undefined) {
+    // A row filter (`+`): never the index to read by.
+    where.push(`+${alias}.instance IN (?, '${FLEET}')`);
+    params.push(filter.visibleTo);
+  }
   return { sql: where.map((w) => ` AND ${w}`).join(''), params };
 }
 
 export function createSearchStore(db: Db) {
   const cached = statementCache(db);
+  // On PostgreSQL the words are matched and ranked in this instance's own copy of memories_fts
+  // (postgres/local-text-index.ts), the same FTS5 table as SQLite's; the filter runs in PostgreSQL.
+  const text = engineOf(db) === 'postgres' ? localTextIndex(db as PostgresDb) : null;
+  const ranked = (expr: string) => {
+    const local = text!.current('memories_fts');
+    return (n: number, skip: number, within?: readonly number[]) =>
+      local
+        .prepare(
+          `SELECT rowid AS id, ${BM25} AS bm25 FROM memories_fts WHERE memories_fts MATCH ?
+           ${within ? 'AND rowid IN (SELECT value FROM json_each(?))' : ''}
+           ORDER BY bm25 LIMIT ? OFFSET ?`,
+        )
+        .all(expr, ...(within ? [JSON.stringify(within)] : []), n, skip) as LexicalHit[];
+  };
   // A rewrite deletes and inserts, so that the row gets a new, higher id (see vectorsSince).
   const dropVector = db.prepare('DELETE FROM memory_vectors WHERE memory_id = ?');
   const putVector = db.prepare(`INSERT INTO memory_vectors (memory_id, model, dimension, vector,
@@ -91,19 +118,25 @@ export function createSearchStore(db: Db) {
     WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)`);
   // A list of ids is one JSON parameter, so one prepared statement serves any number of them.
   const vectorsIn = db.prepare(`SELECT v.memory_id AS memoryId, v.vector FROM json_each(?) j
-    CROSS JOIN memory_vectors v ON v.memory_id = j.value WHERE v.model = ?`);
+    CROSS JOIN memory_vectors v ON v.memory_id = CAST(j.value AS BIGINT) WHERE v.model = ?`);
   const memoriesAfter = db.prepare(
     'SELECT id, observation FROM memories WHERE id > ? ORDER BY id LIMIT ?',
   );
   const countMemories = db.prepare('SELECT COUNT(*) AS n FROM memories');
+  // Is there any memory of another instance? (A lone sidecar has none: its searches keep their
+  // fast path and their SQL.)
+  const hasOthers = otherInstancesProbe(db);
+  const sqlOf = (filter: SearchFilter) => filterSql(withVisibility(filter, hasOthers), 'm');
   const staleModels = db.prepare(
     'SELECT model, COUNT(*) AS n FROM memory_vectors WHERE model <> ? GROUP BY model',
   );
 
   const store = {
     /** Memories matching an FTS5 query, best first, within the filter. */
-    lexical(match: string, filter: SearchFilter, limit: number): LexicalHit[] {
+    lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
       if (match === '') return [];
+      // Only what this instance sees, unless it sees every memory anyway.
+      const filter = withVisibility(wanted, hasOthers);
       // Service and category narrow the match itself (FTS5 column filters), so the ranking
       // reads only their rows.
       let expr = `(${match})`;
@@ -113,7 +146,9 @@ export function createSearchStore(db: Db) {
       const status = filter.status ?? 'active';
       // A conversation's scope holds few of the memories: the best matches overall may all be
       // outside it. The ops view ('ops' and the shared scopes) holds nearly all of them.
-      const narrowScope = filter.scopes !== undefined && !filter.scopes.includes(OPS_SCOPE);
+      const narrowScope =
+        (filter.scopes !== undefined && !filter.scopes.includes(OPS_SCOPE)) ||
+        filter.visibleTo !== undefined;
       if (
         status === 'inactive' ||
         filter.since !== undefined ||
@@ -121,7 +156,19 @@ export function createSearchStore(db: Db) {
         narrowScope
       ) {
         // Rare filters (the dashboard's), and a narrow scope: rank within the join.
-        const { sql, params } = filterSql(filter, 'm');
+        if (text) {
+          const keep = (ids: number[]) => store.idsWhere(ids, filter);
+          // The ids the filter selects, if few.
+          const narrow = (max: number) => {
+            const { sql, params } = sqlOf(filter);
+            const ids = cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql} LIMIT ?`)
+              .all(...params, max + 1)
+              .map((r) => (r as { id: number }).id);
+            return ids.length > max ? null : ids;
+          };
+          return keepRanked(ranked(expr), keep, limit, Infinity, narrow);
+        }
+        const { sql, params } = sqlOf(filter);
         return cached(`SELECT f.rowid AS id, ${BM25} AS bm25 FROM memories_fts f
           JOIN memories m ON m.id = f.rowid
           WHERE memories_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
@@ -133,12 +180,21 @@ export function createSearchStore(db: Db) {
       // Ranking the full-text table alone is three times faster than ranking it joined with
       // memories (bench/search-speed.js); the few inactive rows are then dropped, so twice the
       // limit is read.
+      if (text) {
+        const unfiltered =
+          status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined;
+        const window = unfiltered ? limit : limit * 2;
+        return keepRanked(ranked(expr), (ids) => store.idsWhere(ids, filter), limit, window);
+      }
       const hits = cached(`SELECT rowid AS id, ${BM25} AS bm25 FROM memories_fts
         WHERE memories_fts MATCH ? ORDER BY bm25 LIMIT ?`).all(
         expr,
-        status === 'all' && filter.scopes === undefined ? limit : limit * 2,
+        status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined
+          ? limit
+          : limit * 2,
       ) as LexicalHit[];
-      if (status === 'all' && filter.scopes === undefined) return hits;
+      if (status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined)
+        return hits;
       const keep = store.idsWhere(
         hits.map((h) => h.id),
         filter,
@@ -146,9 +202,17 @@ export function createSearchStore(db: Db) {
       return hits.filter((h) => keep.has(h.id)).slice(0, limit);
     },
 
+    /**
+     * Whether any memory belongs to an instance other than this one and the fleet: when none
+     * does, what this instance sees is every memory.
+     */
+    hasOtherInstances(instance: string): boolean {
+      return hasOthers(instance);
+    },
+
     /** Vectors of the memories within the filter (for a search narrowed to a few rows). */
     vectorsWhere(filter: SearchFilter, model: string, limit: number): StoredVector[] {
-      const { sql, params } = filterSql(filter, 'm');
+      const { sql, params } = sqlOf(filter);
       return cached(`SELECT v.id, v.memory_id AS memoryId, v.vector FROM memory_vectors v
         JOIN memories m ON m.id = v.memory_id WHERE v.model = ?${sql} LIMIT ?`).all(
         model,
@@ -159,7 +223,7 @@ export function createSearchStore(db: Db) {
 
     /** Ids of a service's memories within the filter, most confident first. */
     idsOfService(service: string, filter: SearchFilter, limit: number): number[] {
-      const { sql, params } = filterSql({ ...filter, service }, 'm');
+      const { sql, params } = sqlOf({ ...filter, service });
       return (
         cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql}
           ORDER BY m.confidence DESC, m.id LIMIT ?`).all(...params, limit) as { id: number }[]
@@ -168,7 +232,7 @@ export function createSearchStore(db: Db) {
 
     /** How many memories the filter selects (to choose between an exact and an indexed scan). */
     countWhere(filter: SearchFilter): number {
-      const { sql, params } = filterSql(filter, 'm');
+      const { sql, params } = sqlOf(filter);
       return (
         cached(`SELECT COUNT(*) AS n FROM memories m WHERE 1 = 1${sql}`).get(...params) as {
           n: number;
@@ -179,11 +243,12 @@ export function createSearchStore(db: Db) {
     /** Which of these memories pass the filter (ids in, ids out). */
     idsWhere(ids: readonly number[], filter: SearchFilter): Set<number> {
       if (ids.length === 0) return new Set();
-      const { sql, params } = filterSql(filter, 'm');
+      const { sql, params } = sqlOf(filter);
       const rows = cached(
         // CROSS JOIN keeps the order: look each id up by key (an IN subquery lets the planner
         // scan a whole index of memories instead, 16 times slower at 100,000).
-        `SELECT m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE 1 = 1${sql}`,
+        `SELECT m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT)
+          WHERE 1 = 1${sql}`,
       ).all(JSON.stringify(ids), ...params) as { id: number }[];
       return new Set(rows.map((r) => r.id));
     },
@@ -199,6 +264,12 @@ export function createSearchStore(db: Db) {
       for (const r of rows) out.set(r.memoryId, r.vector);
       return out;
     },
+
+    /**
+     * A watch of the vectors: each call says whether any may have been written since the last
+     * call that said so, and an in-memory index need not read `vectorsSince` otherwise.
+     */
+    vectorWatch: () => tableWatch(db, 'memory_vectors'),
 
     /** Vectors written after `afterId`, for a process's in-memory index to catch up. */
     vectorsSince(afterId: number, model: string): StoredVector[] {

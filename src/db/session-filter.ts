@@ -1,4 +1,4 @@
-/** The Sessions list filters (status, trigger, tier, start time) as a WHERE clause. */
+/** The Sessions list filters (status, trigger, tier, start time, instance) as a WHERE clause. */
 import type { SessionStatus, SessionTrigger } from './sessions.js';
 
 export interface SessionFilter {
@@ -8,6 +8,8 @@ export interface SessionFilter {
   /** started_at from (inclusive) and to (exclusive), epoch ms. */
   from?: number;
   to?: number;
+  /** Only the sessions this instance ran. */
+  instance?: string;
 }
 
 export function sessionWhere(f: SessionFilter = {}): {
@@ -26,5 +28,6 @@ export function sessionWhere(f: SessionFilter = {}): {
   add('tier = ?', f.tier);
   add('started_at >= ?', f.from);
   add('started_at < ?', f.to);
+  add('instance = ?', f.instance);
   return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }

@@ -75,7 +75,7 @@ const SUMMARY_COLUMNS = `id AS sessionId, summary AS text, summary_source AS sou
 const CHECK_COLUMNS = `id, session_id AS sessionId, service, health, detail, source,
   created_at AS createdAt`;
 
-export function createSessionRecordStore(db: Db) {
+export function createSessionRecordStore(db: Db, instance = 'local') {
   const setPrompt = db.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?');
   const getPrompt = db.prepare('SELECT system_prompt AS p FROM sessions WHERE id = ?');
   const pending = db.prepare(`UPDATE sessions SET summary_status = 'pending', summary_error = NULL,
@@ -84,7 +84,7 @@ export function createSessionRecordStore(db: Db) {
     summary_status = @status, summary_error = @error, summary_job_id = @jobId, summary_at = @at,
     summary_origin = NULL WHERE id = @sessionId`);
   const abandon = db.prepare(`UPDATE sessions SET summary_status = 'failed', summary_error = ?,
-    summary_at = ? WHERE summary_status = 'pending'`);
+    summary_at = ? WHERE summary_status = 'pending' AND instance = ?`);
   const getSummary = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE id = ?`);
   const insertCheck = db.prepare(`INSERT INTO service_checks
     (session_id, service, health, detail, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`);
@@ -111,9 +111,13 @@ export function createSessionRecordStore(db: Db) {
     summaryPending(rootId: number, at: number): void {
       pending.run(at, rootId);
     },
-    /** Summaries a killed predecessor left pending will never be written; returns how many. */
+    /**
+     * Summaries a killed predecessor left pending on this instance's sessions will never be
+     * written (another instance's may still be); returns how many.
+     */
     abandonPending(at: number): number {
-      return abandon.run('watchkeeper stopped while the summary was being written', at).changes;
+      const error = 'watchkeeper stopped while the summary was being written';
+      return abandon.run(error, at, instance).changes;
     },
     setSummary(s: SessionSummary): void {
       const { origin: _origin, ...row } = s;

@@ -49,6 +49,10 @@ export interface SessionRow {
   streamStats: Record<string, unknown> | null;
   /** True when the session ran against the simulated model (demo mode, tests). */
   simulated: boolean;
+  /** The sidecar that ran it (WATCHKEEPER_INSTANCE); `local` for a lone sidecar. */
+  instance: string;
+  /** While running: the last time its runner said it was alive (epoch ms); see expireLeases. */
+  heartbeatAt: number | null;
 }
 
 export interface SessionStart {
@@ -66,6 +70,17 @@ export interface SessionStart {
 export interface RunningSession {
   id: number;
   pgid: number | null;
+}
+
+/** A running session whose instance stopped beating, as the lease sweep marked it interrupted. */
+export interface ExpiredLease {
+  sessionId: number;
+  instance: string;
+  /** The last heartbeat (its start when it never beat), epoch ms. */
+  lastBeatAt: number;
+  /** When the lease ran out: lastBeatAt + the lease. */
+  expiredAt: number;
+  error: string;
 }
 
 export interface SessionFinish {
@@ -91,7 +106,7 @@ const COLUMNS = `id, status, trigger, tier, model, prompt, parent_session_id AS 
   exit_code AS exitCode, result_subtype AS resultSubtype, is_error AS isError, cost_usd AS costUsd,
   num_turns AS numTurns, duration_ms AS durationMs, duration_api_ms AS durationApiMs,
   usage_json AS usage, response, error, log_path AS logPath, stream_stats_json AS streamStats,
-  simulated`;
+  simulated, instance, heartbeat_at AS heartbeatAt`;
 
 type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats' | 'simulated'> & {
   isError: number | null;
@@ -111,11 +126,21 @@ function fromRaw(raw: RawSession): SessionRow {
   };
 }
 
-export function createSessionStore(db: Db) {
+/** What the lease sweep writes on a session whose instance stopped beating. */
+export function leaseExpiredError(instance: string, expiredAt: number): string {
+  return (
+    `interrupted: instance ${instance} stopped sending heartbeats; ` +
+    `lease expired at ${new Date(expiredAt).toISOString()}`
+  );
+}
+
+/** `instance`: this sidecar's name, written on the sessions it starts and used to find its own. */
+export function createSessionStore(db: Db, instance = 'local') {
   const insert = db.prepare(`INSERT INTO sessions
-    (status, trigger, tier, model, prompt, parent_session_id, log_path, started_at, simulated)
+    (status, trigger, tier, model, prompt, parent_session_id, log_path, started_at, simulated,
+    instance, heartbeat_at)
     VALUES ('running', @trigger, @tier, @model, @prompt, @parentSessionId, @logPath, @startedAt,
-    @simulated)`);
+    @simulated, @instance, @startedAt)`);
   const finish = db.prepare(`UPDATE sessions SET status = @status, ended_at = @endedAt,
     exit_code = @exitCode, result_subtype = @resultSubtype, is_error = @isError, cost_usd = @costUsd,
     num_turns = @numTurns, duration_ms = @durationMs, duration_api_ms = @durationApiMs,
@@ -131,9 +156,26 @@ export function createSessionStore(db: Db) {
     'UPDATE sessions SET cli_session_id = COALESCE(cli_session_id, ?), model = COALESCE(model, ?) WHERE id = ?',
   );
   const setPgid = db.prepare('UPDATE sessions SET pgid = ? WHERE id = ?');
-  const running = db.prepare("SELECT id, pgid FROM sessions WHERE status = 'running' ORDER BY id");
+  const running = db.prepare(
+    "SELECT id, pgid FROM sessions WHERE status = 'running' AND instance = ? ORDER BY id",
+  );
+  const beat = db.prepare(`UPDATE sessions SET heartbeat_at = ?
+    WHERE id = ? AND status = 'running' AND instance = ?`);
+  // A lease runs from the last heartbeat, or from the start of a session that never beat.
+  const stale = db.prepare(`SELECT id, instance, COALESCE(heartbeat_at, started_at) AS lastBeatAt
+    FROM sessions WHERE status = 'running' AND COALESCE(heartbeat_at, started_at) < ? ORDER BY id`);
+  // The condition is checked again by the UPDATE itself: of two sweepers, or of a sweep and a
+  // late heartbeat, only one changes the row.
+  const expire = db.prepare(`UPDATE sessions SET status = 'interrupted', ended_at = ?, error = ?
+    WHERE id = ? AND status = 'running' AND COALESCE(heartbeat_at, started_at) < ?`);
+  const instances = db.prepare(`WITH RECURSIVE i(name) AS (
+      SELECT MIN(instance) FROM sessions
+      UNION ALL
+      SELECT (SELECT MIN(instance) FROM sessions WHERE instance > i.name) FROM i
+      WHERE i.name IS NOT NULL
+    ) SELECT name FROM i WHERE name IS NOT NULL LIMIT ?`);
   const interrupt = db.prepare(`UPDATE sessions SET status = 'interrupted', ended_at = ?, error = ?
-    WHERE id = ? AND status = 'running'`);
+    WHERE id = ? AND status = 'running' AND instance = ?`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
   const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
   const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
@@ -172,6 +214,7 @@ export function createSessionStore(db: Db) {
         logPath: input.logPath ?? null,
         startedAt: input.startedAt,
         simulated: input.simulated ? 1 : 0,
+        instance,
       });
       return Number(info.lastInsertRowid);
     },
@@ -182,13 +225,50 @@ export function createSessionStore(db: Db) {
     setPgid(id: number, pgid: number): void {
       setPgid.run(pgid, id);
     },
-    /** Sessions still marked `running` (only one runner holds the lock, so at start-up: orphans). */
+    /**
+     * This instance's sessions still marked `running` (only one runner per instance holds the
+     * lock, so at start-up: orphans). Other instances' sessions are theirs, or the lease's.
+     */
     running(): RunningSession[] {
-      return running.all() as RunningSession[];
+      return running.all(instance) as RunningSession[];
     },
-    /** Ends a session found `running` at start-up; false when it was no longer running. */
+    /** This instance's running session is alive at `at`; false when it is no longer running. */
+    heartbeat(id: number, at: number): boolean {
+      return beat.run(at, id, instance).changes === 1;
+    },
+    /**
+     * Marks `interrupted` every running session, of any instance, whose last heartbeat (or start,
+     * when it never beat) is older than `now - leaseMs`. Returns the sessions this call ended:
+     * one a concurrent sweep or a late heartbeat got to first is not among them.
+     */
+    expireLeases(now: number, leaseMs: number): ExpiredLease[] {
+      const cutoff = now - leaseMs;
+      const found = stale.all(cutoff) as { id: number; instance: string; lastBeatAt: number }[];
+      const out: ExpiredLease[] = [];
+      for (const row of found) {
+        const expiredAt = row.lastBeatAt + leaseMs;
+        const error = leaseExpiredError(row.instance, expiredAt);
+        if (expire.run(now, error, row.id, cutoff).changes !== 1) continue;
+        out.push({
+          sessionId: row.id,
+          instance: row.instance,
+          lastBeatAt: row.lastBeatAt,
+          expiredAt,
+          error,
+        });
+      }
+      return out;
+    },
+    /** The instances that have sessions, by name (at most `limit`). */
+    instances(limit = 100): string[] {
+      return (instances.all(limit) as { name: string }[]).map((r) => r.name);
+    },
+    /**
+     * Ends this instance's session found `running` at start-up; false when it was no longer
+     * running or belongs to another instance.
+     */
     markInterrupted(id: number, endedAt: number, error: string): boolean {
-      return interrupt.run(endedAt, error, id).changes === 1;
+      return interrupt.run(endedAt, error, id, instance).changes === 1;
     },
     /** A completed session whose agent asked for the next tier, which is now running. */
     markEscalated(id: number): void {

@@ -1,7 +1,9 @@
 /**
  * Seed 001's summary table: sliding-window summaries of a conversation with their version chain
  * (base_summary_id) and status. The database allows one `processing` row per conversation (a
- * partial unique index), so claiming the next summarisation is a single guarded insert.
+ * partial unique index), so claiming the next summarisation is a single guarded insert, whichever
+ * instance of a fleet tries. A processing row carries the instance writing it: one that starts
+ * up fails only its own leftovers.
  */
 import { type Db, statementCache } from './open.js';
 
@@ -42,15 +44,23 @@ const COLUMNS_M = `m.id, m.conversation_id AS conversationId, m.summary_text AS 
   m.error, m.job_id AS jobId, m.created_at AS createdAt, m.finished_at AS finishedAt,
   m.generation_time_ms AS generationTimeMs`;
 
-export function createSummaryStore(db: Db) {
+export function createSummaryStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries WHERE id = ?`);
   const latestCompleted = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries
     WHERE conversation_id = ? AND status = 'completed' ORDER BY end_seq DESC, id DESC LIMIT 1`);
   const processingOf = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries
     WHERE conversation_id = ? AND status = 'processing'`);
-  const insert = db.prepare(`INSERT INTO conversation_summaries (conversation_id, start_seq,
-    end_seq, base_summary_id, status, created_at) VALUES (?, ?, ?, ?, 'processing', ?)`);
+  // One statement, based on the latest completed summary: no other writer (another instance)
+  // can come between the check and the insert, and the unique index settles a tie quietly.
+  const insert = db.prepare(`INSERT OR IGNORE INTO conversation_summaries (conversation_id,
+    start_seq, end_seq, base_summary_id, status, created_at, instance)
+    SELECT @conversationId, CAST(@startSeq AS INTEGER), CAST(@endSeq AS INTEGER),
+      (SELECT id FROM conversation_summaries WHERE conversation_id = @conversationId
+        AND status = 'completed' ORDER BY end_seq DESC, id DESC LIMIT 1),
+      'processing', CAST(@at AS BIGINT), @instance
+    WHERE NOT EXISTS (SELECT 1 FROM conversation_summaries
+      WHERE conversation_id = @conversationId AND status = 'processing')`);
   const complete = db.prepare(`UPDATE conversation_summaries SET status = 'completed',
     summary_text = ?, generation_time_ms = ?, job_id = ?, finished_at = ?
     WHERE id = ? AND status = 'processing'`);
@@ -59,23 +69,23 @@ export function createSummaryStore(db: Db) {
     WHERE id = ? AND status = 'processing'`);
   const failStale = db.prepare(`UPDATE conversation_summaries SET status = 'failed',
     error = ?, finished_at = ? WHERE status = 'processing' AND created_at < ?
-    AND (? IS NULL OR conversation_id = ?)`);
+    AND (CAST(? AS TEXT) IS NULL OR conversation_id = ?)`);
   const abandon = db.prepare(`UPDATE conversation_summaries SET status = 'failed',
     error = 'watchkeeper stopped while it was processing', finished_at = ?
-    WHERE status = 'processing'`);
+    WHERE status = 'processing' AND instance = ?`);
   const history = db.prepare(`SELECT ${COLUMNS_M}, b.end_seq AS baseEndSeq
     FROM conversation_summaries m LEFT JOIN conversation_summaries b ON m.base_summary_id = b.id
     WHERE m.conversation_id = ? ORDER BY m.end_seq DESC, m.id DESC LIMIT ?`);
   const stuck = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries
-    WHERE status = 'processing' AND created_at < ? AND (? IS NULL OR conversation_id = ?)
+    WHERE status = 'processing' AND created_at < ? AND (CAST(? AS TEXT) IS NULL OR conversation_id = ?)
     ORDER BY created_at`);
   const progression = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries
-    WHERE status = 'completed' AND (? IS NULL OR conversation_id = ?)
+    WHERE status = 'completed' AND (CAST(? AS TEXT) IS NULL OR conversation_id = ?)
     ORDER BY created_at DESC, id DESC LIMIT ?`);
   const generation = db.prepare(`SELECT AVG(generation_time_ms) AS avgMs,
     MAX(generation_time_ms) AS maxMs, COUNT(*) AS totalSummaries FROM conversation_summaries
     WHERE status = 'completed' AND generation_time_ms IS NOT NULL
-    AND (? IS NULL OR conversation_id = ?)`);
+    AND (CAST(? AS TEXT) IS NULL OR conversation_id = ?)`);
 
   return {
     get(id: number): SummaryRow | null {
@@ -95,16 +105,11 @@ export function createSummaryStore(db: Db) {
      * Inserts the `processing` row for the window, based on the latest completed summary; null
      * (and nothing written) when the conversation already has one processing.
      */
-    claim: db.transaction(
-      (conversationId: string, startSeq: number, endSeq: number, at: number) => {
-        if (processingOf.get(conversationId)) return null;
-        const base = latestCompleted.get(conversationId) as SummaryRow | undefined;
-        const id = Number(
-          insert.run(conversationId, startSeq, endSeq, base?.id ?? null, at).lastInsertRowid,
-        );
-        return getOne.get(id) as SummaryRow;
-      },
-    ),
+    claim(conversationId: string, startSeq: number, endSeq: number, at: number) {
+      const r = insert.run({ conversationId, startSeq, endSeq, at, instance });
+      if (r.changes !== 1) return null;
+      return getOne.get(Number(r.lastInsertRowid)) as SummaryRow;
+    },
 
     /** Completes a processing row; false when it is no longer processing (marked stale). */
     complete(id: number, text: string, generationTimeMs: number, jobId: number | null, at: number) {
@@ -127,9 +132,9 @@ export function createSummaryStore(db: Db) {
       return failStale.run(error, at, before, conversationId, conversationId).changes;
     },
 
-    /** Processing rows a stopped or killed process left: failed, when serve starts. */
+    /** Processing rows a stopped or killed process of this instance left: failed, at start-up. */
     abandonProcessing(at: number): number {
-      return abandon.run(at).changes;
+      return abandon.run(at, instance).changes;
     },
 
     /** Seed 001's history query: every summary of a conversation with its base's end. */

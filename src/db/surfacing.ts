@@ -2,7 +2,7 @@
  * Which memories each session was given (the block at its start, the in-session hook), with their
  * scores, and each memory's surfacing counters.
  */
-import { type Db } from './open.js';
+import { type Db, engineOf } from './open.js';
 
 export type SurfacedVia = 'context' | 'hook';
 
@@ -33,7 +33,12 @@ export function createSurfacingStore(db: Db) {
   const rows = db.prepare(`SELECT sm.memory_id AS memoryId, sm.via, sm.score,
     sm.detail_json AS detail, sm.created_at AS createdAt, m.service, m.category, m.observation
     FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
-    WHERE sm.session_id = ? ORDER BY sm.created_at, sm.rowid`);
+    WHERE sm.session_id = ? ORDER BY sm.created_at, ${
+      // In the order they were recorded: SQLite's rowid. PostgreSQL has none; the row's
+      // position in the table follows the order of insertion while no space freed by deleted
+      // rows is reused.
+      engineOf(db) === 'postgres' ? 'sm.ctid' : 'sm.rowid'
+    }`);
 
   return {
     /** Records what a session was given; a memory already given to it is not counted twice. */

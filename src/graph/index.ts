@@ -66,13 +66,15 @@ export interface GraphDeps {
   maxLineBytes?: number;
   /** Fusion weights of remember (benchmarks). */
   weights?: Partial<ListWeights>;
+  /** The instance indexing (its transcript files are on its disk); `local` when alone. */
+  instance?: string;
 }
 
 export type IndexOutcome =
   IndexReport | (Omit<IndexReport, 'status'> & { status: 'queued'; holder: number });
 
 export function createGraph(deps: GraphDeps) {
-  const stores = createGraphStores(deps.db);
+  const stores = createGraphStores(deps.db, deps.instance);
   const vectors = createGraphVectors(stores.search, deps.embedding);
   const model = deps.model ?? offlineModel();
   const thresholds = () => deps.embedding.thresholds;

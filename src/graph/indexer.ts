@@ -4,7 +4,8 @@
  * written is left for the next run, and a file rotated or rewritten in place is forgotten and
  * read again. Each batch of lines is planned (plan.ts), then written with the file's new state in
  * one transaction (apply.ts), so a crash or a kill loses at most the batch being written, which
- * the next run reads again.
+ * the next run reads again. In a fleet, a path another instance indexed as another file (the same
+ * path on another machine) is refused: what that instance read is never dropped from here.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -152,6 +153,13 @@ export function createIndexer(deps: IndexerDeps) {
       partialLine: false,
     };
     if (state && !sameFile(state, identity)) {
+      if (state.instance !== undefined && state.instance !== sources.instance) {
+        throw new AppError(
+          'unsupported',
+          `${file}: instance ${state.instance} indexed another file at this path (on its own disk); not indexed here, so that its graph is kept`,
+          { data: { field: 'path', instance: state.instance } },
+        );
+      }
       report.reset = true;
       if (!opts.dryRun) {
         const old = state.session;

@@ -25,12 +25,20 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
     const model = embedding.model!;
     if (kind === 'ideas') {
       if (!ideas || ideas.dimension !== dimension) {
-        ideas = createVectorIndex({ vectorsSince: search.ideaVectorsSince }, model, dimension);
+        ideas = createVectorIndex(
+          { vectorsSince: search.ideaVectorsSince, vectorWatch: search.ideaVectorWatch },
+          model,
+          dimension,
+        );
       }
       return ideas;
     }
     if (!spans || spans.dimension !== dimension) {
-      spans = createVectorIndex({ vectorsSince: search.spanVectorsSince }, model, dimension);
+      spans = createVectorIndex(
+        { vectorsSince: search.spanVectorsSince, vectorWatch: search.spanVectorWatch },
+        model,
+        dimension,
+      );
     }
     return spans;
   };

@@ -10,7 +10,7 @@ import type { MemoryPolicy } from '../memory/index.js';
 import { createPendingEmbedder } from './embed-pending.js';
 import { createEmbedding } from './embedding.js';
 import { createInjection } from './injection.js';
-import { createMemoryService } from './memory-service.js';
+import { createMemoryService, type ShareRules } from './memory-service.js';
 import { createSearch } from './search.js';
 import { createServices } from './services.js';
 import { createToolSurfacing } from './tool-surfacing.js';
@@ -31,6 +31,7 @@ export {
   type MemoryService,
   type Observation,
   type ObserveOutcome,
+  type ShareRules,
 } from './memory-service.js';
 export {
   ftsQuery,
@@ -49,12 +50,18 @@ export {
 } from './tool-surfacing.js';
 
 export function createKnowledge(deps: {
-  stores: Pick<Stores, 'memories' | 'events' | 'search' | 'services' | 'surfacing' | 'scopes'>;
+  stores: Pick<
+    Stores,
+    'memories' | 'events' | 'search' | 'services' | 'surfacing' | 'scopes' | 'instance'
+  >;
   embedder: Embedder | null;
   clock: Clock;
   policy?: MemoryPolicy;
+  /** Which new memories are shared with the whole fleet (config.fleet). */
+  fleet?: ShareRules;
 }) {
   const { stores, clock } = deps;
+  const instance = stores.instance;
   const embedding = createEmbedding({ embedder: deps.embedder, events: stores.events, clock });
   const services = createServices({ store: stores.services, clock });
   const search = createSearch({
@@ -63,6 +70,7 @@ export function createKnowledge(deps: {
     services: stores.services,
     embedding,
     clock,
+    instance,
   });
   const memory = createMemoryService({
     memories: stores.memories,
@@ -72,6 +80,8 @@ export function createKnowledge(deps: {
     services,
     clock,
     ...(deps.policy ? { policy: deps.policy } : {}),
+    instance,
+    ...(deps.fleet ? { share: deps.fleet } : {}),
   });
   const opsScopes = () => [OPS_SCOPE, ...stores.scopes.shared()];
   const injection = createInjection({
@@ -82,6 +92,7 @@ export function createKnowledge(deps: {
     search,
     clock,
     opsScopes,
+    instance,
   });
   const tools = createToolSurfacing({ search, surfacing: stores.surfacing, clock, opsScopes });
   const pending = createPendingEmbedder({ search: stores.search, embedding, clock });

@@ -3,7 +3,8 @@
  * alert or webhook text, a "Run now" prompt, an escalation's handoff) plus the services named in
  * recent warning and critical events. Pinned memories come first, then the most relevant above
  * the threshold, then the most confident, within the tier's budget; the header and line format
- * are seed 003's. What went in, and why, is recorded for the session page.
+ * are seed 003's. What went in, and why, is recorded for the session page. A session sees its
+ * own instance's memories and the fleet's.
  */
 import type { Clock } from '../clock.js';
 import type { EventStore, MemoryRow, MemoryStore, SurfacingStore } from '../db/index.js';
@@ -51,6 +52,8 @@ export function createInjection(deps: {
   clock: Clock;
   /** The scopes the ops sessions see: 'ops' and those the operator shared with ops. */
   opsScopes: () => string[];
+  /** This instance: the block holds its memories and the fleet's (every memory when omitted). */
+  instance?: string;
 }) {
   const { memories, events, surfacing, service, search, clock } = deps;
 
@@ -71,6 +74,7 @@ export function createInjection(deps: {
       const threshold = service.policy.activeThreshold;
       // Conversation memories reach a session only when the operator shared their scope.
       const scopes = deps.opsScopes();
+      const visible = deps.instance === undefined ? {} : { visibleTo: deps.instance };
       const perList = Math.max(1, Math.floor(budget / MIN_LINE_TOKENS) + 1);
       const reasons = new Map<number, InjectedMemory>();
       const ordered: ContextMemory[] = [];
@@ -79,7 +83,13 @@ export function createInjection(deps: {
         reasons.set(m.id, { memoryId: m.id, reason, score: why?.score ?? null, why });
         ordered.push(m);
       };
-      for (const m of memories.list({ pinned: true, status: 'active', scopes, limit: perList })) {
+      for (const m of memories.list({
+        pinned: true,
+        status: 'active',
+        scopes,
+        ...visible,
+        limit: perList,
+      })) {
         take(m, 'pinned', null);
       }
       if (query !== '') {
@@ -90,11 +100,15 @@ export function createInjection(deps: {
         });
         for (const r of answer.results) take(r.memory, 'relevant', r.why);
       }
-      for (const m of memories.list({ status: 'active', scopes, limit: perList }))
+      for (const m of memories.list({ status: 'active', scopes, ...visible, limit: perList }))
         take(m, 'confident', null);
 
       const groups = selectByPriority(ordered, budget);
-      const block = assembleContext(groups, memories.countEligible(threshold, scopes), budget);
+      const block = assembleContext(
+        groups,
+        memories.countEligible(threshold, scopes, deps.instance),
+        budget,
+      );
       const injected = block.includedIds.map((id) => reasons.get(id)!);
       return { ...block, query, injected };
     },

@@ -5,15 +5,20 @@
  * number, duration, version, port, or a negation) supersedes it; anything else is new. Also decay
  * and the operator's curation (the session's memory block is built in injection.ts). Values come from the pure functions of
  * src/memory; every change lands with its history row.
+ *
+ * Fleet scope: a new memory belongs to the instance that learned it, or to the whole fleet when a
+ * share rule names its service or category; the operator shares and unshares. Dedup compares
+ * only with what this instance sees (its memories and the fleet's).
  */
 import type { Clock } from '../clock.js';
-import type {
-  EventStore,
-  Importance,
-  MemoryRow,
-  MemorySource,
-  MemoryStore,
-  SearchStore,
+import {
+  type EventStore,
+  FLEET,
+  type Importance,
+  type MemoryRow,
+  type MemorySource,
+  type MemoryStore,
+  type SearchStore,
 } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
@@ -129,6 +134,12 @@ export type Judgement =
       contradiction: Contradiction;
     };
 
+/** New memories about these services, or in these categories, are shared with the fleet. */
+export interface ShareRules {
+  memoryServices?: readonly string[];
+  memoryCategories?: readonly string[];
+}
+
 export interface MergeOutcome {
   survivor: MemoryRow;
   merged: MemoryRow[];
@@ -142,9 +153,23 @@ export function createMemoryService(deps: {
   services: Services;
   clock: Clock;
   policy?: MemoryPolicy;
+  /** This sidecar's instance name (`local` when omitted). */
+  instance?: string;
+  share?: ShareRules;
 }) {
   const { memories, events, search, embedding, services, clock } = deps;
   const policy = deps.policy ?? DEFAULT_POLICY;
+  const instance = deps.instance ?? 'local';
+  const sharedServices = new Set((deps.share?.memoryServices ?? []).map((s) => s.toLowerCase()));
+  const sharedCategories = new Set(
+    (deps.share?.memoryCategories ?? []).map((s) => s.toLowerCase()),
+  );
+  /** Where a new memory goes: the fleet when a share rule names its service or category. */
+  const instanceFor = (service: string | null, category: string): string =>
+    (service !== null && sharedServices.has(service.toLowerCase())) ||
+    sharedCategories.has(category.toLowerCase())
+      ? FLEET
+      : instance;
 
   /**
    * The active memory of the same service closest to the text: by cosine where both have a
@@ -157,7 +182,7 @@ export function createMemoryService(deps: {
     vector: Float32Array | null,
     maxId?: number,
   ) => {
-    const pool = memories.activeOfService(service, scope, 2000, maxId);
+    const pool = memories.activeOfService(service, scope, 2000, maxId, instance);
     const vectors =
       vector && embedding.model
         ? search.vectorsOf(
@@ -293,11 +318,44 @@ export function createMemoryService(deps: {
         sourceRef: input.sourceRef ?? null,
         scope: input.scope ?? 'ops',
         evidence: input.evidence ?? null,
+        instance: instanceFor(input.service, input.category),
       }),
     );
 
   const keeper = {
     policy,
+
+    /** This sidecar's instance name. */
+    instance,
+
+    /** The instance a new memory of this service and category belongs to (FLEET by a rule). */
+    instanceFor,
+
+    /** Whether this instance sees the memory: its own, or the fleet's. */
+    isVisible(m: Pick<MemoryRow, 'instance'>): boolean {
+      return m.instance === instance || m.instance === FLEET;
+    },
+
+    /** Shares a memory with every instance of the fleet (a no-op when it already is). */
+    share(id: number): MemoryRow {
+      const before = mustGet(id);
+      if (before.instance === FLEET) return before;
+      memories.setInstance(
+        id,
+        FLEET,
+        clock.now(),
+        `shared with the fleet by instance ${instance} (learned by ${before.instance})`,
+      );
+      return mustGet(id);
+    },
+
+    /** Gives a shared memory back to this instance alone (a no-op when it is not shared). */
+    unshare(id: number): MemoryRow {
+      const before = mustGet(id);
+      if (before.instance !== FLEET) return before;
+      memories.setInstance(id, instance, clock.now(), `unshared: kept by instance ${instance}`);
+      return mustGet(id);
+    },
 
     /**
      * An observation (agent, operator, tool): reinforces the active memory of its service that
@@ -347,12 +405,12 @@ export function createMemoryService(deps: {
         }
         if (match.similarity >= match.duplicate) {
           const before = match.memory;
-          const confidence = reinforcedConfidence(before.confidence, policy);
           memories.change([
             {
               id: before.id,
               action: 'reinforced',
-              confidence,
+              confidence: reinforcedConfidence(before.confidence, policy),
+              confidenceOf: (current) => reinforcedConfidence(current.confidence, policy),
               active: true,
               ...restart(now),
               historyObservation: observation,
@@ -414,6 +472,7 @@ export function createMemoryService(deps: {
           id,
           action: 'reinforced',
           confidence: reinforcedConfidence(before.confidence, policy),
+          confidenceOf: (current) => reinforcedConfidence(current.confidence, policy),
           active: true,
           ...restart(now),
           historyObservation: input.observation,
@@ -513,32 +572,37 @@ export function createMemoryService(deps: {
       return { survivor: mustGet(survivor.id), merged: others.map((m) => mustGet(m.id)) };
     },
 
-    /** Brings every memory's confidence up to date. Idempotent for a given `now`. */
+    /**
+     * Brings every memory's confidence up to date. Idempotent for a given `now`, and atomic: a
+     * reinforcement by another instance meanwhile is kept (the decay is computed again after it).
+     */
     decay(): DecayReport {
-      const now = clock.now();
-      const changes = [];
-      const unchanged = [];
-      let deactivated = 0;
-      for (const m of memories.decayDue(now)) {
-        const outcome = applyDecay(m, now, policy);
-        const next = nextDecayAt(m.lastReinforcedAt, now, policy);
-        if (!outcome.changed) {
-          unchanged.push({ id: m.id, nextDecayAt: next });
-          continue;
+      return memories.atomically(() => {
+        const now = clock.now();
+        const changes = [];
+        const unchanged = [];
+        let deactivated = 0;
+        for (const m of memories.decayDue(now)) {
+          const outcome = applyDecay(m, now, policy);
+          const next = nextDecayAt(m.lastReinforcedAt, now, policy);
+          if (!outcome.changed) {
+            unchanged.push({ id: m.id, nextDecayAt: next });
+            continue;
+          }
+          if (!outcome.active) deactivated += 1;
+          changes.push({
+            id: m.id,
+            action: outcome.active ? ('decayed' as const) : ('deactivated' as const),
+            confidence: outcome.confidence,
+            active: outcome.active,
+            nextDecayAt: next,
+            at: now,
+          });
         }
-        if (!outcome.active) deactivated += 1;
-        changes.push({
-          id: m.id,
-          action: outcome.active ? ('decayed' as const) : ('deactivated' as const),
-          confidence: outcome.confidence,
-          active: outcome.active,
-          nextDecayAt: next,
-          at: now,
-        });
-      }
-      memories.change(changes);
-      memories.scheduleDecay(unchanged);
-      return { decayed: changes.length - deactivated, deactivated };
+        memories.change(changes);
+        memories.scheduleDecay(unchanged);
+        return { decayed: changes.length - deactivated, deactivated };
+      });
     },
 
     /**
@@ -707,6 +771,7 @@ export function createMemoryService(deps: {
           id,
           action: 'reinforced',
           confidence: reinforcedConfidence(before.confidence, policy),
+          confidenceOf: (current) => reinforcedConfidence(current.confidence, policy),
           active: true,
           ...restart(now),
           historyObservation: input.observation ?? null,

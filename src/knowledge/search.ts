@@ -3,7 +3,8 @@
  * dashboard, the CLI, the memory tools): BM25 over the memory, its service and what the service
  * is, and cosine over the memory's vector, fused by reciprocal rank fusion and weighted by
  * confidence and recency (src/memory/ranking.ts). Memories not yet embedded are still found
- * lexically; with embeddings off or failing the search is lexical only and says so.
+ * lexically; with embeddings off or failing the search is lexical only and says so. Every reader
+ * sees this instance's memories and the fleet's, never another instance's.
  */
 import type { Clock } from '../clock.js';
 import type {
@@ -83,6 +84,8 @@ export function createSearch(deps: {
   embedding: Embedding;
   clock: Clock;
   ranking?: RankingPolicy;
+  /** This instance: its memories and the fleet's are searched; every memory when omitted. */
+  instance?: string;
 }) {
   const { memories, search, services, embedding, clock } = deps;
   const ranking = deps.ranking ?? DEFAULT_RANKING;
@@ -137,7 +140,8 @@ export function createSearch(deps: {
     if (
       filter.service !== undefined ||
       filter.category !== undefined ||
-      filter.scopes !== undefined
+      filter.scopes !== undefined ||
+      (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
     ) {
       const n = search.countWhere(filter);
       if (n <= EXACT_SCAN_MAX) {
@@ -177,6 +181,7 @@ export function createSearch(deps: {
         ...(opts.since !== undefined ? { since: opts.since } : {}),
         ...(opts.until !== undefined ? { until: opts.until } : {}),
         ...(opts.scopes !== undefined ? { scopes: opts.scopes } : {}),
+        ...(deps.instance !== undefined ? { visibleTo: deps.instance } : {}),
       };
       const t0 = performance.now();
       const queryVector =

@@ -8,7 +8,9 @@
  * build or keep every float vector in memory. 512 sign bits are 64 bytes a memory (6.4 MB at
  * 100,000), a full scan takes about 3 ms, and bench/search.js measures its recall against the
  * exact scan. The store stays the source of truth: the index catches up with `vectorsSince`
- * before each search, and a candidate whose memory is gone is dropped by the store's filter.
+ * before each search (when the store's watch says vectors may have been written: on a shared
+ * database, when one was heard of), and a candidate whose memory is gone is dropped by the
+ * store's filter.
  */
 import type { SearchStore } from '../db/index.js';
 import { dot, fromBlob, POPCOUNT16, signatureWords, signBits } from '../memory/index.js';
@@ -19,10 +21,11 @@ export interface VectorHit {
 }
 
 export function createVectorIndex(
-  store: Pick<SearchStore, 'vectorsSince'>,
+  store: Pick<SearchStore, 'vectorsSince'> & Partial<Pick<SearchStore, 'vectorWatch'>>,
   model: string,
   dimension: number,
 ) {
+  const changed = store.vectorWatch?.() ?? (() => true);
   const words = signatureWords(dimension);
   let capacity = 1024;
   let bits = new Uint32Array(capacity * words);
@@ -49,6 +52,7 @@ export function createVectorIndex(
 
     /** Reads the vectors written since the last call (by this or any other process). */
     refresh(): void {
+      if (!changed()) return;
       for (const row of store.vectorsSince(lastId, model)) {
         lastId = row.id;
         const v = fromBlob(row.vector);

@@ -3,8 +3,13 @@
  * the de-duplication window, with a count), fans each notification out to every target (over a
  * target's hourly rate limit it is held back, shown as such and mentioned in the next message
  * that target gets), and delivers, retrying a failed delivery with doubling backoff. Everything
- * is in SQLite, so a restart loses no pending retry; `tick` does one round and the timer of
- * `start` repeats it (it also picks up what the PreToolUse hook process recorded).
+ * is in the database, so a restart loses no pending retry; `tick` does one round and the timer
+ * of `start` repeats it (it also picks up what the PreToolUse hook process recorded).
+ *
+ * Instances sharing a database fan out their own notifications, and deliver what is due to their
+ * targets: each delivery is claimed before it is sent, so that it goes out once, and a claimant
+ * that dies mid-send leaves it due again once the claim has run out. The hourly rate limit counts
+ * every instance's deliveries.
  */
 import type { Clock } from '../clock.js';
 import type { NotificationsConfig } from '../config.js';
@@ -27,6 +32,8 @@ export const BACKOFF_BASE_MS = 30_000;
 export const BACKOFF_MAX_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
 const TICK_MS = 5_000;
+/** A claim lasts the send's time limit and this much more (a slow DNS lookup, a busy loop). */
+export const CLAIM_MARGIN_MS = 60_000;
 
 /** Wait before attempt `attempt + 1`, after `attempt` failed ones. */
 export function backoffMs(attempt: number): number {
@@ -116,6 +123,12 @@ export function createNotifier(deps: NotifierDeps) {
   }
 
   async function deliver(d: DeliveryRow): Promise<void> {
+    const claimedAt = clock.now();
+    const claimedUntil = claimedAt + settings.timeoutMs + CLAIM_MARGIN_MS;
+    // Another instance (or an earlier round of this one) has it: it is not sent twice.
+    if (d.nextAttemptAt === null || !store.claim(d.id, d.nextAttemptAt, claimedUntil, claimedAt)) {
+      return;
+    }
     const target = byKey.get(d.targetKey);
     const n = store.get(d.notificationId);
     if (!target || !n) {
@@ -124,6 +137,7 @@ export function createNotifier(deps: NotifierDeps) {
         lastError: 'this target is no longer configured',
         nextAttemptAt: null,
         at: clock.now(),
+        claimedUntil,
       });
       return;
     }
@@ -135,9 +149,14 @@ export function createNotifier(deps: NotifierDeps) {
         lastError: null,
         nextAttemptAt: null,
         at: clock.now(),
+        claimedUntil,
       });
     } catch (err) {
-      if (shutdown.signal.aborted) return; // stays due: the next start delivers it
+      if (shutdown.signal.aborted) {
+        // Due again as it was: the next start (or another instance) delivers it.
+        store.release(d.id, claimedUntil, d.nextAttemptAt);
+        return;
+      }
       const at = clock.now();
       const attempts = d.attempts + 1;
       const error = redact((err as Error).message || String(err), target.secrets);
@@ -148,6 +167,7 @@ export function createNotifier(deps: NotifierDeps) {
         lastError: error,
         nextAttemptAt,
         at,
+        claimedUntil,
       });
       log.warn(
         final ? 'notification not delivered; giving up' : 'notification not delivered; will retry',
@@ -167,7 +187,7 @@ export function createNotifier(deps: NotifierDeps) {
     for (let batch = store.unfanned(); batch.length > 0; batch = store.unfanned()) {
       for (const n of batch) fanOut(n, now);
     }
-    const due = store.due(now, 200);
+    const due = store.due(now, 200, { instance: store.instance, targetKeys: [...byKey.keys()] });
     // Targets in parallel, each target's deliveries in order: a slow one holds up only itself.
     const perTarget = new Map<string, DeliveryRow[]>();
     for (const d of due) perTarget.set(d.targetKey, [...(perTarget.get(d.targetKey) ?? []), d]);

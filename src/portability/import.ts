@@ -260,6 +260,8 @@ export async function importMemories(
             source: r.provenance.source,
             sourceRef: r.provenance.source_ref,
             scope: r.scope,
+            // Whoever imports it learned it (or the fleet, by a share rule).
+            instance: deps.memory.instanceFor(p.service, r.category),
             archivedAt: r.archived_at,
             archiveReason: r.archive_reason,
             accessCount: r.access_count,

@@ -1,6 +1,7 @@
 /**
  * The cooldown state at `now` as the guard, the session's prompt and the dashboard see it: the
- * actions inside the windows with the operator's resets and allowances applied.
+ * actions inside the windows with the operator's resets and allowances applied. This instance's
+ * actions count, and every instance's on `sharedServices` (config.fleet.cooldownServices).
  */
 import type { CooldownLimits } from '../config.js';
 import type { Stores } from '../db/index.js';
@@ -10,12 +11,14 @@ export function currentCooldowns(
   stores: Pick<Stores, 'cooldowns' | 'cooldownOverrides'>,
   limits: CooldownLimits,
   now: number,
+  sharedServices: readonly string[] = [],
 ): ServiceCooldown[] {
   const horizon = cooldownHorizon(limits, now);
   return cooldownState(
-    stores.cooldowns.since(horizon),
+    stores.cooldowns.counted(horizon, sharedServices),
     limits,
     now,
     stores.cooldownOverrides.effective(now, horizon),
+    sharedServices,
   );
 }

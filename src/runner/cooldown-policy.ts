@@ -1,6 +1,8 @@
 /**
  * Cooldowns: at most N restarts (or redeployments) of a service within a sliding window,
- * counted from the cooldown_actions the agent reported. Pure: rows and `now` in.
+ * counted from the cooldown_actions the agent reported. Per instance, except for the services
+ * the fleet shares (WATCHKEEPER_FLEET_COOLDOWN_SERVICES), whose rows come from every instance.
+ * Pure: rows and `now` in.
  */
 import type { CooldownLimits } from '../config.js';
 import type { CooldownOverrideRow, CooldownRow } from '../db/index.js';
@@ -21,6 +23,11 @@ export interface ServiceCooldown {
   allowance?: { extra: number; untilAt: number };
   /** The operator's latest reset: actions before it no longer count. */
   resetAt?: number;
+  /**
+   * A service the fleet shares: how many of the counted actions each instance took, most first
+   * (the limit holds across them all).
+   */
+  fleet?: { instance: string; count: number }[];
 }
 
 type Override = Pick<
@@ -44,11 +51,14 @@ export function cooldownHorizon(limits: CooldownLimits, now: number): number {
  * raise the limit by the allowances still running.
  */
 export function cooldownState(
-  rows: readonly CooldownRow[],
+  rows: readonly Pick<CooldownRow, 'service' | 'actionType' | 'createdAt' | 'instance'>[],
   limits: CooldownLimits,
   now: number,
   overrides: readonly Override[] = [],
+  /** Services whose limits count every instance's actions: their state says who took them. */
+  sharedServices: readonly string[] = [],
 ): ServiceCooldown[] {
+  const shared = new Set(sharedServices.map((s) => s.trim().toLowerCase()));
   const resetAt = (service: string, action: CooldownAction): number | undefined => {
     let at: number | undefined;
     for (const o of overrides) {
@@ -69,6 +79,7 @@ export function cooldownState(
     return extra > 0 ? { extra, untilAt } : undefined;
   };
   const groups = new Map<string, number[]>();
+  const byInstance = new Map<string, Map<string, number>>();
   for (const row of rows) {
     const { windowMs } = limits[row.actionType];
     if (row.createdAt < now - windowMs || row.createdAt > now) continue;
@@ -78,6 +89,11 @@ export function cooldownState(
     const times = groups.get(key) ?? [];
     times.push(row.createdAt);
     groups.set(key, times);
+    if (shared.has(row.service)) {
+      const counts = byInstance.get(key) ?? new Map<string, number>();
+      counts.set(row.instance, (counts.get(row.instance) ?? 0) + 1);
+      byInstance.set(key, counts);
+    }
   }
   const out: ServiceCooldown[] = [];
   for (const [key, times] of groups) {
@@ -101,9 +117,16 @@ export function cooldownState(
       freeAt: inCooldown ? (freeing ?? times[0]!) + windowMs : null,
       ...(allowed ? { allowance: allowed } : {}),
       ...(reset !== undefined ? { resetAt: reset } : {}),
+      ...(byInstance.has(key) ? { fleet: fleetCounts(byInstance.get(key)!) } : {}),
     });
   }
   return out.sort((a, b) => a.service.localeCompare(b.service) || a.action.localeCompare(b.action));
+}
+
+function fleetCounts(counts: Map<string, number>): { instance: string; count: number }[] {
+  return [...counts]
+    .map(([instance, count]) => ({ instance, count }))
+    .sort((a, b) => b.count - a.count || a.instance.localeCompare(b.instance));
 }
 
 function hours(ms: number): string {
@@ -165,11 +188,19 @@ export function formatCooldownContext(
   return `${header}\n${lines.join('\n')}`;
 }
 
+/** Who used a shared service's limit: "instance cluster-a (2), instance cluster-b (1)". */
+function usedBy(fleet: readonly { instance: string; count: number }[]): string {
+  return fleet.map((f) => `instance ${f.instance} (${f.count})`).join(', ');
+}
+
 /** A one-line reason for refusing `action` on `service`; `detail` says which command and why. */
 export function cooldownReason(s: ServiceCooldown, detail?: string): string {
+  const fleet = s.fleet
+    ? ` across the fleet, shared by every instance; used by ${usedBy(s.fleet)}`
+    : '';
   return (
     `watchkeeper: ${s.service} is in ${s.action} cooldown (${s.count} of ${s.limit} allowed in ` +
-    `${hours(s.windowMs)}; next allowed after ${utcTime(s.freeAt!)}).` +
+    `${hours(s.windowMs)}${fleet}; next allowed after ${utcTime(s.freeAt!)}).` +
     (detail ? ` ${detail}.` : '') +
     ' Do not retry or work around this; report that a human is needed.'
   );

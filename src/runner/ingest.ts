@@ -1,10 +1,11 @@
 /**
  * The one ingest path, typed messages -> rows, shared by live sessions and `watchkeeper ingest`.
  * Markers are written as they arrive (an event is in the database seconds after the model wrote
- * it); the same marker repeated within one session is stored once.
+ * it); the same marker repeated within one session is stored once. A live session's writes go
+ * through its outbox (marker-outbox.ts), which holds them while the database is unreachable.
  */
 import type { Clock } from '../clock.js';
-import type { ServiceCheck, Stores } from '../db/index.js';
+import { isUnreachableError, type ServiceCheck, type Stores } from '../db/index.js';
 import { isCategory } from '../memory/index.js';
 import { stripControlCharacters } from '../text-rules.js';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../stream/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { emitAlert, type OnAlert } from './alerts.js';
+import type { HeldWrite, MarkerOutbox } from './marker-outbox.js';
 
 export interface IngestCounts {
   events: number;
@@ -67,6 +69,11 @@ export function createSessionIngest(deps: {
   tier: number;
   /** Told of each critical event as it is stored (notifications). */
   onAlert?: OnAlert;
+  /**
+   * Holds the writes made while the database is unreachable and writes them when it returns
+   * (live sessions); none: a write's failure is the caller's, as it happens.
+   */
+  outbox?: MarkerOutbox;
 }): SessionIngest {
   const { stores, knowledge, clock, sessionId, tier } = deps;
   // Memory writes in marker order, one at a time, behind the synchronous rows.
@@ -88,29 +95,34 @@ export function createSessionIngest(deps: {
   const healthMarkers: ServiceCheck[] = [];
   let identified = false;
 
+  /** A row write: now, or held in order while the database is out of reach. */
+  const store = (what: unknown, run: () => void) => {
+    if (deps.outbox) deps.outbox.submit({ what, run });
+    else run();
+  };
+
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
-    stores.events.insert({
-      sessionId,
-      source: 'system',
-      level,
-      service,
-      message,
-      createdAt: clock.now(),
+    const createdAt = clock.now();
+    store({ kind: 'system-event', level, service, message }, () => {
+      stores.events.insert({ sessionId, source: 'system', level, service, message, createdAt });
     });
   };
 
   const ingestMarker = (marker: Marker): void => {
     switch (marker.kind) {
-      case 'event':
-        stores.events.insert({
-          sessionId,
-          source: 'agent',
-          level: marker.level,
-          service: marker.service,
-          message: marker.message,
-          createdAt: clock.now(),
+      case 'event': {
+        const createdAt = clock.now();
+        store(marker, () => {
+          stores.events.insert({
+            sessionId,
+            source: 'agent',
+            level: marker.level,
+            service: marker.service,
+            message: marker.message,
+            createdAt,
+          });
+          counts.events += 1;
         });
-        counts.events += 1;
         if (marker.level === 'critical') {
           emitAlert(deps.onAlert, {
             kind: 'critical_event',
@@ -121,6 +133,7 @@ export function createSessionIngest(deps: {
           });
         }
         return;
+      }
       case 'memory': {
         if (!isCategory(marker.category)) {
           counts.rejected += 1;
@@ -133,8 +146,9 @@ export function createSessionIngest(deps: {
         }
         const service = marker.service === 'general' ? null : marker.service;
         const category = marker.category;
-        queue = queue.then(async () => {
-          try {
+        const write: HeldWrite = {
+          what: marker,
+          run: async () => {
             const outcome = await knowledge.memory.observe({
               service,
               category,
@@ -145,29 +159,44 @@ export function createSessionIngest(deps: {
             if (outcome.action === 'reinforced') counts.memoriesReinforced += 1;
             else counts.memoriesCreated += 1;
             if (outcome.action === 'superseded') counts.memoriesSuperseded += 1;
+          },
+        };
+        const outbox = deps.outbox;
+        queue = queue.then(async () => {
+          // Behind writes already held: held too, to keep the order.
+          if (outbox?.holding) return outbox.hold(write, null);
+          try {
+            await write.run();
           } catch (err) {
-            failure ??= (err as Error).message;
+            if (outbox && isUnreachableError(err)) outbox.hold(write, err);
+            else failure ??= (err as Error).message;
           }
         });
         return;
       }
       case 'service':
-        if (knowledge.services.describe(marker.service, marker.description, 'agent')) {
-          counts.servicesDescribed += 1;
-        }
-        return;
-      case 'cooldown':
-        stores.cooldowns.report({
-          service: marker.service,
-          actionType: marker.action,
-          success: marker.success,
-          message: marker.message || null,
-          tier,
-          sessionId,
-          createdAt: clock.now(),
+        store(marker, () => {
+          if (knowledge.services.describe(marker.service, marker.description, 'agent')) {
+            counts.servicesDescribed += 1;
+          }
         });
-        counts.cooldowns += 1;
         return;
+      case 'cooldown': {
+        const createdAt = clock.now();
+        store(marker, () => {
+          stores.cooldowns.report({
+            service: marker.service,
+            actionType: marker.action,
+            success: marker.success,
+            message: marker.message || null,
+            tier,
+            sessionId,
+            createdAt,
+          });
+          counts.cooldowns += 1;
+        });
+        return;
+      }
       case 'escalate':
         escalations.push({ tier: marker.tier, reason: marker.reason });
         return;
@@ -196,7 +225,10 @@ export function createSessionIngest(deps: {
       if (!identified) {
         const t = tracker.summary;
         if (t.cliSessionId !== null) {
-          stores.sessions.identify(sessionId, t.cliSessionId, t.model);
+          const { cliSessionId, model } = t;
+          store({ kind: 'identity', cliSessionId, model }, () =>
+            stores.sessions.identify(sessionId, cliSessionId, model),
+          );
           identified = true;
         }
       }

@@ -37,6 +37,8 @@ export interface HookContext {
   dryRun?: boolean;
   /** Told of each attempt the cooldown guard refused (notifications). */
   onAlert?: OnAlert;
+  /** Services whose limits count every instance's actions (config.fleet.cooldownServices). */
+  sharedServices?: readonly string[];
 }
 
 const ALLOW: HookDecision = { exitCode: 0, stderr: '' };
@@ -121,7 +123,7 @@ export async function decidePreToolUse(payload: unknown, ctx: HookContext): Prom
 
   const now = ctx.clock.now();
   if (ctx.dryRun) return refuseDryRun(command, intents[0]!, ctx, now);
-  const state = currentCooldowns(ctx.stores, ctx.limits, now);
+  const state = currentCooldowns(ctx.stores, ctx.limits, now, ctx.sharedServices ?? []);
   const conflict = findConflict(intents, state, ctx.limits);
   if (conflict) {
     const { service } = conflict;

@@ -82,7 +82,10 @@ async function endGroups(pgids: number[], graceMs: number): Promise<Set<number>>
   return new Set(alive);
 }
 
-/** Marks every `running` session `interrupted` and ends the process groups left behind. */
+/**
+ * Marks every `running` session of this instance `interrupted` and ends the process groups left
+ * behind. Other instances' sessions are left to them, or to the lease (lease.ts).
+ */
 export async function recoverInterruptedSessions(d: RecoveryDeps): Promise<RecoveredSession[]> {
   const rows = d.sessions.running();
   if (rows.length === 0) return [];

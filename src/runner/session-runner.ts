@@ -10,7 +10,12 @@ import { join } from 'node:path';
 
 import type { Clock } from '../clock.js';
 import { type Config, hasModelCredential } from '../config.js';
-import type { SessionStatus, SessionTrigger, Stores } from '../db/index.js';
+import {
+  probeDatabase,
+  type SessionStatus,
+  type SessionTrigger,
+  type Stores,
+} from '../db/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { rejectControlCharacters } from '../memory/validate.js';
@@ -22,6 +27,9 @@ import type { HookRegistration, HookServer } from './hook-server.js';
 import { currentCooldowns } from './cooldown-now.js';
 import { formatCooldownContext } from './cooldown-policy.js';
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
+import { createMarkerOutbox, outageError } from './marker-outbox.js';
+import { finishWhenBack } from './unstored-session.js';
+import { startHeartbeat } from './lease.js';
 import type { SessionFeed } from './live-feed.js';
 import { createSessionTee } from './raw-log.js';
 import { emitAlert, type OnAlert } from './alerts.js';
@@ -150,7 +158,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       tierConfig.memoryBudget,
     );
     const cooldownBlock = formatCooldownContext(
-      currentCooldowns(stores, config.cooldowns, requestedAt),
+      currentCooldowns(stores, config.cooldowns, requestedAt, config.fleet.cooldownServices),
       config.cooldowns,
     );
     const sessionId = stores.sessions.start({
@@ -178,7 +186,24 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
     let files: SessionFiles | null = null;
     let hook: HookRegistration | null = null;
     let stderrLog: WriteStream | null = null;
+    // The session's lease: other instances mark it interrupted if this process stops beating.
+    let stopHeartbeat: (() => void) | null = null;
+    let heartbeatHandedOff = false;
+    const beatNow = () => {
+      try {
+        stores.sessions.heartbeat(sessionId, clock.now());
+      } catch {
+        // the next tick tries again
+      }
+    };
     try {
+      stopHeartbeat = startHeartbeat({
+        sessions: stores.sessions,
+        sessionId,
+        clock,
+        leaseMs: config.fleet.leaseMs,
+        log,
+      });
       const logRelative = join('sessions', `${sessionId}.ndjson`);
       stores.sessions.setLogPath(sessionId, logRelative);
       feed.open(sessionId);
@@ -240,6 +265,13 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           WATCHKEEPER_REDEPLOY_WINDOW: `${config.cooldowns.redeployment.windowMs}ms`,
           // The hook records refused attempts as notifications, de-duplicated like the rest.
           WATCHKEEPER_NOTIFY_DEDUP_WINDOW: `${config.notifications.dedupWindowMs}ms`,
+          // The hook counts this instance's actions, and the fleet's on the shared services,
+          // in the same database as this process.
+          WATCHKEEPER_INSTANCE: config.fleet.instance,
+          WATCHKEEPER_FLEET_COOLDOWN_SERVICES: config.fleet.cooldownServices.join(','),
+          ...(config.fleet.databaseUrl
+            ? { WATCHKEEPER_DATABASE_URL: config.fleet.databaseUrl }
+            : {}),
           ...deps.childEnvOverrides,
         },
       });
@@ -260,15 +292,29 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       );
       let stderrBytes = 0;
       let stderrTail = '';
+      let ingestFailure: string | null = null;
+      // Markers written while the database is unreachable are held and written when it returns.
+      const probe = () => probeDatabase(stores.db);
+      const outbox = createMarkerOutbox({
+        sessionId,
+        log,
+        probe,
+        onFailure: (err) => {
+          ingestFailure ??= (err as Error).message;
+          log.error('ingest failed', { session: sessionId, error: err as Error });
+        },
+        // The lease may be close to expiring after a long outage: renew it at once.
+        onRestored: () => beatNow(),
+      });
       const ingest = createSessionIngest({
         stores,
         knowledge,
         clock,
         sessionId,
         tier: req.tier,
+        outbox,
         ...(deps.onAlert ? { onAlert: deps.onAlert } : {}),
       });
-      let ingestFailure: string | null = null;
       const parser = new StreamParser({
         maxLineBytes: config.maxLineBytes,
         onMessage: (message, bytes) => {
@@ -315,11 +361,15 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         log.error('writing the session log failed', { session: sessionId, error: tee.logFailure });
       await new Promise<void>((resolve) => stderrOut.end(resolve));
       ingest.reportStreamIssues(parser.stats, config.maxLineBytes);
+      // A last try for what the outbox holds; what it still holds is recorded when it can be.
+      await outbox.flush();
+      outbox.stop();
+      const kept = outbox.state();
 
       const t = ingest.transcript;
       const r = t.result;
       const resultOk = r !== null && r.subtype === 'success' && !r.isError;
-      const status = statusOf(result, resultOk);
+      let status = statusOf(result, resultOk);
       let error: string | null = null;
       if (status === 'stopped') error = 'stopped by the operator';
       else if (status === 'timed_out')
@@ -347,25 +397,50 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       if (result.stdoutForced) {
         log.warn('the CLI exited but its stdout stayed open; closed it', { session: sessionId });
       }
-      stores.sessions.finish(sessionId, {
-        status,
-        endedAt: clock.now(),
-        exitCode: result.exitCode,
-        error,
-        ...transcriptFields(t, parser.stats),
-      });
-      recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
+      const unstored = outageError(kept);
+      if (unstored) {
+        if (status !== 'stopped' && status !== 'timed_out') status = 'failed';
+        error = `${error ? `${error}; ` : ''}${unstored}`;
+      }
+      const endedAt = clock.now();
+      const finished = { status, endedAt, exitCode: result.exitCode, error };
+      const recordRow = () => {
+        stores.sessions.finish(sessionId, { ...finished, ...transcriptFields(t, parser.stats) });
+        recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
+      };
+      const sessionEnded = () => {
+        try {
+          deps.onSessionEnd?.(sessionId);
+        } catch (err) {
+          log.warn('the session-end callback failed', { session: sessionId, error: err as Error });
+        }
+      };
+      if (kept.held > 0) {
+        // Still unreachable: recorded in the background when it returns; the lease is kept
+        // alive until then.
+        heartbeatHandedOff = true;
+        finishWhenBack({
+          sessionId,
+          outbox,
+          probe,
+          notePath: join(config.sessionsDir, `${sessionId}.unstored.ndjson`),
+          error: error ?? '',
+          endedAt,
+          finish: () => {
+            recordRow();
+            sessionEnded();
+          },
+          done: () => stopHeartbeat?.(),
+          log,
+        });
+      } else recordRow();
       feed.close(sessionId, status);
       emitAlert(
         deps.onAlert,
         { kind: 'session_ended', status, error, sessionId, tier: req.tier },
         log,
       );
-      try {
-        deps.onSessionEnd?.(sessionId);
-      } catch (err) {
-        log.warn('the session-end callback failed', { session: sessionId, error: err as Error });
-      }
+      if (kept.held === 0) sessionEnded();
       log.info('session ended', {
         session: sessionId,
         status,
@@ -386,6 +461,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       // that never ends on the dashboard, in `run` and for the recovery at the next start.
       return fail(`the session could not be run: ${(err as Error).message}`, 'session failed');
     } finally {
+      if (!heartbeatHandedOff) stopHeartbeat?.();
       if (stderrLog && !stderrLog.closed) stderrLog.destroy();
       files?.remove();
       hook?.release();

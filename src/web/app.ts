@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 
+import { databaseLabel, databaseReachable } from '../db/index.js';
 import { COOKIE_NAME, createAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './context.js';
@@ -60,6 +61,10 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const secure = deps.config.web.secureCookies;
   const credentialMissing = !deps.config.modelCredentialConfigured && !deps.demo;
+  // Asked once now: the change feed it reads starts listening before the first page.
+  const reachable = deps.databaseReachable ?? (() => databaseReachable(deps.stores.db));
+  reachable();
+  const databaseAddress = databaseLabel(deps.stores.db) ?? 'the database';
 
   app.onError(onError(deps.log));
   app.use('*', securityHeaders);
@@ -73,6 +78,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
       signedIn: !auth.open,
       now: now(),
       credentialMissing,
+      databaseUnreachable: reachable() ? null : databaseAddress,
       timeZone: deps.config.timeZone,
     });
     return next();

@@ -14,6 +14,11 @@ export interface PageFlags {
   now: number;
   /** No model credential is configured (and not in demo mode): every run will fail to log in. */
   credentialMissing: boolean;
+  /**
+   * The shared database's address (password hidden) while it cannot be reached (the layout's
+   * banner); null while it answers, and always for a SQLite file.
+   */
+  databaseUnreachable: string | null;
   /** The zone pages show times in (WATCHKEEPER_TZ, else the system's). */
   timeZone: string;
 }

@@ -58,4 +58,9 @@ export interface WebDeps {
   demo: boolean;
   /** Key material for session cookies (persisted in the data folder). */
   secret: Buffer;
+  /**
+   * Whether the database answers, without waiting on it (the layout's banner); by default what
+   * the store's change feed last heard (`databaseReachable` in db).
+   */
+  databaseReachable?: () => boolean;
 }

@@ -20,6 +20,8 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   migration_failed: 500,
   migration_changed: 500,
   io_failed: 500,
+  db_unavailable: 503,
+  unsupported: 501,
 };
 
 export function wantsJson(c: Context): boolean {
@@ -45,9 +47,17 @@ const HEADINGS: Partial<Record<number, { heading: string; hint: string }>> = {
   },
 };
 
-function errorPage(c: Context, status: ContentfulStatusCode, message: string) {
+/** The shared database is out of reach: not a bug, and nothing to retry but waiting. */
+const DB_UNAVAILABLE = {
+  heading: 'The database is unreachable',
+  hint:
+    'watchkeeper keeps trying to reach it; this page works again once it answers. Running ' +
+    'sessions keep their markers until then.',
+};
+
+function errorPage(c: Context, status: ContentfulStatusCode, message: string, code?: string) {
   const text =
-    HEADINGS[status] ??
+    (code === 'db_unavailable' ? DB_UNAVAILABLE : HEADINGS[status]) ??
     (status >= 500 ? HEADINGS[500]! : { heading: 'Not possible', hint: 'Go back and try again.' });
   const body = renderView(c, 'pages/error', {
     title: text.heading,
@@ -74,7 +84,7 @@ export function apiError(
     return c.json({ error: { code, message, ...(field ? { field } : {}) } }, status);
   }
   // 421 answers a name this server refuses: it shows nothing of the dashboard.
-  if (wantsPage(c) && status !== 421) return errorPage(c, status, message);
+  if (wantsPage(c) && status !== 421) return errorPage(c, status, message, code);
   return c.html(`<p class="error" role="alert">${escapeHtml(message)}</p>`, status);
 }
 

@@ -1,6 +1,7 @@
 /** Event filters from a query string, shared by the Events page and the API. */
 import { type EventFilter, type EventSource, eventTextQuery } from '../db/index.js';
 import type { EventLevel } from '../stream/index.js';
+import { INSTANCE_PROBLEM, parseInstance } from './instance-filter.js';
 import { parseTimeRange } from './time-range.js';
 
 export const EVENT_LEVELS: readonly EventLevel[] = ['info', 'warning', 'critical'];
@@ -10,7 +11,17 @@ const MAX_SERVICE_LENGTH = 200;
 const MAX_TEXT_LENGTH = 200;
 
 type Field =
-  'level' | 'service' | 'session' | 'source' | 'q' | 'range' | 'from' | 'to' | 'acked' | 'view';
+  | 'level'
+  | 'service'
+  | 'session'
+  | 'source'
+  | 'q'
+  | 'range'
+  | 'from'
+  | 'to'
+  | 'acked'
+  | 'view'
+  | 'instance';
 
 export interface EventQuery {
   /** The filter values as sent (trimmed), shown back in the form even when ignored. */
@@ -25,8 +36,8 @@ export interface EventQuery {
 /**
  * Event filters from a query string (`level`, `service`, `session`, `source`, `q` for words in
  * the message or service, `range` or `from`/`to`, `acked=show` to include acknowledged events,
- * `view=groups`). Never throws: each value that is not understood is left out of `filter` and
- * listed in `problems`.
+ * `view=groups`, `instance`; the grouped view counts every instance's events). Never throws:
+ * each value that is not understood is left out of `filter` and listed in `problems`.
  */
 export function parseEventQuery(
   q: (name: string) => string | undefined,
@@ -44,6 +55,7 @@ export function parseEventQuery(
     ...time.raw,
     acked: (q('acked') ?? '').trim().toLowerCase(),
     view: (q('view') ?? '').trim().toLowerCase(),
+    instance: (q('instance') ?? '').trim(),
   };
   const filter: EventQuery['filter'] = { includeAcked: false };
   const problems: EventQuery['problems'] = [...time.problems];
@@ -81,6 +93,10 @@ export function parseEventQuery(
   if (['show', 'true', '1', 'yes', 'on'].includes(raw.acked)) filter.includeAcked = true;
   else if (!['', 'hide', 'false', '0', 'no', 'off'].includes(raw.acked))
     problems.push({ field: 'acked', message: 'must be show or hide' });
+
+  const instance = parseInstance(raw.instance);
+  if (instance) filter.instance = instance;
+  else if (instance === null) problems.push({ field: 'instance', message: INSTANCE_PROBLEM });
 
   let view: EventQuery['view'] = 'list';
   if (raw.view === 'groups') view = 'groups';

@@ -34,6 +34,7 @@ export function graphOf(host: GraphHost): Graph {
       dataDir: host.config.dataDir,
       sessions: host.stores.sessions,
       maxLineBytes: host.config.maxLineBytes,
+      instance: host.stores.instance,
     });
     graphs.set(host.stores, graph);
   }

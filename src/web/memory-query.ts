@@ -24,11 +24,19 @@ export interface MemoryListQuery {
   status: Status;
   importance: Importance | '';
   archived: ArchiveState | '';
+  /** One instance's memories, `fleet` for the shared ones; empty: every instance's. */
+  instance: string;
   page: number;
   /** The filter values as sent (trimmed), shown back when ignored. */
-  raw: { status: string; category: string; importance: string; archived: string };
-  problems: { field: 'status' | 'category' | 'importance' | 'archived'; message: string }[];
+  raw: { status: string; category: string; importance: string; archived: string; instance: string };
+  problems: {
+    field: 'status' | 'category' | 'importance' | 'archived' | 'instance';
+    message: string;
+  }[];
 }
+
+/** An instance name (WATCHKEEPER_INSTANCE's rule), or `fleet`. */
+const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 const ARCHIVED_WORDS = new Map<string, ArchiveState>([
   ['yes', 'yes'],
@@ -46,6 +54,7 @@ export function listQuery(q: (name: string) => string | undefined): MemoryListQu
     category: (q('category') ?? '').trim(),
     importance: (q('importance') ?? '').trim(),
     archived: (q('archived') ?? '').trim(),
+    instance: (q('instance') ?? '').trim(),
   };
   const problems: MemoryListQuery['problems'] = [];
   const importance = raw.importance.toLowerCase();
@@ -66,6 +75,13 @@ export function listQuery(q: (name: string) => string | undefined): MemoryListQu
   if (status !== '' && !knownStatus) {
     problems.push({ field: 'status', message: `must be one of ${MEMORY_STATUSES.join(', ')}` });
   }
+  const instanceOk = raw.instance === '' || INSTANCE_NAME.test(raw.instance);
+  if (!instanceOk) {
+    problems.push({
+      field: 'instance',
+      message: 'must be an instance name (letters, digits, ".", "_", "-") or fleet',
+    });
+  }
   const pageNo = Number(q('page') ?? '1');
   return {
     // A query longer than the API allows is cut, not refused: the page never errors on typing.
@@ -75,6 +91,7 @@ export function listQuery(q: (name: string) => string | undefined): MemoryListQu
     status: knownStatus ? (status as Status) : 'all',
     importance: knownImportance ? (importance as Importance) : '',
     archived: archived ?? '',
+    instance: instanceOk ? raw.instance : '',
     page: Number.isInteger(pageNo) && pageNo >= 1 && pageNo <= 100_000 ? pageNo : 1,
     raw,
     problems,
@@ -88,5 +105,6 @@ export function toFilter(q: MemoryListQuery): MemoryFilter {
     status: q.status,
     ...(q.importance === '' ? {} : { importance: q.importance }),
     ...(q.archived === '' ? {} : { archived: q.archived === 'yes' }),
+    ...(q.instance === '' ? {} : { instance: q.instance }),
   };
 }

@@ -44,6 +44,7 @@ function common(c: Context) {
     csrf: auth?.csrf ?? '',
     demo: app?.demo ?? false,
     credentialMissing: app?.credentialMissing ?? false,
+    databaseUnreachable: app?.databaseUnreachable ?? null,
     signedIn: app?.signedIn ?? false,
     now: app?.now ?? Date.now(),
   };

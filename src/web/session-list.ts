@@ -4,12 +4,25 @@
  */
 import type { Context } from 'hono';
 
-import { SESSION_STATUSES, SESSION_TRIGGERS } from '../db/index.js';
+import { SESSION_STATUSES, SESSION_TRIGGERS, type SessionRow } from '../db/index.js';
 import type { AppEnv } from './context.js';
 import type { WebDeps } from './deps.js';
+import { instanceChoices } from './instance-filter.js';
 import { type PageInfo, pageInfo } from './pagination.js';
 import { filterQueryString, parseSessionQuery, type SessionQuery } from './session-query.js';
 import { QUICK_RANGES } from './time-range.js';
+
+/**
+ * Why this sidecar cannot stop the session: it runs on another instance (which alone holds its
+ * process); null when the session is this instance's, or not running.
+ */
+export function otherInstance(
+  s: Pick<SessionRow, 'id' | 'status' | 'instance'>,
+  instance: string,
+): string | null {
+  if (s.status !== 'running' || s.instance === instance) return null;
+  return `session ${s.id} runs on instance ${s.instance}; stop it there`;
+}
 
 export function sessionListQuery(
   deps: Pick<WebDeps, 'stores' | 'clock'>,
@@ -33,6 +46,8 @@ export function sessionListQuery(
       filterProblems: query.problems,
       statuses: SESSION_STATUSES,
       triggers: SESSION_TRIGGERS,
+      // The instance select: every instance with sessions (a fleet shares one database).
+      instances: instanceChoices(deps.stores.sessions.instances(), query.raw.instance),
       quickRanges: QUICK_RANGES,
       timeZone,
       pager,

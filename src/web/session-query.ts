@@ -1,9 +1,13 @@
-/** Session filters from a query string (status, trigger, tier, time range), for the page and the API. */
+/**
+ * Session filters from a query string (status, trigger, tier, time range, instance), for the
+ * page and the API.
+ */
 import { SESSION_STATUSES, SESSION_TRIGGERS, type SessionFilter } from '../db/index.js';
 import type { SessionStatus, SessionTrigger } from '../db/index.js';
+import { INSTANCE_PROBLEM, parseInstance } from './instance-filter.js';
 import { parseTimeRange } from './time-range.js';
 
-type Field = 'status' | 'trigger' | 'tier' | 'range' | 'from' | 'to';
+type Field = 'status' | 'trigger' | 'tier' | 'range' | 'from' | 'to' | 'instance';
 
 export interface SessionQuery {
   /** The values as sent (trimmed), shown back in the form. */
@@ -25,6 +29,7 @@ export function parseSessionQuery(
     trigger: (q('trigger') ?? '').trim().toLowerCase(),
     tier: (q('tier') ?? '').trim(),
     ...time.raw,
+    instance: (q('instance') ?? '').trim(),
   };
   const filter: SessionFilter = {};
   const problems: SessionQuery['problems'] = [...time.problems];
@@ -40,6 +45,9 @@ export function parseSessionQuery(
     problems.push({ field: 'trigger', message: `must be one of ${SESSION_TRIGGERS.join(', ')}` });
   if (/^[123]$/.test(raw.tier)) filter.tier = Number(raw.tier);
   else if (raw.tier !== '') problems.push({ field: 'tier', message: 'must be 1, 2 or 3' });
+  const instance = parseInstance(raw.instance);
+  if (instance) filter.instance = instance;
+  else if (instance === null) problems.push({ field: 'instance', message: INSTANCE_PROBLEM });
   return { raw, filter, problems };
 }
 

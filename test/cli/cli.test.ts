@@ -61,6 +61,8 @@ describe('watchkeeper CLI', () => {
         archive_reason: null,
         access_count: 0,
         last_accessed_at: null,
+        instance: 'local',
+        shared: false,
       },
     ]);
     const warnings = JSON.parse(
@@ -75,6 +77,7 @@ describe('watchkeeper CLI', () => {
         service: 'jellyfin',
         message: 'Health check slow',
         created_at: '2026-01-01T00:00:00.000Z',
+        instance: 'local',
       },
     ]);
     const sessions = JSON.parse((await run(['sessions', 'list', '--json'])).stdout);

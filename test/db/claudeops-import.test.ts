@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importedDecayState } from '../../src/cli/commands/import-claudeops.js';
 import {
   type ClaudeOpsImportReport,
+  openStores,
   parseClaudeOpsTime,
   readClaudeOpsDatabase,
 } from '../../src/db/index.js';
@@ -574,6 +575,10 @@ describe('import-claudeops', () => {
   });
 
   it('refuses a file that is not a Claude Ops database, naming it', () => {
+    // On PostgreSQL the app's store is no file: a SQLite watchkeeper store stands in for it.
+    if (app.stores.db.engine === 'postgres') {
+      openStores(join(app.dataDir, 'watchkeeper.db')).close();
+    }
     expect(() => readClaudeOpsDatabase(join(app.dataDir, 'watchkeeper.db'))).toThrow(
       /watchkeeper\.db is a watchkeeper database, not a Claude Ops one/,
     );

@@ -223,7 +223,9 @@ describe('query plans at 100,000 rows', () => {
       .map((r) => r.detail)
       .join('\n');
 
-  it('uses an index (or the full-text index) for every filter, never a scan of the table', () => {
+  it('uses an index (or the full-text index) for every filter, never a scan of the table', (ctx) => {
+    // The plans read here are SQLite's (EXPLAIN QUERY PLAN, FTS5 tables).
+    if (t.stores.db.engine === 'postgres') ctx.skip("reads SQLite's EXPLAIN QUERY PLAN");
     // One statement each (the triggers of migration 0014 still run for every event).
     t.stores.db
       .exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999)

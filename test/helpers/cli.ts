@@ -5,11 +5,18 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import type { Clock } from '../../src/clock.js';
 import { fakeClock } from './clock.js';
+import { testDatabaseUrl } from './db.js';
 
 export interface CliRun {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** The store of the test app owning the folder, when it is on PostgreSQL (see testApp). */
+function databaseEnv(dataDir: string): Record<string, string> {
+  const url = testDatabaseUrl(dataDir);
+  return url ? { WATCHKEEPER_DATABASE_URL: url } : {};
 }
 
 /** Runs `watchkeeper ARGV` in-process against a data folder; stdin is the given text. */
@@ -29,7 +36,7 @@ export function cliIn(
         stderr += t;
       },
       stdin: [Buffer.from(stdin)],
-      env: { WATCHKEEPER_DATA_DIR: dataDir, ...env },
+      env: { WATCHKEEPER_DATA_DIR: dataDir, ...databaseEnv(dataDir), ...env },
       clock,
       onSignal: () => () => {},
     });

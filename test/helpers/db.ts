@@ -12,6 +12,7 @@ import { type Category, DEFAULT_POLICY, nextDecayAt } from '../../src/memory/ind
 import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';
 import type { FakeClock } from './clock.js';
 import { fakeClock } from './clock.js';
+import { freshDatabaseSync } from './postgres.js';
 
 export interface TestApp {
   stores: Stores;
@@ -23,10 +24,47 @@ export interface TestApp {
   close(): void;
 }
 
-/** A fresh data folder with a real SQLite file run through the real migrator. */
+/** The PostgreSQL database of each open test app's data folder (postgres project only). */
+const databaseUrls = new Map<string, string>();
+
+/**
+ * The database URL of the test app whose data folder this is, for a CLI run in-process on the
+ * same store (WATCHKEEPER_DATABASE_URL); undefined on SQLite, where the folder holds the file.
+ */
+export function testDatabaseUrl(dataDir: string): string | undefined {
+  return databaseUrls.get(dataDir);
+}
+
+/**
+ * A fresh data folder with a real SQLite file run through the real migrator; in the `postgres`
+ * test project (WATCHKEEPER_TEST_ENGINE=postgres), a fresh database on the run's PostgreSQL
+ * server instead, dropped on close.
+ */
 export function testApp(): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-test-'));
-  const stores = openStores(join(dataDir, 'watchkeeper.db'));
+  let dropDatabase = () => {};
+  let stores: Stores;
+  if (process.env.WATCHKEEPER_TEST_ENGINE === 'postgres') {
+    const database = freshDatabaseSync();
+    dropDatabase = () => {
+      databaseUrls.delete(dataDir);
+      database.drop();
+    };
+    databaseUrls.set(dataDir, database.url);
+    try {
+      stores = openStores(database.url, { instance: 'local' });
+      if (stores.db.engine !== 'postgres') {
+        stores.close();
+        throw new Error(`openStores opened ${database.url} as a SQLite file, not on PostgreSQL`);
+      }
+    } catch (err) {
+      database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+  } else {
+    stores = openStores(join(dataDir, 'watchkeeper.db'));
+  }
   const clock = fakeClock();
   const knowledge = createKnowledge({ stores, embedder: null, clock });
   return {
@@ -37,6 +75,7 @@ export function testApp(): TestApp {
     dataDir,
     close: () => {
       stores.close();
+      dropDatabase();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

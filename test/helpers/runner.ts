@@ -55,7 +55,7 @@ export function runnerHarness(
     WATCHKEEPER_STDOUT_GRACE: '1s',
     ...env,
   });
-  const stores = openStores(config.dbPath);
+  const stores = openStores(config.dbPath, { instance: config.fleet.instance });
   const knowledge = createKnowledge({
     stores,
     embedder: extra.embedder ?? null,

@@ -13,6 +13,8 @@ import { cliIn } from '../helpers/cli.js';
 import { type TestApp, testApp } from '../helpers/db.js';
 
 const OFF = { WATCHKEEPER_EMBEDDINGS: 'off' };
+/** 10,000 memories: on PostgreSQL every statement is a round trip to the server. */
+const TIMEOUT_MS = process.env.WATCHKEEPER_TEST_ENGINE === 'postgres' ? 600_000 : 120_000;
 const SERVICES = ['jellyfin', 'postgresql', 'caddy', 'home-net', null] as const;
 
 let apps: TestApp[] = [];
@@ -151,7 +153,7 @@ function normalised(text: string): Line[] {
   });
 }
 
-describe('export and import', () => {
+describe('export and import', { timeout: TIMEOUT_MS }, () => {
   it('round-trips 10,000 memories into an empty store exactly, apart from ids', async () => {
     const source = await populated(10_000);
     const a = cliIn(source.dataDir, source.clock, OFF);
@@ -195,7 +197,7 @@ describe('export and import', () => {
       version,
     );
     expect(normalised((await b.run(['export', '--all'])).stdout)).toEqual(before);
-  }, 120_000);
+  });
 
   it('exports active memories only without --all, and one service with --service', async () => {
     const source = await populated(100);

@@ -50,6 +50,7 @@ const event = (id: number, level: EventRow['level'], message: string): EventRow 
   service: `svc${id}`,
   message,
   createdAt: 0,
+  instance: 'local',
 });
 
 describe('escalation chain (fixture CLI)', () => {

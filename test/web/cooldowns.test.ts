@@ -128,7 +128,17 @@ describe('GET /cooldowns', () => {
     const { s } = fixture();
     const html = await (await get('/cooldowns')).text();
     expect(rows(html, 'cooldown-actions')).toEqual([
-      ['2025-12-31 23:30:00 UTC', 'db', 'restart', 'agent', 'failure', '2', '-', 'still down'],
+      [
+        '2025-12-31 23:30:00 UTC',
+        'db',
+        'restart',
+        'agent',
+        'failure',
+        '2',
+        '-',
+        'local',
+        'still down',
+      ],
       [
         '2025-12-31 23:00:00 UTC',
         'nas',
@@ -137,6 +147,7 @@ describe('GET /cooldowns', () => {
         'unknown',
         '2',
         `#${s}`,
+        'local',
         'docker restart nas &lt;x&gt;',
       ],
       [
@@ -147,9 +158,20 @@ describe('GET /cooldowns', () => {
         'success',
         '2',
         '-',
+        'local',
         'deployed v2',
       ],
-      ['2025-12-31 21:00:00 UTC', 'nas', 'restart', 'agent', 'success', '2', '-', 'came back'],
+      [
+        '2025-12-31 21:00:00 UTC',
+        'nas',
+        'restart',
+        'agent',
+        'success',
+        '2',
+        '-',
+        'local',
+        'came back',
+      ],
     ]);
     expect(rows(html, 'cooldown-blocks')).toEqual([
       [
@@ -218,6 +240,7 @@ describe('GET /api/v1/cooldowns', () => {
       tier: 2,
       session_id: s,
       created_at: '2025-12-31T23:00:00.000Z',
+      instance: 'local',
     });
     expect(body.blocked).toEqual([
       {

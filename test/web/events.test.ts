@@ -175,6 +175,7 @@ describe('GET /api/v1/events', () => {
       service: 'web',
       message: 'web ok',
       created_at: new Date(3000).toISOString(),
+      instance: 'local',
     });
     const rest = (await (await api('/api/v1/events?limit=2&offset=2')).json()) as {
       events: { message: string }[];

@@ -25,7 +25,12 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
     const app = openApp(io);
     try {
       const now = io.clock.now();
-      const state = currentCooldowns(app.stores, app.config.cooldowns, now);
+      const state = currentCooldowns(
+        app.stores,
+        app.config.cooldowns,
+        now,
+        app.config.fleet.cooldownServices,
+      );
       const overrides = app.stores.cooldownOverrides.recent(20);
       if (flag(p, 'json')) {
         io.stdout(

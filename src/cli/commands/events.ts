@@ -8,7 +8,7 @@ import type { CliIo } from '../io.js';
 
 export const EVENTS_USAGE = `watchkeeper events list [--level info|warning|critical] [--service S]
                         [--session ID] [--source agent|system] [--search WORDS]
-                        [--since 1h|24h|7d|30d] [--limit N] [--json]`;
+                        [--since 1h|24h|7d|30d] [--instance NAME] [--limit N] [--json]`;
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -23,10 +23,18 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     json: { type: 'boolean' },
     search: { type: 'string' },
     since: { type: 'string' },
+    instance: { type: 'string' },
   });
   // Words and a quick range, by the Events page's rules (event-query.ts).
   const extra = parseEventQuery(
-    (name) => (name === 'q' ? str(p, 'search') : name === 'range' ? str(p, 'since') : undefined),
+    (name) =>
+      name === 'q'
+        ? str(p, 'search')
+        : name === 'range'
+          ? str(p, 'since')
+          : name === 'instance'
+            ? str(p, 'instance')
+            : undefined,
     io.clock.now(),
   );
   const problem = extra.problems[0];
@@ -46,6 +54,7 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     limit: str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 100,
     ...(extra.filter.text ? { text: extra.filter.text } : {}),
     ...(extra.filter.from !== undefined ? { from: extra.filter.from } : {}),
+    ...(extra.filter.instance !== undefined ? { instance: extra.filter.instance } : {}),
   };
   const app = openApp(io);
   try {
@@ -60,7 +69,7 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
     }
     io.stdout(
       table(
-        ['ID', 'TIME (UTC)', 'LEVEL', 'SOURCE', 'SERVICE', 'SESSION', 'MESSAGE'],
+        ['ID', 'TIME (UTC)', 'LEVEL', 'SOURCE', 'SERVICE', 'SESSION', 'INSTANCE', 'MESSAGE'],
         rows.map((e) => [
           String(e.id),
           shortTime(e.createdAt),
@@ -68,6 +77,7 @@ export async function eventsCommand(argv: string[], io: CliIo): Promise<number> 
           e.source,
           e.service ?? '-',
           e.sessionId === null ? '-' : String(e.sessionId),
+          e.instance,
           clip(e.message, 100),
         ]),
       ),

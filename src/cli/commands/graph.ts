@@ -78,6 +78,7 @@ function openGraph(io: CliIo, useModel = false) {
     dataDir: app.config.dataDir,
     sessions: app.stores.sessions,
     maxLineBytes: app.config.maxLineBytes,
+    instance: app.stores.instance,
     ...(gateway ? { model: gatewayModel(gateway, `gateway (${app.config.gateway.backend})`) } : {}),
   });
   return {

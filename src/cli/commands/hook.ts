@@ -44,7 +44,9 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   if (found === null || found.intents.length === 0) return 0;
   try {
     const config = loadConfig(io.env);
-    const stores = openStores(config.dbPath);
+    const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
+      instance: config.fleet.instance,
+    });
     try {
       const decision = await decidePreToolUse(payload, {
         stores,
@@ -53,6 +55,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
         sessionId: intOrNull(io.env.WATCHKEEPER_SESSION_ID),
         tier: intOrNull(io.env.WATCHKEEPER_TIER),
         dryRun: config.runner.dryRun,
+        sharedServices: config.fleet.cooldownServices,
         // Recorded only: the serving process delivers it (it knows the targets).
         onAlert: (alert) =>
           void recordTrigger(stores.notifications, config.notifications, alert, io.clock.now()),

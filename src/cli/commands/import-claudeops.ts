@@ -83,6 +83,7 @@ export async function importClaudeOpsCommand(argv: string[], io: CliIo): Promise
         now: io.clock.now(),
         dryRun: flag(p, 'dry-run'),
         decayState: importedDecayState,
+        memoryInstance: (m) => app.knowledge.memory.instanceFor(m.service, m.category),
       });
     } finally {
       source.close();

@@ -1,6 +1,6 @@
 /**
  * `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|archive|
- * restore|history|merge`.
+ * restore|share|unshare|history|merge`.
  */
 import { historyJson, memoryJson, type MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
@@ -17,7 +17,7 @@ import { flag, parse, str, toIds, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const MEMORIES_USAGE = `watchkeeper memories list [--service S] [--category C] [--all|--inactive] [--limit N] [--json]
+export const MEMORIES_USAGE = `watchkeeper memories list [--service S] [--category C] [--instance NAME|fleet] [--all|--inactive] [--limit N] [--json]
 watchkeeper memories add --category C [--service S] [--confidence X] [--pin] [--json] TEXT
 watchkeeper memories edit ID [--text TEXT] [--confidence X] [--json]
 watchkeeper memories delete ID...
@@ -26,6 +26,8 @@ watchkeeper memories deactivate ID...
 watchkeeper memories reactivate ID [--confidence X]
 watchkeeper memories archive ID [--reason TEXT]
 watchkeeper memories restore ID
+watchkeeper memories share|unshare ID [--json]
+  share: every instance of the fleet sees it; unshare: it belongs to this instance again.
 watchkeeper memories history ID [--json]
 watchkeeper memories merge ID ID... [--text TEXT] [--confidence X] [--json]
   Merge into the first ID: it keeps the best confidence (or X), the highest importance, the
@@ -43,7 +45,17 @@ function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
   }
   io.stdout(
     table(
-      ['ID', 'SERVICE', 'CATEGORY', 'CONF', 'STATUS', 'UPDATED (UTC)', 'SESSION', 'OBSERVATION'],
+      [
+        'ID',
+        'SERVICE',
+        'CATEGORY',
+        'CONF',
+        'STATUS',
+        'UPDATED (UTC)',
+        'SESSION',
+        'INSTANCE',
+        'OBSERVATION',
+      ],
       rows.map((m) => [
         String(m.id),
         m.service ?? 'general',
@@ -52,6 +64,7 @@ function printRows(io: CliIo, rows: MemoryRow[], asJson: boolean): void {
         `${m.active ? 'active' : 'inactive'}${m.pinned ? ',pinned' : ''}`,
         shortTime(m.updatedAt),
         m.sessionId === null ? '-' : String(m.sessionId),
+        m.instance,
         clip(m.observation, 90),
       ]),
     ),
@@ -89,6 +102,7 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, {
         service: { type: 'string' },
         category: { type: 'string' },
+        instance: { type: 'string' },
         all: { type: 'boolean' },
         inactive: { type: 'boolean' },
         limit: { type: 'string' },
@@ -98,8 +112,14 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         throw usageError('--all and --inactive exclude each other');
       const service = str(p, 'service');
       const category = str(p, 'category');
+      const instance = str(p, 'instance')?.trim();
+      if (instance !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(instance))
+        throw usageError(
+          `--instance "${instance}": expected an instance name (letters, digits, ".", "_", "-") or fleet`,
+        );
       const filter = {
         ...(service !== undefined ? { service: validateService(service) } : {}),
+        ...(instance !== undefined ? { instance } : {}),
         ...(category !== undefined ? { category: validateCategory(category) } : {}),
         status: flag(p, 'all')
           ? ('all' as const)
@@ -232,6 +252,28 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
         io.stdout(
           `memory ${m.id} restored: active (confidence ${formatConfidence(m.confidence)})\n`,
         );
+      });
+    }
+    case 'share':
+    case 'unshare': {
+      const p = parse(rest, { json: { type: 'boolean' } }, 1);
+      const [id] = toIds(p.positionals);
+      return withApp(io, (app) => {
+        requireMemories(app, [id!]);
+        const before = app.stores.memories.get(id!)!;
+        const m =
+          sub === 'share' ? app.knowledge.memory.share(id!) : app.knowledge.memory.unshare(id!);
+        if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
+        else if (m.instance === before.instance)
+          io.stdout(
+            `memory ${m.id} ${sub === 'share' ? 'is already shared with the fleet' : `is not shared: it belongs to ${m.instance}`}\n`,
+          );
+        else
+          io.stdout(
+            sub === 'share'
+              ? `memory ${m.id} shared with the fleet: every instance sees it\n`
+              : `memory ${m.id} unshared: it belongs to ${m.instance}\n`,
+          );
       });
     }
     case 'merge': {

@@ -1,8 +1,9 @@
 /**
  * Retention: `watchkeeper prune [--older-than AGE] [--dry-run]`, and the daily prune `serve` runs
  * when WATCHKEEPER_RETENTION is set. Sessions go with their raw logs (sessions/ID.ndjson and
- * ID.stderr.log); a log whose session is gone goes too once it is older than the cutoff.
- * Memories are never deleted.
+ * ID.stderr.log); a log no session names any more goes too once it is older than the cutoff.
+ * Memories are never deleted. In a fleet each instance prunes its own sessions and events, and
+ * the logs on its own disk.
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
@@ -20,7 +21,8 @@ import type { CliIo } from '../io.js';
 export const PRUNE_USAGE = `watchkeeper prune [--older-than AGE] [--dry-run] [--json]
   Delete sessions with their raw logs, events, the history of memories no longer active, and
   notifications delivered or given up on, older than AGE (such as 90d; at least 1d; default
-  WATCHKEEPER_RETENTION). Memories themselves are never deleted. --dry-run: report what would go, delete nothing.`;
+  WATCHKEEPER_RETENTION). Memories themselves are never deleted. In a fleet, sessions and events
+  are this instance's. --dry-run: report what would go, delete nothing.`;
 
 const DAY_MS = 86_400_000;
 const LOG_FILE = /^(\d+)\.(ndjson|stderr\.log)$/;
@@ -77,14 +79,25 @@ function logFiles(deps: PruneDeps, sessions: PrunedSession[], cutoff: number): M
     return files; // no sessions folder yet
   }
   const remaining = deps.stores.retention.sessionIds();
+  const named = new Set<string>();
+  for (const p of deps.stores.retention.logPaths()) {
+    const path = resolve(deps.dataDir, p);
+    named.add(path);
+    named.add(path.replace(/\.ndjson$/, '.stderr.log'));
+  }
   for (const name of names) {
     const m = LOG_FILE.exec(name);
     if (!m) continue;
     const id = Number(m[1]);
-    if (remaining.has(id) && !pruned.has(id)) continue;
     const path = join(root, name);
+    if (pruned.has(id)) {
+      add(path);
+      continue;
+    }
+    // Still some session's log: by its id, or by the path it records.
+    if (remaining.has(id) || named.has(path)) continue;
     try {
-      if (pruned.has(id) || statSync(path).mtimeMs < cutoff) add(path);
+      if (statSync(path).mtimeMs < cutoff) add(path);
     } catch {
       // removed meanwhile
     }

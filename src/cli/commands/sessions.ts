@@ -7,7 +7,8 @@ import { json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
 export const SESSIONS_USAGE =
-  'watchkeeper sessions list [--status S] [--trigger T] [--tier N] [--since 24h] [--limit N] [--json]';
+  'watchkeeper sessions list [--status S] [--trigger T] [--tier N] [--since 24h] [--instance NAME]\n' +
+  '                          [--limit N] [--json]';
 
 export async function sessionsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -20,6 +21,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     trigger: { type: 'string' },
     tier: { type: 'string' },
     since: { type: 'string' },
+    instance: { type: 'string' },
   });
   // The dashboard's filter rules; --since is one of its quick ranges (1h, 24h, 7d, 30d).
   const query = parseSessionQuery(
@@ -44,7 +46,18 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     }
     io.stdout(
       table(
-        ['ID', 'STARTED (UTC)', 'STATUS', 'TRIGGER', 'TIER', 'MODEL', 'TURNS', 'COST', 'PARENT'],
+        [
+          'ID',
+          'STARTED (UTC)',
+          'STATUS',
+          'TRIGGER',
+          'TIER',
+          'MODEL',
+          'TURNS',
+          'COST',
+          'PARENT',
+          'INSTANCE',
+        ],
         rows.map((s) => [
           String(s.id),
           shortTime(s.startedAt),
@@ -55,6 +68,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
           s.numTurns === null ? '-' : String(s.numTurns),
           s.costUsd === null ? '-' : `$${s.costUsd.toFixed(4)}`,
           s.parentSessionId === null ? '-' : String(s.parentSessionId),
+          s.instance,
         ]),
       ),
     );

@@ -56,6 +56,7 @@ const CooldownsSchema = z
         tier: z.number().int().nullable(),
         session_id: z.number().int().nullable(),
         created_at: time,
+        instance: z.string().openapi({ description: 'the sidecar whose session took it' }),
       }),
     ),
     blocked: z.array(

@@ -1,6 +1,6 @@
 /**
- * /api/v1/events: newest first, filtered by `level`, `service`, `session` and `source`, paged by
- * `limit` (default 100) and `offset`. `{events, limit, offset, has_more}`; an unusable filter
+ * /api/v1/events: newest first, filtered by `level`, `service`, `session`, `source` and
+ * `instance`, paged by `limit` (default 100) and `offset`. `{events, limit, offset, has_more}`; an unusable filter
  * value is a 400 naming the field.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
@@ -35,6 +35,10 @@ const EventQuerySchema = z.object({
   acked: z.string().optional().openapi({
     description: 'show: include events an acknowledged event group covers (hidden by default)',
   }),
+  instance: z
+    .string()
+    .optional()
+    .openapi({ description: 'only the events this instance (WATCHKEEPER_INSTANCE) wrote' }),
   ...pagingQuery(),
 });
 

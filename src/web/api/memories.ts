@@ -1,6 +1,6 @@
 /**
- * /api/v1/memories: list (filters include importance and archived), search, create, read,
- * update (importance too), delete, bulk delete, archive, restore, history.
+ * /api/v1/memories: list (filters include importance, archived and instance), search, create,
+ * read, update (importance too), delete, bulk delete, archive, restore, share, unshare, history.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
@@ -65,6 +65,10 @@ const ListQuery = z.object({
     .string()
     .optional()
     .openapi({ description: '`general` for memories without a service' }),
+  instance: z.string().optional().openapi({
+    description:
+      "one instance's memories (`cluster-a`), or `fleet` for the shared ones; every instance's when absent",
+  }),
   ...pagingQuery(),
 });
 
@@ -277,6 +281,26 @@ const restoreMemory = createRoute({
   },
 });
 
+const shareRoute = (action: 'share' | 'unshare') =>
+  createRoute({
+    method: 'post',
+    path: `/{id}/${action}`,
+    summary:
+      action === 'share'
+        ? 'Share a memory with the whole fleet: every instance sees it (instance `fleet`)'
+        : 'Stop sharing a memory: it belongs to this instance again',
+    description:
+      action === 'share'
+        ? 'A memory already shared is answered as it is. The history records who shared it.'
+        : 'A memory that is not shared is answered as it is. The history records who took it back.',
+    request: { params: idParams },
+    responses: {
+      200: ok(`the memory after the ${action}`, MemorySchema),
+      404: err('no such memory'),
+      ...withBody,
+    },
+  });
+
 const memoryHistory = createRoute({
   method: 'get',
   path: '/{id}/history',
@@ -363,6 +387,14 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const id = parseId(c.req.valid('param').id);
     mustGet(id);
     return c.json(memoryJson(keeper.restore(id)), 200);
+  });
+  app.openapi(shareRoute('share'), (c) => {
+    const id = parseId(c.req.valid('param').id);
+    return c.json(memoryJson(keeper.share(id)), 200);
+  });
+  app.openapi(shareRoute('unshare'), (c) => {
+    const id = parseId(c.req.valid('param').id);
+    return c.json(memoryJson(keeper.unshare(id)), 200);
   });
   app.openapi(memoryHistory, (c) => {
     const id = parseId(c.req.valid('param').id);

@@ -53,6 +53,11 @@ export const MemorySchema = z
     archive_reason: z.string().nullable(),
     access_count: z.number().int().openapi({ description: 'reads by memory_query' }),
     last_accessed_at: time,
+    instance: z.string().openapi({
+      description:
+        'the instance that learned it, or `fleet` when shared with every instance (`local` for a lone sidecar)',
+    }),
+    shared: z.boolean().openapi({ description: 'true when `instance` is `fleet`' }),
   })
   .openapi('Memory');
 
@@ -145,6 +150,9 @@ export const EventSchema = z
     service: z.string().nullable(),
     message: z.string(),
     created_at: time,
+    instance: z
+      .string()
+      .openapi({ description: 'the sidecar that wrote it (WATCHKEEPER_INSTANCE)' }),
   })
   .openapi('Event');
 
@@ -173,6 +181,7 @@ export const SessionSchema = z
     log_path: z.string().nullable(),
     stream_stats: z.record(z.string(), z.unknown()).nullable(),
     simulated: z.boolean(),
+    instance: z.string().openapi({ description: 'the sidecar that ran it (WATCHKEEPER_INSTANCE)' }),
   })
   .openapi('Session');
 

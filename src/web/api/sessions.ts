@@ -10,6 +10,7 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { MAX_PROMPT_CHARS, parseRunInput, ticketJson } from '../run-input.js';
 import { sessionChain } from '../session-chain.js';
+import { otherInstance } from '../session-list.js';
 import { parseSessionQuery } from '../session-query.js';
 import { sessionRecordJson, sessionRecordView } from '../session-record.js';
 import { paging } from './json-body.js';
@@ -50,6 +51,10 @@ const listSessions = createRoute({
         .optional()
         .openapi({ description: 'started at or after (ISO; UTC without a zone)' }),
       to: z.string().optional().openapi({ description: 'started before' }),
+      instance: z
+        .string()
+        .optional()
+        .openapi({ description: 'only the sessions this instance (WATCHKEEPER_INSTANCE) ran' }),
       ...pagingQuery(500),
     }),
   },
@@ -150,7 +155,7 @@ const stopSession = createRoute({
   responses: {
     200: ok('stopped', z.object({ stopped: z.literal(true) })),
     404: err('no such session'),
-    409: err('the session is not running'),
+    409: err('the session is not running, or runs on another instance'),
     ...withBody,
   },
 });
@@ -226,6 +231,8 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
 
   app.openapi(stopSession, (c) => {
     const s = mustGet(c.req.valid('param').id);
+    const elsewhere = otherInstance(s, stores.instance);
+    if (elsewhere) return errorJson(c, 409, 'other_instance', elsewhere);
     if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {
       return errorJson(c, 409, 'not_running', `session ${s.id} is not running`);
     }

@@ -1,6 +1,6 @@
 /**
- * The Events page: newest first, 100 per page, filters by level, service, session and source,
- * and a table that refreshes every 5 s with the filters kept.
+ * The Events page: newest first, 100 per page, filters by level, service, session, source and
+ * instance, and a table that refreshes every 5 s with the filters kept.
  */
 import { type Context, Hono } from 'hono';
 
@@ -9,6 +9,7 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { EVENT_LEVELS, EVENT_SOURCES, type EventQuery, parseEventQuery } from '../event-query.js';
+import { instanceChoices } from '../instance-filter.js';
 import { pageInfo } from '../pagination.js';
 import { isHtmx, page, renderView } from '../render.js';
 import { QUICK_RANGES } from '../time-range.js';
@@ -30,6 +31,11 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
     SERVICES_TTL_MS,
     () => deps.clock.now(),
     () => stores.stats.eventServices(),
+  );
+  const knownInstances = cachedFor(
+    SERVICES_TTL_MS,
+    () => deps.clock.now(),
+    () => stores.events.instances(),
   );
 
   const tableData = (query: EventQuery, pageNo: number, oob: boolean) => {
@@ -96,6 +102,7 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
         quickRanges: QUICK_RANGES,
         timeZone,
         services: knownServices(),
+        instances: instanceChoices(knownInstances(), query.raw.instance),
         table: tableHtml(c, query, pageNo, false),
       },
     );

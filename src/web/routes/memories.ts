@@ -1,7 +1,8 @@
 /**
  * The Memories page (seed 003): list with filters and a 5 s refresh, search by meaning (ranked,
  * each result with why), create, inline edit, delete, bulk delete and deactivate, reactivate,
- * pin, archive and restore, promotion to core, and each memory's history with its provenance.
+ * pin, archive and restore, share with the fleet and unshare, promotion to core, and each memory's
+ * history with its provenance. The list shows every instance's memories (filter by instance).
  */
 import { type Context, Hono } from 'hono';
 
@@ -41,6 +42,13 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   // The table is re-rendered only when the database changed (any process) or the filters differ:
   // every open dashboard polls it every 5 s.
   const version = dataVersion(stores.db);
+  // The instance filter's values: read again only when the database changed.
+  let instances: { version: string; names: string[] } | null = null;
+  const knownInstances = (): string[] => {
+    const v = version();
+    if (instances?.version !== v) instances = { version: v, names: stores.memories.instances() };
+    return instances.names;
+  };
   const tables = new Map<string, { version: string; html: string }>();
   const tableHtml = async (c: Context, q: MemoryListQuery): Promise<string> => {
     const key = JSON.stringify([
@@ -50,6 +58,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       q.status,
       q.importance,
       q.archived,
+      q.instance,
       q.page,
       q.problems.length && q.raw,
     ]);
@@ -80,11 +89,13 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       ...filter,
       limit: SEARCH_RESULTS,
     });
-    // The search knows no importance or archive filter: those are applied to its results.
+    // The search knows no importance, archive or instance filter: those are applied to its
+    // results (it finds only what this instance sees: its own memories and the fleet's).
     const results = answer.results.filter(
       ({ memory: m }) =>
         (filter.importance === undefined || m.importance === filter.importance) &&
-        (filter.archived === undefined || (m.archivedAt !== null) === filter.archived),
+        (filter.archived === undefined || (m.archivedAt !== null) === filter.archived) &&
+        (filter.instance === undefined || m.instance === filter.instance),
     );
     return {
       q,
@@ -109,6 +120,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
         table: await tableHtml(c, q),
         categories: CATEGORIES,
         services: knownServices(),
+        instances: knownInstances(),
         createError: null,
         createValues: {},
       },
@@ -192,6 +204,23 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     c.header('HX-Trigger', 'memories-changed');
     return partial(c, 'partials/flash', { message: `Restored memory #${m.id}: active again.` });
   });
+
+  /** Share with the whole fleet, or give back to this instance: a flash and a table refresh. */
+  for (const action of ['share', 'unshare'] as const) {
+    app.post(`/memories/:id{[0-9]+}/${action}`, (c) => {
+      const id = parseId(c.req.param('id'));
+      const m = action === 'share' ? keeper.share(id) : keeper.unshare(id);
+      deps.log.info(`memory ${action}d by the operator`, { memory: m.id, instance: m.instance });
+      if (!isHtmx(c)) return c.redirect('/memories', 303);
+      c.header('HX-Trigger', 'memories-changed');
+      return partial(c, 'partials/flash', {
+        message:
+          action === 'share'
+            ? `Shared memory #${m.id} with the fleet: every instance sees it.`
+            : `Memory #${m.id} is no longer shared: it belongs to ${m.instance}.`,
+      });
+    });
+  }
 
   app.put('/memories/:id{[0-9]+}', async (c) => {
     const id = parseId(c.req.param('id'));

@@ -19,7 +19,7 @@ import { MAX_PROMPT_CHARS, parseRunInput } from '../run-input.js';
 import { readMemoryToolCalls } from '../memory-tool-calls.js';
 import { logFilePath, readLogTail } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
-import { sessionListQuery } from '../session-list.js';
+import { otherInstance, sessionListQuery } from '../session-list.js';
 import { sessionRecordView } from '../session-record.js';
 import { streamSessionLog } from '../session-stream.js';
 
@@ -215,6 +215,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         memories: sessionMemories(stores, s.id),
         given: memoriesGiven(stores, s.id),
         live,
+        // Another instance's running session is followed and stopped on that instance.
+        thisInstance: stores.instance,
         // Read from the log, as far as it is written (a running session's too).
         toolCalls: await readMemoryToolCalls(logFile, { maxLineBytes: config.maxLineBytes }),
         log: live
@@ -233,6 +235,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.post('/sessions/:id{[0-9]+}/stop', (c) => {
     const s = mustGet(c.req.param('id'));
+    const elsewhere = otherInstance(s, stores.instance);
+    if (elsewhere) return apiError(c, 409, 'other_instance', elsewhere);
     if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {
       return apiError(c, 409, 'not_running', `session ${s.id} is not running`);
     }

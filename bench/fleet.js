@@ -1,0 +1,302 @@
+/**
+ * The store on PostgreSQL beside SQLite, measured in one run on the same data
+ * (npm run bench -- --only fleet):
+ *
+ * - the memories page: `watchkeeper serve` on each engine over 20,000 memories and events,
+ *   requests per second and p50/p99 (wrk, or autocannon without it; 32 connections);
+ * - search: the one search (BM25 + vectors + fusion) over the same 20,000 memories with their
+ *   vectors, median and p95 ranking time per query, on each engine;
+ * - reinforcement throughput: two instances (two processes) reinforcing the same 50 memories at
+ *   once for a few seconds, against one instance alone; every reinforcement must be counted
+ *   (the memories' history holds exactly as many as the writers reported).
+ *
+ * The vectors are seeded random unit vectors (the model's speed is the embeddings part's); the
+ * query vectors likewise, so that the vector pass does its full work.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+import { openStores } from '../dist/db/index.js';
+import { createKnowledge } from '../dist/knowledge/index.js';
+import { normalise, toBlob } from '../dist/memory/index.js';
+import { freePort, hasWrk, load } from './dashboard.js';
+import { startPostgres } from './postgres-server.js';
+import { createRng } from './prng.js';
+import { round } from './stats.js';
+
+const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
+const ROWS = Number(process.env.BENCH_FLEET_ROWS ?? 20_000);
+const TOKEN = 'bench-token-0123456789abcdef';
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
+const REINFORCE_SECONDS = Number(process.env.BENCH_REINFORCE_SECONDS ?? 5);
+const DIM = 512;
+const MODEL = 'bench-random-512';
+const WORDS = (
+  'restart timeout cache disk memory latency backup certificate dns proxy queue replica ' +
+  'index vacuum checkpoint connection pool upstream health probe volume mount permission ' +
+  'rotation snapshot migration schema lock deadlock eviction throttle retry webhook cron'
+).split(' ');
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function randomVector(rng) {
+  const v = new Float32Array(DIM);
+  for (let k = 0; k < DIM; k += 1) v[k] = rng() * 2 - 1;
+  return normalise(v);
+}
+
+function text(rng, i) {
+  const pick = () => WORDS[Math.floor(rng() * WORDS.length)];
+  return `svc-${i % 300} ${pick()} ${pick()} after ${pick()}: ${i % 120}s to ${pick()} (${i})`;
+}
+
+/** The same memories, events and vectors in either engine's store. */
+function seed(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  const rng = createRng(7).next;
+  const at = Date.UTC(2026, 10, 1);
+  const mem = stores.db.prepare(`INSERT INTO memories (service, category, observation, confidence,
+    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
+    next_decay_at, instance) VALUES (?, 'behavior', ?, ?, ?, 1, 0, ?, ?, ?, NULL, 1, ?, 'bench')`);
+  const ev = stores.db.prepare(`INSERT INTO events (session_id, source, level, service, message,
+    created_at, instance) VALUES (NULL, 'agent', 'info', ?, ?, ?, 'bench')`);
+  for (let from = 0; from < ROWS; from += 5_000) {
+    stores.db.transaction(() => {
+      for (let i = from; i < Math.min(ROWS, from + 5_000); i += 1) {
+        const c = 0.3 + (i % 70) / 100;
+        mem.run(`svc-${i % 300}`, text(rng, i), c, c, at - i, at - i, at - i, at + 1e12);
+        ev.run(`svc-${i % 300}`, `Event ${i}: ${text(rng, i)}`, at - i * 1000);
+      }
+    })();
+    const rows = [];
+    for (let id = from + 1; id <= Math.min(ROWS, from + 5_000); id += 1) {
+      rows.push({ memoryId: id, vector: toBlob(randomVector(rng)) });
+    }
+    stores.search.putVectors(rows, MODEL, DIM, at);
+  }
+  // Fresh statistics, as autovacuum would have them on a database in use.
+  if (target.startsWith('postgres')) stores.db.exec('ANALYZE');
+  stores.close();
+}
+
+/** An embedder with seeded random vectors: the search's work without the model's. */
+function randomEmbedder() {
+  const rng = createRng(11).next;
+  const embed = async (texts) => texts.map(() => randomVector(rng));
+  return {
+    backend: 'local',
+    model: MODEL,
+    dimension: DIM,
+    embedQueries: embed,
+    embedDocuments: embed,
+    warmUp: async () => {},
+    close: async () => {},
+  };
+}
+
+async function searchLatency(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  try {
+    const knowledge = createKnowledge({
+      stores,
+      embedder: randomEmbedder(),
+      clock: { now: () => Date.UTC(2026, 10, 1) },
+    });
+    knowledge.search.prepare();
+    const rng = createRng(3).next;
+    const queries = Array.from({ length: 60 }, (_, i) => text(rng, i).split(':')[0]);
+    for (const q of queries) await knowledge.search.search(q, { limit: 10 }); // warm
+    const rank = [];
+    for (const q of queries) rank.push((await knowledge.search.search(q, { limit: 10 })).rankMs);
+    return { p50: percentile(rank, 50), p95: percentile(rank, 95) };
+  } finally {
+    stores.close();
+  }
+}
+
+async function pageRate(target, dataDir, tool) {
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dataDir,
+    WATCHKEEPER_DATA_DIR: dataDir,
+    WATCHKEEPER_PORT: String(port),
+    WATCHKEEPER_SCHEDULE: 'off',
+    WATCHKEEPER_AUTH_TOKEN: TOKEN,
+    WATCHKEEPER_LOG_LEVEL: 'warn',
+    WATCHKEEPER_EMBEDDINGS: 'off',
+    WATCHKEEPER_INSTANCE: 'bench',
+    ...(target.startsWith('postgres') ? { WATCHKEEPER_DATABASE_URL: target } : {}),
+  };
+  const serve = spawn(process.execPath, [BIN, 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  serve.stderr.on('data', (d) => (log += d.toString()));
+  try {
+    const url = `http://127.0.0.1:${port}/memories`;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ok = await fetch(url, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > deadline || serve.exitCode !== null) {
+        throw new Error(`serve did not answer: ${log.slice(-500)}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return await load(url, SECONDS, tool);
+  } finally {
+    serve.kill('SIGTERM');
+    await new Promise((r) => serve.once('exit', r));
+  }
+}
+
+/** One writer process: reinforces memories 1..50 round-robin until the deadline. */
+const WRITER = `
+import { openStores } from './dist/db/index.js';
+import { createKnowledge } from './dist/knowledge/index.js';
+const [target, instance, start, until] = process.argv.slice(1);
+const stores = openStores(target, { instance });
+const knowledge = createKnowledge({ stores, embedder: null, clock: { now: () => Date.now() } });
+await new Promise((r) => setTimeout(r, Math.max(0, Number(start) - Date.now())));
+let n = 0;
+while (Date.now() < Number(until)) {
+  knowledge.memory.reinforce((n % 50) + 1, { sessionId: null });
+  n += 1;
+}
+stores.close();
+process.stdout.write(String(n));
+`;
+
+function writer(target, instance, start, until) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', WRITER, target, instance, String(start), String(until)],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`writer failed: ${err.slice(-400)}`)),
+    );
+  });
+}
+
+function reinforcementsIn(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  try {
+    return stores.db
+      .prepare("SELECT COUNT(*) AS n FROM memory_history WHERE action = 'reinforced'")
+      .get().n;
+  } finally {
+    stores.close();
+  }
+}
+
+async function reinforcement(target, writers) {
+  const before = reinforcementsIn(target);
+  // Both start together, once both have opened the store.
+  const start = Date.now() + 3000;
+  const until = start + REINFORCE_SECONDS * 1000;
+  const counts = await Promise.all(
+    Array.from({ length: writers }, (_, i) => writer(target, `writer-${i + 1}`, start, until)),
+  );
+  const reported = counts.reduce((a, b) => a + b, 0);
+  const recorded = reinforcementsIn(target) - before;
+  return { perSecond: reported / REINFORCE_SECONDS, reported, recorded };
+}
+
+export async function runFleetBench(ctx) {
+  const dir = mkdtempSync(join(tmpdir(), 'watchkeeper-bench-fleet-'));
+  const server = await startPostgres();
+  try {
+    const sqlite = join(dir, 'sqlite', 'watchkeeper.db');
+    const postgres = await server.database('wk_bench_fleet');
+    for (const [name, target] of [
+      ['SQLite', sqlite],
+      ['PostgreSQL', postgres],
+    ]) {
+      const t0 = performance.now();
+      seed(target);
+      ctx.log(
+        `${name}: ${ROWS} memories, events and vectors in ${round((performance.now() - t0) / 1000, 1)} s`,
+      );
+    }
+
+    const tool = (await hasWrk()) ? 'wrk' : 'autocannon';
+    const pages = {};
+    for (const [name, target] of [
+      ['sqlite', sqlite],
+      ['postgres', postgres],
+    ]) {
+      const dataDir = join(dir, `serve-${name}`);
+      ctx.log(`memories page on ${name} (${tool}, ${SECONDS} s)`);
+      pages[name] = await pageRate(target, dataDir, tool);
+      if (pages[name].bad > 0) throw new Error(`${pages[name].bad} bad answers on ${name}`);
+    }
+    for (const name of ['sqlite', 'postgres']) {
+      const r = pages[name];
+      ctx.add({
+        name: `fleet.memories_page.${name}.rps`,
+        value: round(r.rps, 0),
+        unit: 'req/s',
+        notes: `first page of ${ROWS} memories, 32 connections (${tool}); p50 ${round(r.p50, 1)} ms, p99 ${round(r.p99, 1)} ms${name === 'postgres' ? `; ${round(r.rps / pages.sqlite.rps, 2)}x SQLite` : ''}`,
+      });
+    }
+
+    const search = {};
+    for (const [name, target] of [
+      ['sqlite', sqlite],
+      ['postgres', postgres],
+    ]) {
+      ctx.log(`search on ${name}`);
+      search[name] = await searchLatency(target);
+    }
+    for (const name of ['sqlite', 'postgres']) {
+      const s = search[name];
+      ctx.add({
+        name: `fleet.search.${name}.rank_ms`,
+        value: round(s.p50, 2),
+        unit: 'ms',
+        notes: `median ranking over ${ROWS} memories with vectors, p95 ${round(s.p95, 2)} ms${name === 'postgres' ? `; ${round(s.p50 / search.sqlite.p50, 2)}x SQLite` : ''}`,
+      });
+    }
+
+    for (const [name, target] of [
+      ['sqlite', sqlite],
+      ['postgres', postgres],
+    ]) {
+      ctx.log(`reinforcement on ${name}: one writer, then two at once`);
+      const one = await reinforcement(target, 1);
+      const two = await reinforcement(target, 2);
+      for (const r of [one, two]) {
+        if (r.recorded !== r.reported) {
+          throw new Error(`${name}: ${r.reported} reinforcements reported, ${r.recorded} recorded`);
+        }
+      }
+      ctx.add({
+        name: `fleet.reinforce.${name}.two_instances_per_s`,
+        value: round(two.perSecond, 0),
+        unit: '/s',
+        notes: `two processes reinforcing the same 50 memories at once, every one counted (${two.recorded} in ${REINFORCE_SECONDS} s); one alone: ${round(one.perSecond, 0)}/s`,
+      });
+    }
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

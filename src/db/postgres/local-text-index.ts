@@ -1,0 +1,231 @@
+/**
+ * Full-text search on PostgreSQL, in this instance: the SQLite store's FTS5 tables (memories_fts,
+ * ideas_fts, spans_fts, events_fts, event_groups_fts; text-sources.ts) rebuilt in an in-memory
+ * SQLite database from the shared rows, so that the stores run the same MATCH and bm25 as on a
+ * SQLite file and get the same matches and ranks by construction. PostgreSQL's own text search
+ * splits and stems words otherwise ("/health" is one word there), which would change results.
+ *
+ * The copy is a cache: the first search of a table reads its rows a page at a time; every later
+ * search first reads what changed since (the table search_changes, stamped by triggers with the
+ * changing transaction's id, migrations/postgres/0003_search_cursor.sql). The cursor is the oldest
+ * transaction still running at the last read, so that one committing late is still read. The
+ * check (one indexed statement) is made only when the table may have changed: another instance's
+ * change was heard through LISTEN (change-feed.ts), this process wrote one of its source tables
+ * (its own writes are searchable at once, before their notification arrives), or the feed is
+ * down (then on every search, until it is back and everything is read again). A row changed by
+ * the transaction the search runs in is read as that transaction sees it (as SQLite's index would
+ * show it) and read again at the next search, committed or rolled back.
+ */
+import Database from 'better-sqlite3';
+
+import { tableWatch } from './change-watch.js';
+import type { PostgresDb } from './database.js';
+import { TEXT_SOURCES, type TextTable } from './text-sources.js';
+
+/** Rows read per statement on the first load, and ids per statement when catching up. */
+const PAGE = 5000;
+
+interface TableState {
+  /** pg_snapshot_xmin at the last read (xid8 as text); null until the first load. */
+  cursor: string | null;
+  /** Changes read at or after the cursor: row id -> the transaction id it was read at. */
+  applied: Map<number, string>;
+  /** Rows read as the transaction that changed them saw them, before it ended. */
+  tentative: Set<number>;
+  insert: Database.Statement;
+  remove: Database.Statement;
+  /** Whether the shared rows may have changed since the last look (change-watch.ts). */
+  changed: () => boolean;
+}
+
+/** The shared tables whose writes change each full-text table (through the triggers). */
+const WRITTEN_BY: Record<TextTable, string[]> = {
+  memories_fts: ['memories', 'services'],
+  ideas_fts: ['ideas', 'idea_context'],
+  spans_fts: ['spans'],
+  events_fts: ['events'],
+  event_groups_fts: ['event_groups', 'events'],
+};
+
+export class LocalTextIndex {
+  /** The in-memory SQLite database holding the FTS5 tables. */
+  readonly local: Database.Database;
+  private readonly tables = new Map<TextTable, TableState>();
+
+  constructor(private readonly db: PostgresDb) {
+    this.local = new Database(':memory:');
+  }
+
+  /** Brings one full-text table up to date with the shared rows; returns the local database. */
+  current(table: TextTable): Database.Database {
+    let state = this.tables.get(table);
+    if (!state) {
+      state = this.create(table);
+      this.tables.set(table, state);
+    }
+    // Nothing heard from other instances and nothing written here: the copy is current.
+    const changed = state.changed();
+    if (state.cursor === null) this.load(table, state);
+    else if (changed || state.tentative.size > 0) this.catchUp(table, state);
+    return this.local;
+  }
+
+  private query(text: string, params: unknown[]): Record<string, unknown>[] {
+    return this.db.call({ op: 'query', text, params, mode: 'plain' }).rows;
+  }
+
+  private create(table: TextTable): TableState {
+    const { columns, tokenize } = TEXT_SOURCES[table];
+    this.local.exec(
+      `CREATE VIRTUAL TABLE ${table} USING fts5(${columns.join(', ')}, tokenize = '${tokenize}')`,
+    );
+    return {
+      cursor: null,
+      applied: new Map(),
+      tentative: new Set(),
+      insert: this.local.prepare(
+        `INSERT INTO ${table} (rowid, ${columns.join(', ')})
+         VALUES (?, ${columns.map(() => '?').join(', ')})`,
+      ),
+      remove: this.local.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+      changed: tableWatch(this.db, ...WRITTEN_BY[table]),
+    };
+  }
+
+  /** Where the next read starts, and this statement's own transaction (if it wrote anything). */
+  private horizon(): { horizon: string; own: string | null } {
+    const [row] = this.query(HORIZON, []) as { horizon: string; own: string | null }[];
+    return row!;
+  }
+
+  private load(table: TextTable, state: TableState): void {
+    const { columns, after } = TEXT_SOURCES[table];
+    const { horizon, own } = this.horizon();
+    this.local.prepare(`DELETE FROM ${table}`).run();
+    let last = 0;
+    for (;;) {
+      const rows = this.query(after, [last, PAGE]);
+      this.write(state, columns, [], rows);
+      if (rows.length < PAGE) break;
+      last = rows[rows.length - 1]!.id as number;
+    }
+    // Loaded in many transactions, the index is in as many segments: merged, it reads faster.
+    this.local.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+    state.applied.clear();
+    state.tentative.clear();
+    // Read inside a transaction that wrote: what it changed may yet be rolled back, so the next
+    // search loads the table again rather than trust this copy.
+    state.cursor = own === null ? horizon : null;
+  }
+
+  private catchUp(table: TextTable, state: TableState): void {
+    const { columns, byIds } = TEXT_SOURCES[table];
+    const [head] = this.query(CHANGES, [table, state.cursor]) as {
+      horizon: string;
+      changed: string;
+    }[];
+    const changed = JSON.parse(head!.changed) as [number, string, boolean | null][];
+    const ids = new Set(state.tentative);
+    const tentative = new Set<number>();
+    for (const [id, xid, mine] of changed) {
+      if (mine) tentative.add(id);
+      else if (state.applied.get(id) === xid && !state.tentative.has(id)) continue;
+      ids.add(id);
+      state.applied.set(id, xid);
+    }
+    if (ids.size > 0) {
+      const all = [...ids];
+      for (let i = 0; i < all.length; i += PAGE) {
+        const chunk = all.slice(i, i + PAGE);
+        this.write(state, columns, chunk, this.query(byIds, [chunk]));
+      }
+    }
+    state.tentative = tentative;
+    state.cursor = head!.horizon;
+    // What was read before the new cursor will not be read again: forget it.
+    const floor = BigInt(head!.horizon);
+    for (const [id, xid] of state.applied) if (BigInt(xid) < floor) state.applied.delete(id);
+  }
+
+  /** Replaces the rows of these ids with the rows given (those of them that still exist). */
+  private write(
+    state: TableState,
+    columns: readonly string[],
+    ids: readonly number[],
+    rows: Record<string, unknown>[],
+  ): void {
+    this.local.transaction(() => {
+      for (const id of ids) state.remove.run(id);
+      for (const r of rows) state.insert.run(r.id, ...columns.map((c) => r[c] ?? null));
+    })();
+  }
+}
+
+/**
+ * The oldest transaction still running (the cursor of the next read) and this statement's own
+ * transaction, if it wrote: its rows are stamped with its id, which may be older than the oldest
+ * other one.
+ */
+const HORIZON = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon, s.own::text AS own
+  FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin,
+    pg_current_xact_id_if_assigned() AS own) s`;
+
+/** The rows of one table changed at or after the cursor, as JSON [id, xid, by this transaction]. */
+const CHANGES = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon,
+    (SELECT coalesce(json_agg(json_build_array(c.row_id, c.xid::text, c.xid = s.own)), '[]')::text
+      FROM search_changes c WHERE c.source = $1 AND c.xid >= $2::xid8) AS changed
+  FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin,
+    pg_current_xact_id_if_assigned() AS own) s`;
+
+const indexes = new WeakMap<PostgresDb, LocalTextIndex>();
+
+/** This database connection's local index (one per PostgresDb: one per instance). */
+export function localTextIndex(db: PostgresDb): LocalTextIndex {
+  let index = indexes.get(db);
+  if (!index) {
+    index = new LocalTextIndex(db);
+    indexes.set(db, index);
+  }
+  return index;
+}
+
+/** A filter this narrow is read whole from PostgreSQL, and the ranking kept to its rows. */
+const NARROW = 5000;
+
+/**
+ * The hits of a ranked local match that pass a filter run in PostgreSQL, best first: at most
+ * `limit`, from the first `window` hits (every hit when omitted). The filter also drops rows
+ * deleted since the index last caught up.
+ *
+ * `ranked(n, skip, within)` reads the hits from `skip` on, `n` at most, only those of `within`
+ * when given. They are read and filtered a chunk at a time, each chunk twice the last, so that a
+ * filter passing most hits reads few, and a ranking is cut short (a top-n sort). When the first
+ * chunk is not enough and the filter selects few rows (`narrow`: their ids, or null when more than
+ * NARROW), the ranking is kept to those rows instead: one more statement each side, where reading
+ * on could mean reading every hit.
+ */
+export function keepRanked<T extends { id: number }>(
+  ranked: (n: number, skip: number, within?: readonly number[]) => T[],
+  keep: (ids: number[]) => Set<number>,
+  limit: number,
+  window = Infinity,
+  narrow?: (max: number) => number[] | null,
+): T[] {
+  const out: T[] = [];
+  let read = 0;
+  let size = Math.min(window, Math.max(limit * 2, 50));
+  while (out.length < limit && read < window) {
+    const chunk = ranked(Math.min(size, window - read), read);
+    if (chunk.length === 0) break;
+    const pass = keep(chunk.map((h) => h.id));
+    for (const h of chunk) if (pass.has(h.id) && out.length < limit) out.push(h);
+    if (chunk.length < size) break;
+    read += chunk.length;
+    if (read === chunk.length && out.length < limit && narrow) {
+      const within = narrow(NARROW);
+      if (within !== null) return within.length === 0 ? [] : ranked(limit, 0, within);
+    }
+    size = Math.min(size * 2, 2000);
+  }
+  return out;
+}

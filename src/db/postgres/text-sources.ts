@@ -1,0 +1,66 @@
+/**
+ * The full-text tables of a SQLite store, as this instance's local index rebuilds them from the
+ * shared PostgreSQL rows (local-text-index.ts): the same FTS5 columns and tokenizers as the SQLite
+ * migrations declare (0006, 0010, 0014), and the PostgreSQL statements that read what each row
+ * holds, so that a match and its bm25 rank are the same on both engines.
+ */
+
+export type TextTable =
+  'memories_fts' | 'ideas_fts' | 'spans_fts' | 'events_fts' | 'event_groups_fts';
+
+export interface TextSource {
+  /** The FTS5 columns (the row id is the source row's id). */
+  columns: readonly string[];
+  tokenize: string;
+  /**
+   * A SELECT of `id` and the columns for the ids of `$1` (a bigint[]), for the rows that exist.
+   * Kept in step by the triggers of migrations/postgres/0003_search_cursor.sql.
+   */
+  byIds: string;
+  /** The same for every row after the id `$1`, in id order, `$2` at most (the first load). */
+  after: string;
+}
+
+/**
+ * A memory is indexed with its service ('general' when none), category and what its service is
+ * (SQLite's memories_index_* and services_index_* triggers).
+ */
+const MEMORY_ROWS = `SELECT m.id, m.observation, coalesce(m.service, 'general') AS service,
+  m.category, coalesce(s.description, '') AS description
+  FROM memories m LEFT JOIN services s ON s.name = m.service`;
+
+/** An idea with the words around it (idea_context: SQLite's turn, near and far columns). */
+const IDEA_ROWS = `SELECT i.id, i.content, coalesce(c.turn, '') AS turn,
+  coalesce(c.near, '') AS near, coalesce(c.far, '') AS far
+  FROM ideas i LEFT JOIN idea_context c ON c.idea_id = i.id`;
+
+const SPAN_ROWS = `SELECT s.id, s.name, coalesce(s.summary, '') AS summary FROM spans s`;
+const EVENT_ROWS = 'SELECT e.id, e.message, e.service FROM events e';
+const GROUP_ROWS = 'SELECT g.id, g.message, g.service FROM event_groups g';
+
+function source(
+  rows: string,
+  alias: string,
+  columns: readonly string[],
+  tokenize: string,
+): TextSource {
+  return {
+    columns,
+    tokenize,
+    byIds: `${rows} WHERE ${alias}.id = ANY($1::bigint[])`,
+    after: `${rows} WHERE ${alias}.id > $1 ORDER BY ${alias}.id LIMIT $2`,
+  };
+}
+
+export const TEXT_SOURCES: Record<TextTable, TextSource> = {
+  memories_fts: source(
+    MEMORY_ROWS,
+    'm',
+    ['observation', 'service', 'category', 'description'],
+    'porter unicode61',
+  ),
+  ideas_fts: source(IDEA_ROWS, 'i', ['content', 'turn', 'near', 'far'], 'porter unicode61'),
+  spans_fts: source(SPAN_ROWS, 's', ['name', 'summary'], 'porter unicode61'),
+  events_fts: source(EVENT_ROWS, 'e', ['message', 'service'], 'unicode61'),
+  event_groups_fts: source(GROUP_ROWS, 'g', ['message', 'service'], 'unicode61'),
+};

@@ -1,0 +1,190 @@
+/**
+ * The body of the PostgreSQL worker thread: node-postgres (`pg`, pooled) answering the main
+ * thread's synchronous bridge (sync-bridge.ts). Started from its source text
+ * (`Worker(..., { eval: true })`) like the embedding worker, so the same file serves the
+ * TypeScript sources and dist/; hence it refers to nothing outside itself (modules through
+ * `load`, settings through `workerData`).
+ *
+ * Protocol, one request at a time on `workerData.port`; after posting each answer the worker sets
+ * `signal[0]` to 1 and wakes the main thread (Atomics.notify):
+ *   -> { id, op: 'query', text, params, mode }   mode: 'plain' | 'typed' | 'probe'
+ *   -> { id, op: 'exec', text }                   several statements, no parameters
+ *   -> { id, op: 'begin' | 'commit' | 'rollback', isolation? }
+ *   -> { id, op: 'savepoint' | 'release' | 'rollback-to', name }
+ *   -> { id, op: 'close' }
+ *   <- { id, rows, rowCount, mode? }  or  { id, error: { message, code, detail } }
+ *
+ * 'probe' runs a statement as written and, when PostgreSQL cannot infer a parameter's type from
+ * the statement alone (`SELECT ?` in an INSERT ... SELECT, `? IS NULL`), again with each
+ * parameter cast to the type of its JavaScript value; the answer says which form worked, and the
+ * main thread uses that form from then on.
+ */
+
+import type * as WorkerThreads from 'node:worker_threads';
+import type * as Pg from 'pg';
+
+export interface PostgresWorkerData {
+  url: string;
+  port: WorkerThreads.MessagePort;
+  signal: Int32Array;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  applicationName: string;
+}
+
+export type WorkerRequest =
+  | { id: number; op: 'query'; text: string; params: unknown[]; mode: 'plain' | 'typed' | 'probe' }
+  | { id: number; op: 'exec'; text: string }
+  | { id: number; op: 'begin'; isolation: string }
+  | { id: number; op: 'commit' | 'rollback' | 'close' }
+  | { id: number; op: 'savepoint' | 'release' | 'rollback-to'; name: string };
+
+export interface WorkerError {
+  message: string;
+  code: string | null;
+  detail: string | null;
+}
+
+export type WorkerAnswer =
+  | { id: number; rows: Record<string, unknown>[]; rowCount: number; mode?: 'plain' | 'typed' }
+  | { id: number; error: WorkerError };
+
+export function postgresWorkerMain(load: (id: string) => unknown): void {
+  const threads = load('node:worker_threads') as typeof WorkerThreads;
+  const pg = load('pg') as typeof Pg;
+  const data = threads.workerData as PostgresWorkerData;
+  const { port, signal } = data;
+
+  // Numbers come back as numbers, as they do from SQLite: ids and counts (int8) fit in 2^53,
+  // sums and averages (numeric) are read as doubles, and a boolean expression is 1 or 0.
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  pg.types.setTypeParser(1700, (v: string) => Number(v));
+  pg.types.setTypeParser(16, (v: string) => (v === 't' ? 1 : 0));
+
+  const pool = new pg.Pool({
+    connectionString: data.url,
+    max: data.poolSize,
+    connectionTimeoutMillis: data.connectTimeoutMs,
+    statement_timeout: data.statementTimeoutMs,
+    // A connection that silently stops answering (a network split) fails on the client side too.
+    query_timeout: data.statementTimeoutMs + 2_000,
+    keepAlive: true,
+    idle_in_transaction_session_timeout: data.statementTimeoutMs * 2,
+    application_name: data.applicationName,
+  });
+  // An idle connection that dies is dropped by the pool; the next request gets a fresh one.
+  pool.on('error', () => undefined);
+  let tx: Pg.PoolClient | null = null;
+
+  // Codes for "PostgreSQL could not type a parameter": indeterminate_datatype, datatype_mismatch,
+  // undefined_function (an operator for `unknown`), ambiguous_function, and one parameter used
+  // as two types
+  // inconsistent types deduced (42P08).
+  const TYPE_CODES = new Set(['42P18', '42804', '42883', '42725', '42P08']);
+
+  function typed(text: string, params: unknown[]): string {
+    return text.replace(/\$(\d+)\b/g, (m, n: string) => {
+      const v = params[Number(n) - 1];
+      if (typeof v === 'number') return Number.isInteger(v) ? `${m}::bigint` : `${m}::float8`;
+      if (typeof v === 'bigint') return `${m}::bigint`;
+      if (typeof v === 'string') return `${m}::text`;
+      if (v instanceof Uint8Array) return `${m}::bytea`;
+      return m;
+    });
+  }
+
+  async function run(text: string, params: unknown[]): Promise<Pg.QueryResult> {
+    return tx ? tx.query(text, params) : pool.query(text, params);
+  }
+
+  async function query(r: Extract<WorkerRequest, { op: 'query' }>): Promise<WorkerAnswer> {
+    if (r.mode !== 'probe') {
+      const res = await run(r.mode === 'typed' ? typed(r.text, r.params) : r.text, r.params);
+      return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0 };
+    }
+    if (tx) await tx.query('SAVEPOINT wk_probe');
+    try {
+      const res = await run(r.text, r.params);
+      if (tx) await tx.query('RELEASE SAVEPOINT wk_probe');
+      return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'plain' };
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (tx) await tx.query('ROLLBACK TO SAVEPOINT wk_probe');
+      if (!TYPE_CODES.has(code)) throw err;
+      const res = await run(typed(r.text, r.params), r.params);
+      if (tx) await tx.query('RELEASE SAVEPOINT wk_probe');
+      return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'typed' };
+    }
+  }
+
+  async function handle(r: WorkerRequest): Promise<WorkerAnswer> {
+    const done = { id: r.id, rows: [], rowCount: 0 };
+    switch (r.op) {
+      case 'query':
+        return query(r);
+      case 'exec':
+        await run(r.text, []);
+        return done;
+      case 'begin': {
+        const client = await pool.connect();
+        try {
+          await client.query(`BEGIN ISOLATION LEVEL ${r.isolation}`);
+        } catch (err) {
+          client.release(true);
+          throw err;
+        }
+        tx = client;
+        return done;
+      }
+      case 'commit':
+      case 'rollback': {
+        const client = tx;
+        tx = null;
+        if (!client) return done;
+        try {
+          await client.query(r.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
+          client.release();
+        } catch (err) {
+          client.release(true);
+          throw err;
+        }
+        return done;
+      }
+      case 'savepoint':
+        await run(`SAVEPOINT ${r.name}`, []);
+        return done;
+      case 'release':
+        await run(`RELEASE SAVEPOINT ${r.name}`, []);
+        return done;
+      case 'rollback-to':
+        await run(`ROLLBACK TO SAVEPOINT ${r.name}`, []);
+        return done;
+      case 'close':
+        tx?.release(true);
+        tx = null;
+        await pool.end();
+        return done;
+    }
+  }
+
+  function answer(a: WorkerAnswer): void {
+    port.postMessage(a);
+    Atomics.store(signal, 0, 1);
+    Atomics.notify(signal, 0);
+  }
+
+  port.on('message', (r: WorkerRequest) => {
+    handle(r).then(answer, (err: unknown) => {
+      const e = err as { message?: string; code?: unknown; detail?: unknown };
+      answer({
+        id: r.id,
+        error: {
+          message: String(e?.message ?? err),
+          code: typeof e?.code === 'string' ? e.code : null,
+          detail: typeof e?.detail === 'string' ? e.detail : null,
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * Two instances changing the same memory at once, on one PostgreSQL database: the result is
+ * that of one change after the other. The second instance's change is made while the first
+ * one's transaction is open, between its read and its write, which is where a lost update
+ * would happen.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { openStores, type Stores } from '../../src/db/index.js';
+import { createKnowledge, type Knowledge } from '../../src/knowledge/index.js';
+import { DEFAULT_POLICY, reinforcedConfidence } from '../../src/memory/index.js';
+import { fakeClock } from '../helpers/clock.js';
+import { seedMemory } from '../helpers/db.js';
+import { freshDatabaseSync, skipWithoutPostgres } from '../helpers/postgres.js';
+
+skipWithoutPostgres();
+
+interface Instance {
+  stores: Stores;
+  knowledge: Knowledge;
+}
+
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const done of cleanup.splice(0).reverse()) done();
+});
+
+function fleetOfTwo(): [Instance, Instance, ReturnType<typeof fakeClock>] {
+  const db = freshDatabaseSync();
+  const clock = fakeClock();
+  const instance = (name: string): Instance => {
+    const stores = openStores(db.url, { instance: name });
+    cleanup.push(() => stores.close());
+    return { stores, knowledge: createKnowledge({ stores, embedder: null, clock }) };
+  };
+  const a = instance('cluster-a');
+  const b = instance('cluster-b');
+  cleanup.unshift(() => db.drop());
+  return [a, b, clock];
+}
+
+describe('two instances changing one memory at once', () => {
+  it('count both reinforcements', () => {
+    const [a, b, clock] = fleetOfTwo();
+    const m = seedMemory(
+      { stores: a.stores, clock },
+      {
+        service: 'postgres',
+        category: 'timing',
+        observation: 'postgres takes 40 seconds to accept connections after a restart',
+        confidence: 0.5,
+      },
+    );
+    let interleaved = false;
+    a.stores.memories.change([
+      {
+        id: m.id,
+        action: 'reinforced',
+        confidence: 0,
+        confidenceOf: (current) => {
+          if (!interleaved) {
+            interleaved = true;
+            b.knowledge.memory.reinforce(m.id, { sessionId: null });
+          }
+          return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
+        },
+        active: true,
+        at: clock.now(),
+      },
+    ]);
+    const once = reinforcedConfidence(0.5, DEFAULT_POLICY);
+    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(
+      reinforcedConfidence(once, DEFAULT_POLICY),
+      6,
+    );
+    const history = b.stores.memories.history(m.id).filter((h) => h.action === 'reinforced');
+    expect(history).toHaveLength(2);
+  });
+
+  it('keep a reinforcement made while the other instance decays', () => {
+    const [a, b, clock] = fleetOfTwo();
+    const m = seedMemory(
+      { stores: a.stores, clock },
+      {
+        service: 'redis',
+        category: 'behavior',
+        observation: 'redis evicts keys under memory pressure before the nightly backup',
+        confidence: 0.8,
+      },
+    );
+    clock.advance(60 * 86_400_000);
+    let interleaved = false;
+    const decayDue = a.stores.memories.decayDue.bind(a.stores.memories);
+    a.stores.memories.decayDue = (now: number) => {
+      const due = decayDue(now);
+      if (!interleaved) {
+        interleaved = true;
+        b.knowledge.memory.reinforce(m.id, { sessionId: null });
+      }
+      return due;
+    };
+    a.knowledge.memory.decay();
+    const after = b.stores.memories.get(m.id)!;
+    // Reinforced today: nothing was due any more when the decay ran again.
+    expect(after.lastReinforcedAt).toBe(clock.now());
+    expect(after.confidence).toBeGreaterThan(0.8);
+    expect(b.stores.memories.history(m.id).map((h) => h.action)).not.toContain('decayed');
+  });
+
+  it('delete a memory the other instance is reinforcing, without an error', () => {
+    const [a, b, clock] = fleetOfTwo();
+    const m = seedMemory(
+      { stores: a.stores, clock },
+      {
+        service: 'nginx',
+        category: 'dependency',
+        observation: 'nginx needs the certificate volume mounted before it starts',
+      },
+    );
+    a.stores.memories.change([
+      {
+        id: m.id,
+        action: 'reinforced',
+        confidence: 0,
+        confidenceOf: (current) => {
+          if (b.stores.memories.get(m.id)) b.stores.memories.remove([m.id], clock.now());
+          return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
+        },
+        active: true,
+        at: clock.now(),
+      },
+    ]);
+    expect(a.stores.memories.get(m.id)).toBeNull();
+  });
+});

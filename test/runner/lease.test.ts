@@ -1,0 +1,128 @@
+/** Session leases: the runner's heartbeat, the sweeper's timer, and a real session's lease fields. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import type { ExpiredLease } from '../../src/db/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createLeaseSweeper, leaseTickMs, startHeartbeat } from '../../src/runner/lease.js';
+import { fakeClock } from '../helpers/clock.js';
+import { type RunnerHarness, runnerHarness } from '../helpers/runner.js';
+
+const LEASE_MS = 60_000;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('heartbeat', () => {
+  it('beats at once, then every quarter of the lease, until stopped', () => {
+    vi.useFakeTimers();
+    const clock = fakeClock();
+    const beats: [number, number][] = [];
+    const stop = startHeartbeat({
+      sessions: { heartbeat: (id, at) => (beats.push([id, at]), true) },
+      sessionId: 7,
+      clock,
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+    });
+    const t0 = clock.now();
+    expect(beats).toEqual([[7, t0]]);
+    clock.advance(15_000);
+    vi.advanceTimersByTime(leaseTickMs(LEASE_MS));
+    expect(beats).toEqual([
+      [7, t0],
+      [7, t0 + 15_000],
+    ]);
+    stop();
+    clock.advance(60_000);
+    vi.advanceTimersByTime(4 * leaseTickMs(LEASE_MS));
+    expect(beats).toHaveLength(2);
+  });
+
+  it('keeps beating after a failed write, and says so in the log', () => {
+    vi.useFakeTimers();
+    const warnings: string[] = [];
+    let calls = 0;
+    const stop = startHeartbeat({
+      sessions: {
+        heartbeat: () => {
+          calls += 1;
+          if (calls === 1) throw new Error('database unreachable');
+          return true;
+        },
+      },
+      sessionId: 1,
+      clock: fakeClock(),
+      leaseMs: LEASE_MS,
+      log: { ...silentLogger, warn: (m) => warnings.push(m) },
+    });
+    vi.advanceTimersByTime(leaseTickMs(LEASE_MS));
+    stop();
+    expect(calls).toBe(2);
+    expect(warnings).toEqual(['writing the session heartbeat failed']);
+  });
+});
+
+describe('lease sweeper', () => {
+  it('sweeps every quarter of the lease from start() until stop()', () => {
+    vi.useFakeTimers();
+    const clock = fakeClock();
+    const asked: number[] = [];
+    const sweeper = createLeaseSweeper({
+      sessions: {
+        expireLeases: (now: number, leaseMs: number): ExpiredLease[] => {
+          expect(leaseMs).toBe(LEASE_MS);
+          asked.push(now);
+          return [];
+        },
+      },
+      clock,
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+    });
+    sweeper.start();
+    expect(asked).toEqual([]);
+    vi.advanceTimersByTime(leaseTickMs(LEASE_MS) * 2);
+    expect(asked).toHaveLength(2);
+    sweeper.stop();
+    vi.advanceTimersByTime(leaseTickMs(LEASE_MS) * 2);
+    expect(asked).toHaveLength(2);
+  });
+});
+
+describe('a session run as a named instance', () => {
+  let h: RunnerHarness | null = null;
+  afterEach(async () => {
+    await h?.close();
+    h = null;
+  });
+
+  it('carries the instance and a heartbeat, and hands the guard the fleet settings', async () => {
+    h = runnerHarness({
+      WATCHKEEPER_INSTANCE: 'cluster-a',
+      WATCHKEEPER_FLEET_COOLDOWN_SERVICES: 'postgres,redis',
+    });
+    const out = await h.runSession({
+      trigger: 'manual',
+      tier: 1,
+      prompt: 'ok',
+      parentSessionId: null,
+      handoff: null,
+      alert: null,
+    });
+    const s = h.stores.sessions.get(out.sessionId)!;
+    expect(s).toMatchObject({ instance: 'cluster-a', status: 'completed' });
+    expect(s.heartbeatAt).toBeGreaterThanOrEqual(s.startedAt);
+    const { env } = JSON.parse(
+      readFileSync(join(h.dataDir, 'fake-claude', `${out.sessionId}.json`), 'utf8'),
+    ) as { env: Record<string, string> };
+    expect(env).toMatchObject({
+      WATCHKEEPER_INSTANCE: 'cluster-a',
+      WATCHKEEPER_FLEET_COOLDOWN_SERVICES: 'postgres,redis',
+    });
+    expect(env).not.toHaveProperty('WATCHKEEPER_DATABASE_URL');
+  });
+});
