@@ -89,6 +89,8 @@ describe('the memory graph in serve', () => {
     await demo.until(() => graphSessions(demo.dbPath).includes(SESSION), 300);
     expect(graphSessions(demo.dbPath)).toContain(SESSION);
     // Indexed by serve (its log says so), not by an indexer the hook started (that one logs here).
+    // The log line follows the commit that made the session visible: wait for it too.
+    await demo.until(() => demo.log().includes(copy!.main), 300);
     expect(demo.log()).toMatch(/graph: indexed/);
     expect(demo.log()).toContain(copy.main);
     expect(existsSync(join(demo.dataDir, 'graph-hook.log'))).toBe(false);
