@@ -9,7 +9,7 @@ import pg from 'pg';
 
 import { isAppError } from '../errors.js';
 import type { Db } from './open.js';
-import { PostgresDb } from './postgres/database.js';
+import { isConnectionLoss, PostgresDb } from './postgres/database.js';
 import { redactUrl } from './postgres/url.js';
 
 /** How long the retry path's connection attempt may take. */
@@ -65,15 +65,8 @@ export async function probeDatabase(db: Db, timeoutMs = PROBE_TIMEOUT_MS): Promi
   }
 }
 
-/**
- * PostgreSQL error classes that mean "not now" rather than "wrong": connection exceptions (08),
- * the server shutting down or starting up (57P01..57P03).
- */
-const UNREACHABLE_CODES = /^(08|57P0[1-3])/;
-
 /** True for an error that means the database could not be reached (try again later). */
 export function isUnreachableError(err: unknown): boolean {
   if (isAppError(err)) return err.code === 'db_unavailable';
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNREACHABLE_CODES.test(code);
+  return isConnectionLoss(err);
 }

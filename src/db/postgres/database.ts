@@ -22,9 +22,21 @@ export interface PostgresOptions {
 /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
 const RETRY_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 8;
-/** Errors that mean the server is out of reach, not that the statement is wrong. */
+/** Messages of a server out of reach (the socket's errors, pg's connect and end messages). */
 const UNREACHABLE =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timeout exceeded when trying to connect|Connection terminated|connect ECONN/i;
+
+/**
+ * True for an error that means the server is out of reach, not that the statement is wrong:
+ * the bridge's deadline, a socket error, a connection exception (SQLSTATE 08xxx) or the server
+ * shutting down or starting up (57P01-57P03).
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  if (err instanceof BridgeTimeout) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(08|57P0[1-3]$)/.test(code)) return true;
+  return err instanceof Error && UNREACHABLE.test(err.message);
+}
 
 export class PostgresDb implements Db {
   readonly engine = 'postgres' as const;
@@ -159,10 +171,7 @@ export class PostgresDb implements Db {
       return this.bridge.call(req);
     } catch (err) {
       const message = (err as Error).message;
-      const code = (err as { code?: string | null }).code ?? '';
-      // Connection exceptions (08xxx) and a server shutting down or starting (57P01-57P03).
-      const lost = /^08|^57P0[123]$/.test(code);
-      if (err instanceof BridgeTimeout || lost || UNREACHABLE.test(message)) {
+      if (isConnectionLoss(err)) {
         throw new AppError(
           'db_unavailable',
           `PostgreSQL at ${redactUrl(this.url)} is unreachable: ${message}`,
