@@ -5,7 +5,7 @@
  * sidecar's `CLAUDEOPS_X`.
  */
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import cron from 'node-cron';
@@ -283,6 +283,11 @@ const SCHEMA = z.object({
   FLEET_MEMORY_CATEGORIES: list.default([]),
   FLEET_COOLDOWN_SERVICES: list.default([]),
   LEASE: duration(5000).default(60_000),
+  GRAPH_ROOTS: list
+    .refine((items) => items.every((p) => isAbsolute(p)), {
+      message: 'expected absolute folder paths separated by commas, such as /srv/transcripts',
+    })
+    .default([]),
 });
 
 type Tier = 1 | 2 | 3;
@@ -352,6 +357,7 @@ export interface Config {
   retentionMs: number | null;
   notifications: NotificationsConfig;
   fleet: FleetConfig;
+  graph: GraphConfig;
   /**
    * What start-up should say about the settings: a Claude Ops setting read under a watchkeeper
    * meaning (CLAUDEOPS_INTERVAL as a schedule), or one given twice where one name wins.
@@ -708,7 +714,17 @@ function readSettings(env: Record<string, string | undefined>) {
   return { input, sourceName, notices };
 }
 
-/** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
+/**
+ * The folders that hold transcripts: the only ones the Stop hook and the graph's index API read
+ * from (`watchkeeper graph index PATH` reads what the operator names).
+ */
+export interface GraphConfig {
+  /** Claude Code's: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`; null without HOME. */
+  claudeProjectsDir: string | null;
+  /** WATCHKEEPER_GRAPH_ROOTS: more folders of transcripts (saved logs, another user's projects). */
+  roots: string[];
+}
+
 /** Sidecars sharing one PostgreSQL database; a lone SQLite sidecar is the instance `local`. */
 export interface FleetConfig {
   /** WATCHKEEPER_DATABASE_URL: the shared PostgreSQL database; null: the SQLite file (dbPath). */
@@ -725,6 +741,7 @@ export interface FleetConfig {
   leaseMs: number;
 }
 
+/** Parses the environment; throws `config_invalid` naming the variable and value at fault. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   checkClaudeOpsNames(env);
   const { input, sourceName, notices } = readSettings(env);
@@ -840,6 +857,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       memoryCategories: c.FLEET_MEMORY_CATEGORIES,
       cooldownServices: c.FLEET_COOLDOWN_SERVICES,
       leaseMs: c.LEASE,
+    },
+    graph: {
+      claudeProjectsDir: env.CLAUDE_CONFIG_DIR
+        ? join(resolve(env.CLAUDE_CONFIG_DIR), 'projects')
+        : env.HOME
+          ? join(env.HOME, '.claude', 'projects')
+          : null,
+      roots: c.GRAPH_ROOTS.map((p) => resolve(p)),
     },
     notices,
     modelCredentialConfigured: hasModelCredential(env),

@@ -250,7 +250,10 @@ export function createRuntime(o: RuntimeOptions): Runtime {
 }
 
 /** The dashboard over a runtime: what `serve` listens with, and what the browser tests drive. */
-export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean }) {
+export function createDashboard(
+  rt: Runtime,
+  o: { clock: Clock; demo: boolean; endpointProof?: (challenge: string) => string },
+) {
   return createApp({
     config: rt.config,
     stores: rt.stores,
@@ -268,5 +271,6 @@ export function createDashboard(rt: Runtime, o: { clock: Clock; demo: boolean })
     log: rt.log,
     demo: o.demo,
     secret: loadSecret(rt.config.dataDir),
+    ...(o.endpointProof ? { endpointProof: o.endpointProof } : {}),
   });
 }

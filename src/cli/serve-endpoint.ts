@@ -1,9 +1,20 @@
 /**
  * How a process on this machine finds the running `serve`: `serve-endpoint.json` in the data
  * folder, written at start (mode 0600: it holds the API token) and removed at stop, with serve's
- * pid, its loopback URL and the bearer token of WATCHKEEPER_AUTH_TOKEN (null when the dashboard
- * runs without a credential). The plugin's Stop hook reads it, so it imports node builtins only.
+ * pid, its loopback URL, the bearer token of WATCHKEEPER_AUTH_TOKEN (null when the dashboard
+ * runs without a credential) and a random nonce of this start. The plugin's Stop hook reads it,
+ * so it imports node builtins only.
+ *
+ * A file left by a serve killed with -9 still names its pid and port; once that pid is reused and
+ * another program listens on that port, a pid check alone would hand it the token. So the hook
+ * first asks whoever listens to prove it knows the nonce: it sends a random challenge and
+ * expects HMAC-SHA256(nonce, challenge) back. Only the process that wrote the file (or one that
+ * can read it, i.e. already holds the token) can answer, the challenge is fresh each time so an
+ * answer cannot be replayed, and nothing secret crosses the wire before the answer is checked.
+ * This was chosen over comparing the process start time in /proc/PID/stat because it works where
+ * there is no /proc (macOS) and proves who listens on the port, not only who owns the pid.
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { processAlive as alive } from '../process/alive.js';
@@ -14,6 +25,31 @@ export interface ServeEndpoint {
   pid: number;
   url: string;
   token: string | null;
+  /** Random per start; proves the listener is the serve that wrote the file. */
+  nonce: string;
+}
+
+/** A fresh nonce for one start of serve. */
+export function newEndpointNonce(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** A fresh challenge for one hand-over. */
+export function newChallenge(): string {
+  return randomBytes(24).toString('hex');
+}
+
+/** The answer to `challenge` that only a holder of `nonce` can give. */
+export function endpointProof(nonce: string, challenge: string): string {
+  return createHmac('sha256', nonce)
+    .update(`watchkeeper serve endpoint:${challenge}`)
+    .digest('hex');
+}
+
+/** Whether `proof` answers `challenge` under `nonce` (compared in constant time). */
+export function proofMatches(nonce: string, challenge: string, proof: unknown): boolean {
+  if (typeof proof !== 'string' || !/^[0-9a-f]{64}$/.test(proof)) return false;
+  return timingSafeEqual(Buffer.from(endpointProof(nonce, challenge)), Buffer.from(proof));
 }
 
 /**
@@ -46,14 +82,29 @@ export function removeServeEndpoint(dataDir: string, pid = process.pid): void {
     rmSync(join(dataDir, ENDPOINT_FILE), { force: true });
 }
 
-/** The running serve's endpoint, or null (no file, a bad one, or its process is gone). */
+/**
+ * The endpoint file, or null (no file, a bad one, one without a nonce, or its process is gone).
+ * A live pid is not trusted yet: the listener must still prove the nonce.
+ */
 export function readServeEndpoint(dataDir: string): ServeEndpoint | null {
   try {
     const e = JSON.parse(
       readFileSync(join(dataDir, ENDPOINT_FILE), 'utf8'),
     ) as Partial<ServeEndpoint>;
-    if (typeof e.pid !== 'number' || typeof e.url !== 'string' || !alive(e.pid)) return null;
-    return { pid: e.pid, url: e.url, token: typeof e.token === 'string' ? e.token : null };
+    if (
+      typeof e.pid !== 'number' ||
+      typeof e.url !== 'string' ||
+      typeof e.nonce !== 'string' ||
+      e.nonce.length < 32 ||
+      !alive(e.pid)
+    )
+      return null;
+    return {
+      pid: e.pid,
+      url: e.url,
+      token: typeof e.token === 'string' ? e.token : null,
+      nonce: e.nonce,
+    };
   } catch {
     return null;
   }

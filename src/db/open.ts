@@ -2,12 +2,12 @@
  * The stores' database: a SQLite file (better-sqlite3) or the fleet's PostgreSQL database
  * (postgres/database.ts), behind the same synchronous interface.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import Database from 'better-sqlite3';
 
 import { AppError } from '../errors.js';
+import { makeDir } from '../make-dir.js';
 import { PostgresDb } from './postgres/database.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -53,7 +53,7 @@ export interface OpenOptions {
 
 /** Opens (creating the folder if needed) a database file, or `:memory:`. */
 export function openDatabase(path: string, opts: OpenOptions = {}): Database.Database {
-  if (path !== ':memory:' && !opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:' && !opts.readonly) makeDir(dirname(path));
   let db: Database.Database;
   try {
     db = new Database(path, {

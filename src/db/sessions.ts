@@ -177,6 +177,9 @@ export function createSessionStore(db: Db, instance = 'local') {
   const interrupt = db.prepare(`UPDATE sessions SET status = 'interrupted', ended_at = ?, error = ?
     WHERE id = ? AND status = 'running' AND instance = ?`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
+  const byLogPath = db.prepare(
+    'SELECT id FROM sessions WHERE log_path = ? AND instance = ? ORDER BY id LIMIT 1',
+  );
   const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
   const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions');
@@ -220,6 +223,11 @@ export function createSessionStore(db: Db, instance = 'local') {
     },
     setLogPath(id: number, logPath: string): void {
       setLogPath.run(logPath, id);
+    },
+    /** This instance's session whose log is `logPath` (as recorded: relative to the data folder). */
+    idByLogPath(logPath: string): number | null {
+      const row = byLogPath.get(logPath, instance) as { id: number } | undefined;
+      return row ? Number(row.id) : null;
     },
     /** Records the process group the CLI was spawned in, so a later start-up can end it. */
     setPgid(id: number, pgid: number): void {

@@ -9,15 +9,6 @@ import { join, resolve } from 'node:path';
 import { AppError } from '../errors.js';
 import { isTranscriptFile } from './sources/kind.js';
 
-/** Where Claude Code keeps its transcripts: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`. */
-export function claudeProjectsDir(env: {
-  home: string | null;
-  claudeConfigDir: string | null;
-}): string | null {
-  if (env.claudeConfigDir) return join(env.claudeConfigDir, 'projects');
-  return env.home ? join(env.home, '.claude', 'projects') : null;
-}
-
 async function walk(dir: string, out: { path: string; mtimeMs: number }[]): Promise<void> {
   let entries;
   try {

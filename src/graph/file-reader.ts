@@ -6,9 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { FileIdentity } from '../db/graph.js';
 import { AppError } from '../errors.js';
+
+/** How often a transcript is looked at again while its last message is awaited. */
+const POLL_MS = 100;
 
 /** Bytes of the head hashed for the identity (at most what had been read). */
 const HEAD_BYTES = 4096;
@@ -135,5 +139,67 @@ export async function countNewLines(path: string, offset: number, size: number):
     return n;
   } finally {
     await handle.close();
+  }
+}
+
+export interface WaitOptions {
+  waitMs: number;
+  /** Between looks (tests pass one that appends what the CLI would write). */
+  sleep?: (ms: number) => Promise<unknown>;
+}
+
+/**
+ * Waits until the transcript holds `text` (its end, JSON-escaped as the CLI writes it) after
+ * `from`, for up to `waitMs`. Each look reads only what was appended since the one before, in
+ * chunks, keeping the last bytes of a look so that text split across two is still found: a
+ * large transcript is read once, never whole into memory. `bytesRead` says how much it read.
+ */
+export async function waitForText(
+  path: string,
+  from: number,
+  text: string,
+  opts: WaitOptions,
+): Promise<{ found: boolean; bytesRead: number }> {
+  const tail = text.trim().slice(-80);
+  if (tail.length === 0) return { found: true, bytesRead: 0 };
+  const needle = Buffer.from(JSON.stringify(tail).slice(1, -1));
+  const pause = opts.sleep ?? sleep;
+  let position = from;
+  let kept = Buffer.alloc(0);
+  let bytesRead = 0;
+  const buf = Buffer.alloc(CHUNK);
+  for (let waited = 0; ; waited += POLL_MS) {
+    try {
+      const handle = await open(path, 'r');
+      try {
+        const { size } = await handle.stat();
+        if (size < position) {
+          // Rewritten shorter: what it holds now is all new.
+          position = 0;
+          kept = Buffer.alloc(0);
+        }
+        while (position < size) {
+          const { bytesRead: n } = await handle.read(
+            buf,
+            0,
+            Math.min(CHUNK, size - position),
+            position,
+          );
+          if (n === 0) break;
+          bytesRead += n;
+          position += n;
+          const seen =
+            kept.length > 0 ? Buffer.concat([kept, buf.subarray(0, n)]) : buf.subarray(0, n);
+          if (seen.includes(needle)) return { found: true, bytesRead };
+          kept = Buffer.from(seen.subarray(Math.max(0, seen.length - needle.length + 1)));
+        }
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // Not there yet: the CLI creates the file with its first line.
+    }
+    if (waited >= opts.waitMs) return { found: false, bytesRead };
+    await pause(POLL_MS);
   }
 }

@@ -15,11 +15,12 @@ import { createIndexer, type IndexOptions, type IndexReport } from './indexer.js
 import { type GraphModel, offlineModel } from './model-port.js';
 import { createRemember, type ListWeights } from './remember.js';
 import { sourceOf } from './sources/kind.js';
+import { type SessionLogRecords, watchkeeperLogOwner } from './sources/watchkeeper-log.js';
 import { createGraphVectors } from './vectors.js';
 import { createGraphViews } from './views.js';
 
 export { type AnswerGroup, type AnswerIdea, day, sessionLabel, viaText } from './answer.js';
-export { claudeProjectsDir, currentTranscripts, transcriptFiles } from './discover.js';
+export { currentTranscripts, transcriptFiles } from './discover.js';
 export { countNewLines, fileIdentity } from './file-reader.js';
 export { GRAPH_JOB_KINDS, gatewayModel } from './gateway-model.js';
 export { type IndexOptions, type IndexReport } from './indexer.js';
@@ -52,6 +53,7 @@ export {
   type Why,
 } from './remember.js';
 export { sourceOf } from './sources/kind.js';
+export { type TranscriptFolders, transcriptRoots, transcriptUnder } from './transcript-roots.js';
 export { type EntityView, type IdeaView, type SessionView, type TopicNode } from './views.js';
 
 export interface GraphDeps {
@@ -61,8 +63,8 @@ export interface GraphDeps {
   /** watchkeeper's data folder (the per-file locks live in it). */
   dataDir: string;
   model?: GraphModel;
-  /** watchkeeper's sessions: a session log's prompt and start time. */
-  sessions?: { get(id: number): SessionRow | null } | null;
+  /** watchkeeper's sessions: which session a log is (by its recorded path), its prompt and start. */
+  sessions?: ({ get(id: number): SessionRow | null } & SessionLogRecords) | null;
   maxLineBytes?: number;
   /** Fusion weights of remember (benchmarks). */
   weights?: Partial<ListWeights>;
@@ -78,12 +80,14 @@ export function createGraph(deps: GraphDeps) {
   const vectors = createGraphVectors(stores.search, deps.embedding);
   const model = deps.model ?? offlineModel();
   const thresholds = () => deps.embedding.thresholds;
+  const logOwner = deps.sessions ? watchkeeperLogOwner(deps.dataDir, deps.sessions) : null;
   const indexFile = createIndexer({
     stores,
     vectors,
     model,
     thresholds,
     sessions: deps.sessions ?? null,
+    logOwner,
     clock: deps.clock,
     maxLineBytes: deps.maxLineBytes ?? 16 * 1024 * 1024,
   });
@@ -109,7 +113,7 @@ export function createGraph(deps: GraphDeps) {
       const file = resolve(path);
       const out = await withFileLock(lockDir, file, () => indexFile(file, opts));
       if (out.ran) return out.value;
-      const source = sourceOf(file);
+      const source = sourceOf(file, logOwner);
       return {
         file,
         session: source?.session ?? '',

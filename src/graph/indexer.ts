@@ -9,7 +9,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Clock } from '../clock.js';
 import type { FileIdentity, GraphStores, IndexState } from '../db/graph.js';
@@ -19,10 +18,10 @@ import type { SimilarityThresholds } from '../memory/index.js';
 import { applyPlan } from './apply.js';
 import { readCarry } from './carry.js';
 import { extractIdeas } from './extract.js';
-import { fileIdentity, readLines } from './file-reader.js';
+import { fileIdentity, readLines, waitForText } from './file-reader.js';
 import type { GraphModel } from './model-port.js';
 import { planBatch } from './plan.js';
-import { sourceOf } from './sources/kind.js';
+import { type LogOwner, sourceOf } from './sources/kind.js';
 import { LEXICAL_POLICY, VECTOR_POLICY } from './topics.js';
 import { isLowValue, type Turn } from './turns.js';
 import type { GraphVectors } from './vectors.js';
@@ -34,6 +33,8 @@ export interface IndexerDeps {
   thresholds: () => SimilarityThresholds;
   /** watchkeeper's sessions (a log's prompt and start time); null outside watchkeeper's data. */
   sessions: { get(id: number): SessionRow | null } | null;
+  /** Which watchkeeper session a log is, by watchkeeper's records (null: none is). */
+  logOwner: LogOwner | null;
   clock: Clock;
   maxLineBytes: number;
 }
@@ -71,7 +72,6 @@ export interface IndexReport {
 
 /** Lines per batch (one transaction each). */
 const BATCH_LINES = 400;
-const POLL_MS = 100;
 
 function sameFile(state: IndexState, now: FileIdentity): boolean {
   const was = state.identity;
@@ -82,28 +82,6 @@ function sameFile(state: IndexState, now: FileIdentity): boolean {
     now.size >= state.byteOffset &&
     was.headHash === now.headHash
   );
-}
-
-/** Waits until the transcript holds this text (JSON-escaped, as the CLI writes it). */
-async function waitForText(
-  file: string,
-  from: number,
-  text: string,
-  waitMs: number,
-): Promise<void> {
-  const tail = text.trim().slice(-80);
-  if (tail.length === 0) return;
-  const needle = JSON.stringify(tail).slice(1, -1);
-  for (let waited = 0; ; waited += POLL_MS) {
-    try {
-      const bytes = await readFile(file);
-      if (bytes.subarray(Math.min(from, bytes.length)).includes(needle)) return;
-    } catch {
-      // Not there yet: the CLI creates the file with its first line.
-    }
-    if (waited >= waitMs) return;
-    await sleep(POLL_MS);
-  }
 }
 
 async function subagentTitle(file: string): Promise<string | null> {
@@ -125,7 +103,7 @@ export function createIndexer(deps: IndexerDeps) {
 
   return async function indexFile(path: string, opts: IndexOptions = {}): Promise<IndexReport> {
     const file = resolve(path);
-    const source = sourceOf(file);
+    const source = sourceOf(file, deps.logOwner);
     if (!source) {
       throw new AppError(
         'invalid_input',
@@ -135,7 +113,9 @@ export function createIndexer(deps: IndexerDeps) {
     }
     let state = sources.state(file);
     if (opts.untilText)
-      await waitForText(file, state?.byteOffset ?? 0, opts.untilText, opts.waitMs ?? 5000);
+      await waitForText(file, state?.byteOffset ?? 0, opts.untilText, {
+        waitMs: opts.waitMs ?? 5000,
+      });
     const identity = await fileIdentity(file, state?.byteOffset ?? 0);
     const report: IndexReport = {
       file,

@@ -5,10 +5,11 @@
  * the start-up recovery (recovery.ts) before any session, since that process may have died with
  * a session running.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { AppError } from '../errors.js';
+import { makeDir } from '../make-dir.js';
 import { processAlive as alive } from '../process/alive.js';
 
 export interface RunnerLock {
@@ -37,7 +38,7 @@ export function lockHolder(dataDir: string): LockHolder | null {
 }
 
 export function acquireRunnerLock(dataDir: string, kind: 'serve' | 'run', now: number): RunnerLock {
-  mkdirSync(dataDir, { recursive: true });
+  makeDir(dataDir);
   const path = lockPath(dataDir);
   const holder: LockHolder = { pid: process.pid, kind, since: now };
   for (let attempt = 0; attempt < 2; attempt += 1) {

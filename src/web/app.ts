@@ -38,7 +38,13 @@ import { serveStatic } from './static.js';
 
 export type { AppEnv } from './context.js';
 
-const PUBLIC_PATHS = new Set(['/login', '/api/v1/health', '/api/v1/openapi.json']);
+// The endpoint proof is asked before any credential is sent (what it answers is no secret).
+const PUBLIC_PATHS = new Set([
+  '/login',
+  '/api/v1/health',
+  '/api/v1/openapi.json',
+  '/api/v1/graph/endpoint-proof',
+]);
 /** Signed-out sessions, kept beside the cookie key (web-secret) in the data folder. */
 const REVOKED_FILE = 'web-signed-out';
 

@@ -59,6 +59,11 @@ export interface WebDeps {
   /** Key material for session cookies (persisted in the data folder). */
   secret: Buffer;
   /**
+   * serve's answer to a challenge under the nonce of the serve-endpoint.json it wrote (none: no
+   * such file, and /api/v1/graph/endpoint-proof is a 404).
+   */
+  endpointProof?: (challenge: string) => string;
+  /**
    * Whether the database answers, without waiting on it (the layout's banner); by default what
    * the store's change feed last heard (`databaseReachable` in db).
    */

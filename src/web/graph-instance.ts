@@ -7,7 +7,15 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/index.js';
-import { createGraph, createIndexQueue, type Graph, type IndexQueue } from '../graph/index.js';
+import { AppError } from '../errors.js';
+import {
+  createGraph,
+  createIndexQueue,
+  type Graph,
+  type IndexQueue,
+  transcriptRoots,
+  transcriptUnder,
+} from '../graph/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { logFilePath } from './session-log-file.js';
@@ -41,13 +49,24 @@ export function graphOf(host: GraphHost): Graph {
   return graph;
 }
 
+/** The folders transcripts are read from for a hook (symlinks followed). */
+export function transcriptRootsOf(host: Pick<GraphHost, 'config'>): string[] {
+  const { graph, sessionsDir } = host.config;
+  return transcriptRoots({ ...graph, sessionsDir });
+}
+
 /** Background indexing in this process (the Stop hook's requests, ended sessions' logs). */
 export function indexQueueOf(host: GraphHost): IndexQueue {
   let queue = queues.get(host.stores);
   if (!queue) {
     const graph = graphOf(host);
     queue = createIndexQueue({
-      index: (file, opts) => graph.index(file, opts),
+      // Checked again when its turn comes: a link swapped since it was queued is not followed.
+      index: (file, opts) => {
+        if (transcriptUnder(file, transcriptRootsOf(host)) === null)
+          throw new AppError('invalid_input', 'not a transcript in a folder of transcripts');
+        return graph.index(file, opts);
+      },
       embedPending: () => graph.embedPending(),
       onIndexed: (r) => {
         if (r.status === 'indexed')

@@ -3,13 +3,9 @@
  * (with a progress bar and the time left), `remember` recalls within a token budget, `stats`,
  * `topics` and `idea` show what is stored. The Claude Code plugin's skills call these.
  */
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { AppError, isAppError } from '../../errors.js';
 import { createBackend, createGateway, type Gateway } from '../../gateway/index.js';
 import {
-  claudeProjectsDir,
   countNewLines,
   currentTranscripts,
   countsJson,
@@ -49,7 +45,7 @@ watchkeeper graph remember QUERY [--budget TOKENS] [--session S] [--hyde] [--jso
 watchkeeper graph stats [--json] | topics [SESSION] [--json] | idea ID [--json]`;
 
 /** The graph over the data folder; with `useModel`, its jobs go through the model gateway. */
-function openGraph(io: CliIo, useModel = false) {
+export function openGraph(io: CliIo, useModel = false) {
   const app = openApp(io);
   let gateway: Gateway | null = null;
   if (useModel) {
@@ -96,8 +92,7 @@ function openGraph(io: CliIo, useModel = false) {
 async function filesToIndex(
   paths: string[],
   mode: { all: boolean; current: boolean },
-  io: CliIo,
-  sessionsDir: string,
+  folders: { projects: string | null; sessionsDir: string },
 ): Promise<string[]> {
   if (Number(mode.all) + Number(mode.current) + Number(paths.length > 0) !== 1) {
     throw usageError(
@@ -105,10 +100,7 @@ async function filesToIndex(
     );
   }
   if (paths.length > 0) return transcriptFiles(paths);
-  const projects = claudeProjectsDir({
-    home: io.env.HOME ?? null,
-    claudeConfigDir: io.env.CLAUDE_CONFIG_DIR ?? null,
-  });
+  const { projects, sessionsDir } = folders;
   if (mode.current) {
     if (!projects)
       throw usageError('--current needs HOME (or CLAUDE_CONFIG_DIR) to find the transcripts');
@@ -151,30 +143,25 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       model: { type: 'boolean' },
-      // Set by the Stop hook: wait for the last message, log to the data folder.
+      // The Stop hook's indexer: reads the requests hooks left (graph-index-hook.ts).
       'until-text': { type: 'string' },
       'from-hook': { type: 'boolean' },
     },
     10_000,
   );
-  const fromHook = flag(p, 'from-hook');
+  if (flag(p, 'from-hook')) {
+    const { indexFromHook } = await import('./graph-index-hook.js');
+    return indexFromHook(io, { paths: p.positionals, untilText: str(p, 'until-text') ?? null });
+  }
   const { app, graph } = openGraph(io, flag(p, 'model'));
-  const log = (line: string) => {
-    if (fromHook)
-      appendFileSync(
-        join(app.config.dataDir, 'graph-hook.log'),
-        `${new Date(io.clock.now()).toISOString()} ${line}\n`,
-      );
-  };
   try {
     const files = await filesToIndex(
       p.positionals,
       { all: flag(p, 'all'), current: flag(p, 'current') },
-      io,
-      app.config.sessionsDir,
+      { projects: app.config.graph.claudeProjectsDir, sessionsDir: app.config.sessionsDir },
     );
     const dryRun = flag(p, 'dry-run');
-    const total = fromHook ? 0 : await pendingLines(graph, files);
+    const total = await pendingLines(graph, files);
     const progress = progressReporter(io, dryRun ? 'reading' : 'indexing');
     let done = 0;
     const reports: IndexOutcome[] = [];
@@ -197,7 +184,6 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
         if (!isAppError(err)) throw err;
         failed += 1;
         io.stderr(`watchkeeper: ${err.message}\n`);
-        log(`failed: ${err.message}`);
       }
     }
     if (total > 0) progress.end();
@@ -205,9 +191,6 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
     const sum = (k: 'lines' | 'turns' | 'ideas' | 'spans' | 'relations') =>
       reports.reduce((n, r) => n + r[k], 0);
     const changed = reports.filter((r) => r.status !== 'unchanged');
-    log(
-      `${files.join(' ')}: ${changed.map((r) => `${r.status} ${r.lines} lines, ${r.ideas} ideas`).join('; ') || 'unchanged'}`,
-    );
     if (flag(p, 'json')) {
       io.stdout(
         json({
@@ -245,9 +228,6 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
         `${sum('lines')} lines, ${sum('ideas')} ideas${built(sum('spans'), sum('relations'))}\n`,
     );
     return failed > 0 ? 1 : 0;
-  } catch (err) {
-    log(`failed: ${(err as Error).message}`);
-    throw err;
   } finally {
     await app.close();
   }

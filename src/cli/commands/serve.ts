@@ -19,7 +19,13 @@ import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { createDashboard, createRuntime } from '../runtime.js';
-import { loopbackUrl, removeServeEndpoint, writeServeEndpoint } from '../serve-endpoint.js';
+import {
+  endpointProof,
+  loopbackUrl,
+  newEndpointNonce,
+  removeServeEndpoint,
+  writeServeEndpoint,
+} from '../serve-endpoint.js';
 import { indexQueueOf, queueSessionLog } from '../../web/graph-instance.js';
 import { startDailyPrune } from './prune.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
@@ -132,7 +138,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     });
     // Before anything can start a session: rows a killed predecessor left `running`.
     await rt.recoverInterrupted();
-    const app = createDashboard(rt, { clock: io.clock, demo });
+    // The nonce of this start's endpoint file: the Stop hook checks serve knows it (see there).
+    const nonce = newEndpointNonce();
+    const app = createDashboard(rt, {
+      clock: io.clock,
+      demo,
+      endpointProof: (challenge) => endpointProof(nonce, challenge),
+    });
     web = await startWebServer(app, config.web);
     // The memory graph reads each session's log once it has ended, in the background.
     const graphHost = { ...rt, clock: io.clock };
@@ -144,6 +156,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         pid: process.pid,
         url: loopbackUrl(web.url),
         token: config.web.authToken,
+        nonce,
       });
     } else {
       removeServeEndpoint(config.dataDir);

@@ -1,7 +1,9 @@
 /**
- * Which conversation a transcript file holds, from its path: a watchkeeper session log
- * (`sessions/<id>.ndjson`, or any saved stream-json), a Claude Code transcript
- * (`<session>.jsonl`) or one of its subagents (`<session>/subagents/agent-<id>.jsonl`).
+ * Which conversation a transcript file holds: a watchkeeper session log (stream-json, `.ndjson`),
+ * a Claude Code transcript (`<session>.jsonl`) or one of its subagents
+ * (`<session>/subagents/agent-<id>.jsonl`). A log is watchkeeper session N only when watchkeeper's
+ * own records say so (session N's log is this file), never from its name: `7.ndjson` elsewhere
+ * is a saved stream named `7`, not session 7.
  */
 import { basename, dirname } from 'node:path';
 
@@ -24,11 +26,14 @@ export function isTranscriptFile(path: string): boolean {
   return path.endsWith('.jsonl') || path.endsWith('.ndjson');
 }
 
-export function sourceOf(path: string): SourceInfo | null {
+/** The watchkeeper session whose recorded log is this file, or null. */
+export type LogOwner = (file: string) => number | null;
+
+export function sourceOf(path: string, logOwner: LogOwner | null = null): SourceInfo | null {
   const name = basename(path);
   if (name.endsWith('.ndjson')) {
     const stem = name.slice(0, -'.ndjson'.length);
-    const id = /^\d+$/.test(stem) ? Number(stem) : null;
+    const id = logOwner ? logOwner(path) : null;
     return {
       kind: 'watchkeeper',
       session: id === null ? stem : `wk-${id}`,

@@ -5,8 +5,45 @@
  * last text) are skipped. The user's prompt is not in the stream: the indexer takes it from the
  * session row.
  */
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
 import { parseLine } from '../../stream/index.js';
 import { type ParsedLine, type Turn, toolContext } from '../turns.js';
+
+/** watchkeeper's records of its sessions' logs (paths relative to the data folder). */
+export interface SessionLogRecords {
+  idByLogPath(logPath: string): number | null;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The watchkeeper session whose recorded log is `file`, or null: the file as named, and as
+ * reached through symlinks (a data folder given through a link), relative to the data folder.
+ */
+export function watchkeeperLogOwner(dataDir: string, records: SessionLogRecords) {
+  const root = resolve(dataDir);
+  return (file: string): number | null => {
+    const pairs: [string, string][] = [
+      [root, resolve(file)],
+      [realOr(root), realOr(resolve(file))],
+    ];
+    for (const [base, path] of pairs) {
+      const rel = relative(base, path);
+      if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) continue;
+      const id = records.idByLogPath(rel.split(sep).join('/'));
+      if (id !== null) return id;
+    }
+    return null;
+  };
+}
 
 export function watchkeeperLogLine(bytes: Buffer, line: number): ParsedLine {
   const parsed = parseLine(bytes);

@@ -3,16 +3,15 @@
  * remember --json`), its counts, and `POST /index`, where the Claude Code plugin's Stop hook hands
  * a transcript to the running serve (queued, indexed in the background: the hook never waits).
  */
-import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, normalize } from 'node:path';
 
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
 import { AppError } from '../../errors.js';
-import { countsJson, DEFAULT_BUDGET, rememberJson, sourceOf } from '../../graph/index.js';
+import { countsJson, DEFAULT_BUDGET, rememberJson, transcriptUnder } from '../../graph/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { graphOf, indexQueueOf } from '../graph-instance.js';
+import { graphOf, indexQueueOf, transcriptRootsOf } from '../graph-instance.js';
 import {
   apiRouter,
   common,
@@ -27,20 +26,23 @@ import {
 
 const MAX_QUERY = 1000;
 
-/** The transcript a hook names: an absolute path to an existing .jsonl or .ndjson file. */
-function transcriptOf(value: unknown): string {
-  const bad = (why: string) =>
-    new AppError('usage', `transcript_path ${why}`, { data: { field: 'transcript_path' } });
-  if (typeof value !== 'string' || value.trim() === '') throw bad('must be a non-empty string');
-  if (!isAbsolute(value)) throw bad(`must be an absolute path, got "${value.slice(0, 200)}"`);
-  if (!sourceOf(value)) throw bad('must name a transcript (.jsonl or .ndjson)');
-  try {
-    if (!statSync(value).isFile()) throw bad('is not a file');
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw bad(`names no readable file: ${value.slice(0, 200)}`);
-  }
-  return value;
+const OUTSIDE =
+  "transcript_path must name a transcript (.jsonl or .ndjson) in a folder of transcripts: Claude Code's projects, watchkeeper's session logs or WATCHKEEPER_GRAPH_ROOTS";
+
+/**
+ * The transcript a hook names: an absolute path whose file, symlinks followed, is a transcript in
+ * a folder of transcripts. Whatever else it names gets the same answer, which never says whether
+ * the path exists.
+ */
+function transcriptOf(value: unknown, roots: readonly string[]): string {
+  const bad = (message: string) =>
+    new AppError('usage', message, { data: { field: 'transcript_path' } });
+  if (typeof value !== 'string' || value.trim() === '')
+    throw bad('transcript_path must be a non-empty string');
+  if (!isAbsolute(value)) throw bad('transcript_path must be an absolute path');
+  const file = transcriptUnder(normalize(value), roots);
+  if (file === null) throw bad(OUTSIDE);
+  return file;
 }
 
 function budgetOf(value: string | undefined): number {
@@ -119,7 +121,8 @@ const index = createRoute({
     body: jsonRequest(
       z.object({
         transcript_path: z.string({ error: 'transcript_path must be a non-empty string' }).openapi({
-          description: 'absolute path of a .jsonl or .ndjson transcript on this machine',
+          description:
+            "absolute path of a .jsonl or .ndjson transcript in Claude Code's projects folder, watchkeeper's session logs or WATCHKEEPER_GRAPH_ROOTS (symlinks followed)",
         }),
         last_assistant_message: z
           .string({ error: 'last_assistant_message must be a string' })
@@ -137,7 +140,30 @@ const index = createRoute({
       z.object({ status: z.string(), transcript_path: z.string() }),
     ),
     ...withBody,
-    400: err('no transcript_path, not absolute, not a transcript, or no such file'),
+    400: err('no transcript_path, not absolute, or not a transcript in a folder of transcripts'),
+  },
+});
+
+const endpointProof = createRoute({
+  method: 'get',
+  path: '/endpoint-proof',
+  summary:
+    "serve proves it wrote serve-endpoint.json: HMAC-SHA256 of the challenge under the file's nonce (the Stop hook asks before it sends its token)",
+  security: [],
+  request: {
+    query: z.object({
+      challenge: z
+        .string({ error: 'challenge must be 32 to 128 hexadecimal characters' })
+        .regex(/^[0-9a-f]{32,128}$/, {
+          error: 'challenge must be 32 to 128 hexadecimal characters',
+        }),
+    }),
+  },
+  responses: {
+    200: ok('the proof', z.object({ proof: z.string() })),
+    400: err('no challenge, or not hexadecimal'),
+    404: err('this process wrote no endpoint file'),
+    ...common,
   },
 });
 
@@ -155,11 +181,17 @@ export function graphApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return c.json(rememberJson(answer), 200);
   });
 
+  app.openapi(endpointProof, (c) => {
+    if (!deps.endpointProof)
+      throw new AppError('not_found', 'this process wrote no serve-endpoint.json');
+    return c.json({ proof: deps.endpointProof(c.req.valid('query').challenge) }, 200);
+  });
+
   app.openapi(stats, (c) => c.json(countsJson(graphOf(deps).stats()), 200));
 
   app.openapi(index, (c) => {
     const body = c.req.valid('json');
-    const file = transcriptOf(body.transcript_path);
+    const file = transcriptOf(body.transcript_path, transcriptRootsOf(deps));
     const last = body.last_assistant_message;
     // Only its end is looked for in the file (the CLI may not have written it yet).
     const untilText = typeof last === 'string' ? last.trim().slice(-80) : '';
