@@ -100,6 +100,8 @@ export function webHarness(
     conversations?: (base: TestApp) => { gateway: Gateway; conversations: Conversations };
     /** The notifier the Notifications page is given (default: none). */
     notifications?: (base: TestApp) => NotificationsControl;
+    /** serve's answer to the Stop hook's challenge (default: none, as without serve). */
+    endpointProof?: (challenge: string) => string;
   } = {},
 ): WebHarness {
   const base = testApp();
@@ -126,6 +128,7 @@ export function webHarness(
     demo: opts.demo ?? false,
     secret: randomBytes(32),
     ...(opts.notifications ? { notifications: opts.notifications(base) } : {}),
+    ...(opts.endpointProof ? { endpointProof: opts.endpointProof } : {}),
   });
   const request = (path: string, init: RequestInit = {}) =>
     Promise.resolve(

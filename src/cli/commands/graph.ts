@@ -35,7 +35,7 @@ export const GRAPH_USAGE = `watchkeeper graph index PATH|DIR...|--current|--all 
   Index transcripts into the memory graph: Claude Code's (~/.claude/projects/**/*.jsonl,
   subagents included) and watchkeeper's session logs (data/sessions/*.ndjson). Only what was
   appended since the last run is read. --current: the session being written in this folder;
-  --all: both places. --model: topic names, summaries and
+  --all: both places and WATCHKEEPER_GRAPH_ROOTS. --model: topic names, summaries and
   ideas by the model gateway (offline rules otherwise, and whenever a job fails).
 watchkeeper graph remember QUERY [--budget TOKENS] [--session S] [--hyde] [--json]
   Recall: ideas and their topics by meaning, words, entities and relations, within the budget
@@ -92,7 +92,7 @@ export function openGraph(io: CliIo, useModel = false) {
 async function filesToIndex(
   paths: string[],
   mode: { all: boolean; current: boolean },
-  folders: { projects: string | null; sessionsDir: string },
+  folders: { projects: string | null; sessionsDir: string; roots: string[] },
 ): Promise<string[]> {
   if (Number(mode.all) + Number(mode.current) + Number(paths.length > 0) !== 1) {
     throw usageError(
@@ -106,7 +106,7 @@ async function filesToIndex(
       throw usageError('--current needs HOME (or CLAUDE_CONFIG_DIR) to find the transcripts');
     return currentTranscripts(projects, process.cwd());
   }
-  const roots = [projects, sessionsDir].filter((p): p is string => p !== null);
+  const roots = [projects, sessionsDir, ...folders.roots].filter((p): p is string => p !== null);
   const found: string[] = [];
   for (const root of roots) {
     try {
@@ -158,7 +158,11 @@ async function indexCommand(argv: string[], io: CliIo): Promise<number> {
     const files = await filesToIndex(
       p.positionals,
       { all: flag(p, 'all'), current: flag(p, 'current') },
-      { projects: app.config.graph.claudeProjectsDir, sessionsDir: app.config.sessionsDir },
+      {
+        projects: app.config.graph.claudeProjectsDir,
+        sessionsDir: app.config.sessionsDir,
+        roots: app.config.graph.roots,
+      },
     );
     const dryRun = flag(p, 'dry-run');
     const total = await pendingLines(graph, files);
