@@ -141,19 +141,17 @@ describe('graph remember, topics, idea, stats', () => {
 });
 
 describe('graph hook stop', () => {
-  it('starts the indexer for the transcript with the end of the last message, and no more', () => {
+  it('hands on the transcript with the end of the last message, and no more', () => {
     const r = hookRequest({
       transcript_path: '/home/u/.claude/projects/p/s.jsonl',
       last_assistant_message: `${'x'.repeat(200)} the end.`,
     });
-    expect(indexArgs(r!).slice(1)).toEqual([
-      'graph',
-      'index',
-      '/home/u/.claude/projects/p/s.jsonl',
-      '--from-hook',
-      '--until-text',
-      `${'x'.repeat(71)} the end.`,
-    ]);
+    expect(r).toEqual({
+      transcriptPath: '/home/u/.claude/projects/p/s.jsonl',
+      untilText: `${'x'.repeat(71)} the end.`,
+    });
+    // The indexer it starts reads the requests the hooks left, not its command line.
+    expect(indexArgs().slice(1)).toEqual(['graph', 'index', '--from-hook']);
     expect(hookRequest({ transcript_path: '' })).toBeNull();
     expect(hookRequest('not an object')).toBeNull();
   });
