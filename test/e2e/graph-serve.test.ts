@@ -6,7 +6,7 @@
  * on its own (detached), as before. Needs dist/.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,13 +44,14 @@ function graphSessions(dbPath: string): string[] {
 }
 
 /** The plugin's Stop hook as Claude Code runs it: a process, the hook JSON on stdin. */
-function stopHook(dataDir: string, transcript: string): Promise<number | null> {
+function stopHook(dataDir: string, transcript: string, roots: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'graph', 'hook', 'stop'], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         WATCHKEEPER_DATA_DIR: dataDir,
         WATCHKEEPER_EMBEDDINGS: 'off',
+        WATCHKEEPER_GRAPH_ROOTS: roots,
       },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
@@ -69,9 +70,12 @@ function stopHook(dataDir: string, transcript: string): Promise<number | null> {
 
 describe('the memory graph in serve', () => {
   it("indexes each ended session's log, and takes the Stop hook's transcripts while it runs", async () => {
+    // The transcripts the hook hands on are in a folder of transcripts for serve and the hook.
+    copy = fixtureCopy();
     const demo = (serve = startDemoServe({
       WATCHKEEPER_EMBEDDINGS: 'off',
       WATCHKEEPER_LOG_LEVEL: 'debug',
+      WATCHKEEPER_GRAPH_ROOTS: copy.dir,
     }));
     const endpoint = join(demo.dataDir, ENDPOINT_FILE);
     // The demo's start-up chain is three sessions.
@@ -83,9 +87,9 @@ describe('the memory graph in serve', () => {
     expect(JSON.parse(readFileSync(endpoint, 'utf8'))).toMatchObject({
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       token: null,
+      nonce: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    copy = fixtureCopy();
-    expect(await stopHook(demo.dataDir, copy.main)).toBe(0);
+    expect(await stopHook(demo.dataDir, copy.main, copy.dir)).toBe(0);
     await demo.until(() => graphSessions(demo.dbPath).includes(SESSION), 300);
     expect(graphSessions(demo.dbPath)).toContain(SESSION);
     // Indexed by serve (its log says so), not by an indexer the hook started (that one logs here).
@@ -94,15 +98,24 @@ describe('the memory graph in serve', () => {
     expect(demo.log()).toMatch(/graph: indexed/);
     expect(demo.log()).toContain(copy.main);
     expect(existsSync(join(demo.dataDir, 'graph-hook.log'))).toBe(false);
+    // Nothing outside the folders of transcripts, even a transcript of serve's own user.
+    const outside = join(demo.dataDir, 'elsewhere.jsonl');
+    writeFileSync(outside, readFileSync(copy.subagent), { mode: 0o600 });
+    expect(await stopHook(demo.dataDir, outside, copy.dir)).toBe(0);
 
     expect(await demo.stop()).toBe(0);
     expect(existsSync(endpoint)).toBe(false);
     // No serve: the hook starts its own indexer, which logs to the data folder.
-    expect(await stopHook(demo.dataDir, copy.subagent)).toBe(0);
+    expect(await stopHook(demo.dataDir, copy.subagent, copy.dir)).toBe(0);
     const agent = `${SESSION}/agent-a1b2c3d4e5f6a7b8c`;
     await demo.until(() => graphSessions(demo.dbPath).includes(agent), 300);
     expect(graphSessions(demo.dbPath)).toContain(agent);
     await demo.until(() => existsSync(join(demo.dataDir, 'graph-hook.log')), 100);
-    expect(readFileSync(join(demo.dataDir, 'graph-hook.log'), 'utf8')).toContain(copy.subagent);
+    const hookLog = () => readFileSync(join(demo.dataDir, 'graph-hook.log'), 'utf8');
+    await demo.until(() => hookLog().includes(copy!.subagent), 100);
+    expect(hookLog()).toContain(`${copy.subagent}: indexed`);
+    // The request serve refused was left for the hook's indexer, which refused it too.
+    expect(hookLog()).toContain(`refused: ${outside}`);
+    expect(graphSessions(demo.dbPath)).not.toContain('elsewhere');
   }, 180_000);
 });
