@@ -211,6 +211,8 @@ describe('a watchkeeper session log', () => {
     mkdirSync(join(app.dataDir, 'sessions'), { recursive: true });
     const log = join(app.dataDir, 'sessions', `${id}.ndjson`);
     copyFileSync(REAL_LOG, log);
+    // As the runner records it: the session's log, relative to the data folder.
+    app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
     const report = await app.graph.index(log);
     expect(report).toMatchObject({ session: `wk-${id}`, kind: 'watchkeeper', status: 'indexed' });
     const ideas = ideaRows(app);
