@@ -42,8 +42,7 @@ export function transcriptRoots(f: TranscriptFolders): string[] {
 export function transcriptUnder(path: string, roots: readonly string[]): string | null {
   const target = real(path);
   if (target === null || !isTranscriptFile(target) || !isTranscriptFile(path)) return null;
-  if (!roots.some((root) => target.startsWith(root.endsWith(sep) ? root : root + sep)))
-    return null;
+  if (!roots.some((root) => target.startsWith(root.endsWith(sep) ? root : root + sep))) return null;
   try {
     return statSync(target).isFile() ? path : null;
   } catch {
