@@ -6,8 +6,10 @@
  * can come faster than a slow index). A lock left by a dead process is taken over.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { makeDir } from '../make-dir.js';
 import { processAlive as alive } from '../process/alive.js';
 
 function holderOf(path: string): number | null {
@@ -35,7 +37,7 @@ export async function withFileLock<T>(
 ): Promise<Locked<T>> {
   const inProcess = running.get(file);
   if (inProcess) await inProcess.catch(() => undefined);
-  mkdirSync(lockDir, { recursive: true });
+  makeDir(lockDir);
   const name = createHash('sha256').update(file).digest('hex').slice(0, 32);
   const lock = join(lockDir, `${name}.lock`);
   const again = join(lockDir, `${name}.again`);
