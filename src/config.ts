@@ -235,6 +235,17 @@ const SCHEMA = z.object({
   MCP_CONFIG: z.string().min(1).optional(),
   CLAUDE_SETTINGS: z.string().min(1).optional(),
   CHILD_ENV: list.default([]),
+  GUARD_ALLOW_INTERPRETERS: list
+    .superRefine((items, ctx) => {
+      const bad = items.filter((i) => i !== 'all' && !GUARD_INTERPRETERS.includes(i));
+      if (bad.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown interpreter ${bad.join(', ')}: use ${GUARD_INTERPRETERS.join(', ')} or all`,
+        });
+    })
+    .default([]),
+  GUARD_ALLOW_ALIASES: bool.default(false),
   RESTART_LIMIT: int(0, 1000).default(2),
   RESTART_WINDOW: duration(60_000).default(4 * 3_600_000),
   REDEPLOY_LIMIT: int(0, 1000).default(1),
@@ -302,6 +313,35 @@ export interface TierConfig {
   memoryBudget: number;
 }
 
+/**
+ * Interpreters whose process-starting code the cooldown guard refuses unless the operator allows
+ * them by name (WATCHKEEPER_GUARD_ALLOW_INTERPRETERS); `python3`, `gawk`, `nodejs` go by these.
+ */
+export const GUARD_INTERPRETERS: readonly string[] = [
+  'perl',
+  'python',
+  'ruby',
+  'node',
+  'php',
+  'awk',
+  'sed',
+  'bun',
+  'deno',
+  'lua',
+  'tclsh',
+  'Rscript',
+  'pwsh',
+  'osascript',
+];
+
+/** What the cooldown guard lets through that it would otherwise refuse as unreadable. */
+export interface GuardAllowance {
+  /** Interpreter names (GUARD_INTERPRETERS) whose process-starting code may run; `all`. */
+  interpreters: string[];
+  /** Scripts may define aliases and turn on alias expansion. */
+  aliases: boolean;
+}
+
 export interface CooldownLimits {
   restart: { limit: number; windowMs: number };
   redeployment: { limit: number; windowMs: number };
@@ -349,6 +389,7 @@ export interface Config {
     childEnv: string[];
   };
   cooldowns: CooldownLimits;
+  guard: GuardAllowance;
   web: WebConfig;
   embeddings: EmbeddingsConfig;
   gateway: GatewayConfig;
@@ -812,6 +853,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       restart: { limit: c.RESTART_LIMIT, windowMs: c.RESTART_WINDOW },
       redeployment: { limit: c.REDEPLOY_LIMIT, windowMs: c.REDEPLOY_WINDOW },
     },
+    guard: { interpreters: c.GUARD_ALLOW_INTERPRETERS, aliases: c.GUARD_ALLOW_ALIASES },
     web: {
       host: c.HOST,
       port: c.PORT,

@@ -8,18 +8,19 @@
  * compose command without a service, an unreadable script) fails closed: it counts against
  * every service it could name.
  */
-import type { CooldownLimits } from '../config.js';
+import type { CooldownLimits, GuardAllowance } from '../config.js';
 import type { CooldownAction } from '../stream/index.js';
 import { checkServiceName } from '../text-rules.js';
 import type { ServiceCooldown } from './cooldown-policy.js';
 import { bashParser } from './guard/bash-parser.js';
 import { classifyCommand } from './guard/classify.js';
-import { BOTH, type Engine, type Env, everything, NO_INPUT } from './guard/env.js';
+import { BOTH, type Engine, type Env, everything, NO_INPUT, type Refusal } from './guard/env.js';
 import { intentMatch, type Matched, type RemediationIntent } from './guard/intent.js';
 import { analyseScript, clip, type GuardState } from './guard/script.js';
 
 export { mentions, targetMatches } from './guard/glob.js';
 export { targetName, type RemediationIntent } from './guard/intent.js';
+export type { Refusal } from './guard/env.js';
 
 const MAX_COMMAND = 1 << 20;
 
@@ -47,11 +48,28 @@ function engineFor(state: GuardState): Engine {
   return engine;
 }
 
-/** Every restart or redeployment the command could perform. Never throws: failures fail closed. */
-export async function remediationIntents(command: string): Promise<RemediationIntent[]> {
+/** What the guard found in a command: what it could restart, and what it refuses outright. */
+export interface CommandCheck {
+  intents: RemediationIntent[];
+  refusals: Refusal[];
+}
+
+function unique<T>(items: T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((i) => {
+    const key = JSON.stringify(i);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Every restart or redeployment the command could perform, and every refusal. Never throws. */
+export async function checkCommand(command: string): Promise<CommandCheck> {
   const out: RemediationIntent[] = [];
-  const failClosed = (why: string) =>
-    BOTH.map((action): RemediationIntent => ({
+  const refusals: Refusal[] = [];
+  const failClosed = (why: string): CommandCheck => ({
+    intents: BOTH.map((action): RemediationIntent => ({
       action,
       targets: [],
       patterns: [],
@@ -59,7 +77,9 @@ export async function remediationIntents(command: string): Promise<RemediationIn
       untargeted: true,
       command: clip(command),
       why,
-    }));
+    })),
+    refusals: [],
+  });
   if (command.length > MAX_COMMAND) return failClosed('it is too long to check');
   try {
     const state: GuardState = {
@@ -71,19 +91,38 @@ export async function remediationIntents(command: string): Promise<RemediationIn
       command: clip(command),
       depth: 0,
       emit: (intent) => out.push({ command: clip(command), ...intent }),
+      refuse: (refusal) => refusals.push({ command: clip(command), ...refusal }),
       engine: engineFor(state),
     };
     analyseScript(command, NO_INPUT, env, state);
   } catch (err) {
     return failClosed(`the guard could not check it (${(err as Error).message})`);
   }
-  const seen = new Set<string>();
-  return out.filter((i) => {
-    const key = JSON.stringify(i);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return { intents: unique(out), refusals: unique(refusals) };
+}
+
+/** Every restart or redeployment the command could perform. Never throws: failures fail closed. */
+export async function remediationIntents(command: string): Promise<RemediationIntent[]> {
+  return (await checkCommand(command)).intents;
+}
+
+/** The refusals the operator has not allowed (WATCHKEEPER_GUARD_ALLOW_*). */
+export function unallowedRefusals(refusals: readonly Refusal[], allow: GuardAllowance): Refusal[] {
+  return refusals.filter((r) =>
+    r.kind === 'alias'
+      ? !allow.aliases
+      : !allow.interpreters.includes('all') && !allow.interpreters.includes(r.name),
+  );
+}
+
+/** Why a refusal counts, in a sentence for the model, with the switch that would allow it. */
+export function refusalDetail(r: Refusal): string {
+  const cmd = `\`${clip(r.command, 120)}\``;
+  const allow =
+    r.kind === 'alias'
+      ? 'WATCHKEEPER_GUARD_ALLOW_ALIASES=true'
+      : `WATCHKEEPER_GUARD_ALLOW_INTERPRETERS=${r.name}`;
+  return `Refused ${cmd}: ${r.why}. The operator can allow this with ${allow}`;
 }
 
 export interface Conflict {

@@ -5,15 +5,18 @@
  * even when the model never reports them. Everything else passes untouched.
  */
 import type { Clock } from '../clock.js';
-import type { CooldownLimits } from '../config.js';
+import type { CooldownLimits, GuardAllowance } from '../config.js';
 import type { Stores } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import {
+  checkCommand,
   type Conflict,
   conflictDetail,
   findConflict,
   recordableTargets,
-  remediationIntents,
+  type Refusal,
+  refusalDetail,
+  unallowedRefusals,
 } from './command-guard.js';
 import { currentCooldowns } from './cooldown-now.js';
 import { cooldownReason } from './cooldown-policy.js';
@@ -39,7 +42,11 @@ export interface HookContext {
   onAlert?: OnAlert;
   /** Services whose limits count every instance's actions (config.fleet.cooldownServices). */
   sharedServices?: readonly string[];
+  /** What the operator lets through that the guard would refuse (config.guard); none by default. */
+  guard?: GuardAllowance;
 }
+
+const NOTHING_ALLOWED: GuardAllowance = { interpreters: [], aliases: false };
 
 const ALLOW: HookDecision = { exitCode: 0, stderr: '' };
 
@@ -51,22 +58,29 @@ export function bashCommand(payload: unknown): string | null {
   return typeof p.tool_input?.command === 'string' ? p.tool_input.command : null;
 }
 
-/**
- * What a tool call could restart or redeploy, with the call as text (the command, or the MCP
- * tool and its input); null for a tool the guard does not check.
- */
-export async function toolIntents(
-  payload: unknown,
-): Promise<{ command: string; intents: RemediationIntent[] } | null> {
+/** What a tool call could restart or redeploy, and what the guard refuses outright. */
+export interface ToolCheck {
+  /** The call as text: the command, or the MCP tool and its input. */
+  command: string;
+  intents: RemediationIntent[];
+  refusals: Refusal[];
+}
+
+/** What a tool call could do (see ToolCheck); null for a tool the guard does not check. */
+export async function toolIntents(payload: unknown): Promise<ToolCheck | null> {
   const command = bashCommand(payload);
-  if (command !== null) return { command, intents: await remediationIntents(command) };
+  if (command !== null) return { command, ...(await checkCommand(command)) };
   if (typeof payload !== 'object' || payload === null) return null;
   const p = payload as { tool_name?: unknown; tool_input?: unknown };
   if (typeof p.tool_name !== 'string') return null;
   const found = mcpToolIntents(p.tool_name, p.tool_input);
   if (!found) return null;
-  const nested = await Promise.all(found.commands.map((c) => remediationIntents(c)));
-  return { command: found.command, intents: [...found.intents, ...nested.flat()] };
+  const nested = await Promise.all(found.commands.map((c) => checkCommand(c)));
+  return {
+    command: found.command,
+    intents: [...found.intents, ...nested.flatMap((n) => n.intents)],
+    refusals: nested.flatMap((n) => n.refusals),
+  };
 }
 
 function disabledReason(action: CooldownAction, detail: string): string {
@@ -116,12 +130,54 @@ function refuseDryRun(
   return { exitCode: 2, stderr: reason };
 }
 
+/** An alias, or interpreter code that can start a process: refused whatever the cooldowns say. */
+function refuseUnreadable(
+  command: string,
+  refusal: Refusal,
+  ctx: HookContext,
+  now: number,
+): HookDecision {
+  const reason =
+    `watchkeeper: ${refusalDetail(refusal)}. Run a restart as a plain command the guard can ` +
+    'check (`docker restart NAME`, `systemctl restart NAME`), or report that a human is needed.';
+  const shown = command.length > 300 ? `${command.slice(0, 300)}…` : command;
+  ctx.stores.cooldowns.recordBlock({
+    service: '*',
+    actionType: 'restart',
+    command,
+    reason,
+    sessionId: ctx.sessionId,
+    createdAt: now,
+  });
+  ctx.stores.events.insert({
+    sessionId: ctx.sessionId,
+    source: 'system',
+    level: 'warning',
+    service: null,
+    message: `Blocked a command the cooldown guard cannot check (${refusal.kind}): ${shown}`,
+    createdAt: now,
+  });
+  emitAlert(ctx.onAlert, {
+    kind: 'guard_refused',
+    service: '*',
+    action: 'restart',
+    command,
+    reason,
+    sessionId: ctx.sessionId,
+  });
+  return { exitCode: 2, stderr: reason };
+}
+
 export async function decidePreToolUse(payload: unknown, ctx: HookContext): Promise<HookDecision> {
   const found = await toolIntents(payload);
-  if (found === null || found.intents.length === 0) return ALLOW;
+  if (found === null) return ALLOW;
   const { command, intents } = found;
-
   const now = ctx.clock.now();
+  // A cooldown refusal names the service, so it goes first; an allowed restart is recorded only
+  // once nothing is refused.
+  const [refusal] = unallowedRefusals(found.refusals, ctx.guard ?? NOTHING_ALLOWED);
+  if (intents.length === 0) return refusal ? refuseUnreadable(command, refusal, ctx, now) : ALLOW;
+
   if (ctx.dryRun) return refuseDryRun(command, intents[0]!, ctx, now);
   const state = currentCooldowns(ctx.stores, ctx.limits, now, ctx.sharedServices ?? []);
   const conflict = findConflict(intents, state, ctx.limits);
@@ -155,6 +211,7 @@ export async function decidePreToolUse(payload: unknown, ctx: HookContext): Prom
     });
     return { exitCode: 2, stderr: reason };
   }
+  if (refusal) return refuseUnreadable(command, refusal, ctx, now);
   for (const { service, action } of recordableTargets(intents)) {
     ctx.stores.cooldowns.insert({
       service,

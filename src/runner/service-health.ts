@@ -13,7 +13,7 @@
  */
 import type { ServiceCheck, Stores } from '../db/index.js';
 import type { Knowledge } from '../knowledge/index.js';
-import { type HealthState, normaliseHealth } from '../stream/index.js';
+import { type HealthState, markdownLines, normaliseHealth, quotedLines } from '../stream/index.js';
 import { checkServiceName, printable } from '../text-rules.js';
 
 const STATES = 'healthy|degraded|down|unreachable';
@@ -75,24 +75,11 @@ function listItem(item: string, health: HealthState): ServiceCheck | null {
   return { service: name.name, health, detail: detailOf(rest), source: 'response' };
 }
 
-/** The lines of `text` that are prose: not in a fenced code block, not quoted, not indented code. */
+/** The lines of `text` that are prose: not quoted, not code (as the dashboard renders them). */
 function proseLines(text: string): string[] {
-  const out: string[] = [];
-  let fence: string | null = null;
-  for (const line of text.split(/\r?\n/)) {
-    const f = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (fence !== null) {
-      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length) fence = null;
-      continue;
-    }
-    if (f) {
-      fence = f[1]!;
-      continue;
-    }
-    if (/^\s*>/.test(line) || /^(?: {4}|\t)/.test(line)) continue;
-    out.push(line);
-  }
-  return out;
+  const lines = markdownLines(text);
+  const quoted = quotedLines(lines);
+  return lines.filter((_, i) => !quoted[i]);
 }
 
 /** The checks a final response states (rule 2 above), in order of mention. */

@@ -259,6 +259,9 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           WATCHKEEPER_TIER: String(req.tier),
           // The guard (`watchkeeper hook pre-tool-use`) refuses every restart on a dry run.
           WATCHKEEPER_DRY_RUN: String(runner.dryRun),
+          // What the operator lets the guard pass (aliases, interpreters that start processes).
+          WATCHKEEPER_GUARD_ALLOW_INTERPRETERS: config.guard.interpreters.join(','),
+          WATCHKEEPER_GUARD_ALLOW_ALIASES: String(config.guard.aliases),
           WATCHKEEPER_RESTART_LIMIT: String(config.cooldowns.restart.limit),
           WATCHKEEPER_RESTART_WINDOW: `${config.cooldowns.restart.windowMs}ms`,
           WATCHKEEPER_REDEPLOY_LIMIT: String(config.cooldowns.redeployment.limit),

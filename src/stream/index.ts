@@ -1,5 +1,6 @@
 /** @module stream: bytes -> lines -> typed stream-json messages -> markers. Pure, no I/O. */
 export { LineSplitter, type LineSplitterOptions } from './lines.js';
+export { markdownLines, quotedLines } from './markdown-blocks.js';
 export {
   extractMarkers,
   type CooldownAction,

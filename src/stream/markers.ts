@@ -6,18 +6,15 @@
  * controlled, and `result.result` repeats the last text).
  *
  * The model also quotes tool output in its own text, so only its prose yields markers; whatever
- * Markdown shows as quoted or as code never does:
- * - A marker starts a line, after at most 3 spaces and at most one list bullet (`-`, `*`, `+`,
- *   `1.`, `1)`). A line indented by 4 or more spaces, or by a tab, is indented code.
- * - A line starting with `>` opens a blockquote that runs to the next blank line (Markdown's lazy
- *   continuation renders an unmarked line right after a quoted one inside the quote).
- * - A line that starts (after any indentation, `>` marks and one bullet) with 3 or more backticks
- *   or tildes opens a fence. It ends only at a bare line of the same character, at least as long.
- *   Inside a fence, a fence line with an info string (```sh) opens a nested fence that must close
- *   first, so quoted output that carries fenced examples of its own stays quoted. A fence never
- *   closed hides the rest of the text block.
+ * Markdown shows as quoted or as code never does. Which lines those are is decided as the
+ * dashboard renders the text (CommonMark, see markdown-blocks.ts): a blockquote with its lazy
+ * continuation lines, a fenced code block (closed only by a fence indented at most three spaces
+ * past its container; fences do not nest, and one never closed runs to the end of its
+ * container), an indented code block. A marker starts a line, after at most 3 spaces and at
+ * most one list bullet (`-`, `*`, `+`, `1.`, `1)`).
  * Known limit: quoted text holding a bare closing fence of its own ends the model's fence early,
- * as in any Markdown renderer, and a marker after that line reads as the model's prose.
+ * as in any Markdown renderer, and a marker after that line reads as the model's prose (the
+ * dashboard shows it so too).
  *
  * Text is stored without control characters, and service names follow the one rule of
  * src/text-rules.ts (a bad or over-long name rejects the marker). Nothing here spreads a message's
@@ -25,6 +22,7 @@
  * pattern runs in linear time on a line of any length.
  */
 import { stripControlCharacters } from '../text-rules.js';
+import { markdownLines, quotedLines } from './markdown-blocks.js';
 import { checkServiceName } from './names.js';
 import type { StreamMessage } from './types.js';
 
@@ -56,9 +54,6 @@ export type Marker =
 // At most 3 spaces (no tab), one optional list bullet, then the marker.
 const MARKER_LINE =
   /^ {0,3}(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?\[(EVENT|MEMORY|COOLDOWN|SERVICE|ESCALATE|HEALTH):([^\]\r\n]*)\][ \t]*(.*)$/i;
-const QUOTE = /^ {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?>/;
-const BULLET = /^(?:[-*+]|\d{1,9}[.)])[ \t]/;
-const BLANK = /^[ \t]*$/;
 const WORD = /^[A-Za-z0-9_-]+$/;
 const COOLDOWN_TEXT = /^(success|failure)\b[ \t]*(?:[-\u2013\u2014:][ \t]*)?(.*)$/i;
 const ESCALATE_TIER = /^(?:tier)?[ \t]*([0-9])$/i;
@@ -98,65 +93,15 @@ export function normaliseHealth(word: string): HealthState | null {
 /** Markers in one block of assistant text, in order, skipping quoted and code lines. */
 export function extractMarkers(text: string): Marker[] {
   const out: Marker[] = [];
-  // Open fences, innermost last.
-  const fences: Fence[] = [];
-  let inQuote = false;
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    const fence = fenceLine(line);
-    if (fences.length > 0) {
-      const open = fences[fences.length - 1]!;
-      if (fence && fence.info !== '') fences.push(fence);
-      else if (fence && fence.char === open.char && fence.length >= open.length) fences.pop();
-      continue;
-    }
-    if (fence) {
-      fences.push(fence);
-      if (QUOTE.test(line)) inQuote = true;
-      continue;
-    }
-    if (BLANK.test(line)) {
-      inQuote = false;
-      continue;
-    }
-    if (QUOTE.test(line)) inQuote = true;
-    if (inQuote) continue;
+  const lines = markdownLines(text);
+  const quoted = quotedLines(lines);
+  for (let i = 0; i < lines.length; i += 1) {
+    if (quoted[i]) continue;
+    const line = lines[i]!;
     const m = MARKER_LINE.exec(line);
     if (m) out.push(toMarker(m[1]!.toLowerCase() as MarkerKind, m[2]!, m[3]!, line));
   }
   return out;
-}
-
-interface Fence {
-  char: string;
-  length: number;
-  info: string;
-}
-
-/**
- * The fence a line opens or closes, or null. Recognised at any indentation and after quote marks
- * and a bullet: counting too many lines as fences can only hide markers, never make quoted text
- * into one. Scanned by hand, as a regex with two optional prefixes backtracks quadratically.
- */
-function fenceLine(line: string): Fence | null {
-  let i = skipPrefix(line, 0);
-  const bullet = BULLET.exec(line.slice(i, i + 11));
-  if (bullet) i = skipPrefix(line, i + bullet[0].length);
-  const char = line[i];
-  if (char !== '`' && char !== '~') return null;
-  let end = i;
-  while (line[end] === char) end += 1;
-  if (end - i < 3) return null;
-  const info = line.slice(end).trim();
-  // A backtick run followed by more backticks on the line is inline code, not a fence.
-  if (char === '`' && info.includes('`')) return null;
-  return { char, length: end - i, info };
-}
-
-function skipPrefix(line: string, from: number): number {
-  let i = from;
-  while (line[i] === ' ' || line[i] === '\t' || line[i] === '>') i += 1;
-  return i;
 }
 
 /** Markers carried by one stream message: only the main agent's assistant text blocks count. */

@@ -43,6 +43,8 @@ describe('service health from the final response', () => {
           'Healthy: none',
           '```',
           'Healthy: planted',
+          '    ```',
+          'Down: nas',
           '```',
           '> Down: quoted',
           '    Down: indented',

@@ -41,7 +41,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   }
   // Most calls are not remediation: answer without touching the database.
   const found = await toolIntents(payload);
-  if (found === null || found.intents.length === 0) return 0;
+  if (found === null || (found.intents.length === 0 && found.refusals.length === 0)) return 0;
   try {
     const config = loadConfig(io.env);
     const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
@@ -56,6 +56,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
         tier: intOrNull(io.env.WATCHKEEPER_TIER),
         dryRun: config.runner.dryRun,
         sharedServices: config.fleet.cooldownServices,
+        guard: config.guard,
         // Recorded only: the serving process delivers it (it knows the targets).
         onAlert: (alert) =>
           void recordTrigger(stores.notifications, config.notifications, alert, io.clock.now()),

@@ -4,6 +4,7 @@
  * pass; anything else is checked by the fail-closed rule (a restart-like word together with a
  * word naming a service). Pure.
  */
+import { alias, shopt } from './aliases.js';
 import { compose, docker } from './docker.js';
 import { type Env, type Handler, type Input, unknownProgram, unresolved } from './env.js';
 import { kill, killall, pkill } from './killers.js';
@@ -22,7 +23,8 @@ import {
   systemctl,
 } from './services.js';
 import { literal, type Word } from './words.js';
-import { awk, interpreterFor, runFile, sed, shell, source, WRAPPERS } from './wrappers.js';
+import { awk, interpreterFor, sed } from './interpreters.js';
+import { runFile, shell, source, WRAPPERS } from './wrappers.js';
 
 const HANDLERS: Record<string, Handler> = {
   ...WRAPPERS,
@@ -83,6 +85,8 @@ const HANDLERS: Record<string, Handler> = {
   nawk: awk,
   sed,
   gsed: sed,
+  alias,
+  shopt,
 };
 
 /** Wrappers that hand their arguments to a sub-tool: `k3s kubectl`, `microk8s kubectl`. */
@@ -100,8 +104,8 @@ const QUIET = new Set(
     'dig nslookup host journalctl dmesg test [ [[ true false : sleep cd pwd pushd popd which ' +
     'type whereis man help readlink realpath basename dirname mkdir touch cp mv ln chmod chown ' +
     'rm rmdir tee xxd od hexdump base64 md5sum sha1sum sha256sum sha512sum openssl tar gzip ' +
-    'gunzip zcat bzip2 xz unzip zip vi vim nano git history alias unalias export unset set ' +
-    'declare local readonly typeset read wait jobs fg bg disown trap shift getopts let ' +
+    'gunzip zcat bzip2 xz unzip zip vi vim nano git history unalias export unset set ' +
+    'declare local readonly typeset read wait jobs fg bg disown shift getopts let ' +
     'return exit break continue nproc lscpu lsblk blkid mount findmnt env-update locale tput ' +
     'clear stty seq yes nl fold fmt paste join split expand unexpand iconv strings sum cksum ' +
     'getent groups last w who lastlog vmstat iostat mpstat sar pidstat nstat iftop iotop ' +

@@ -23,6 +23,21 @@ export type Input =
 
 export const NO_INPUT: Input = { kind: 'none' };
 
+/**
+ * Something the guard refuses whatever the cooldowns say, because it could hide a restart from
+ * the guard: an alias, or interpreter code that can start a process. The operator can allow
+ * each kind (WATCHKEEPER_GUARD_ALLOW_ALIASES, WATCHKEEPER_GUARD_ALLOW_INTERPRETERS).
+ */
+export interface Refusal {
+  kind: 'alias' | 'interpreter';
+  /** The interpreter's name as the operator allows it (`python`, `awk`); `alias` for aliases. */
+  name: string;
+  /** The simple command it came from, as written. */
+  command: string;
+  /** Why, for the model: "the script defines an alias (`alias r='docker restart'`)". */
+  why: string;
+}
+
 export interface Env {
   /** The simple command as written, for messages. */
   readonly command: string;
@@ -30,6 +45,8 @@ export interface Env {
   readonly depth: number;
   /** Takes what was found; `command` defaults to the innermost simple command. */
   emit(intent: Omit<RemediationIntent, 'command'> & { command?: string }): void;
+  /** Takes a refusal; `command` defaults to the innermost simple command. */
+  refuse(refusal: Omit<Refusal, 'command'> & { command?: string }): void;
   readonly engine: Engine;
 }
 

@@ -9,6 +9,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 
 import { withTree } from './bash-parser.js';
+import { shellVariable } from './aliases.js';
 import { classifyCommand } from './classify.js';
 import { BOTH, type Env, everything, type Input, opaque } from './env.js';
 import {
@@ -183,8 +184,6 @@ class Walker {
     const span = { start: node.startIndex, end: node.endIndex };
     if (node.type === 'variable_assignment') {
       const parent = node.parent;
-      // `X=1 cmd` sets X for cmd only, after cmd's words were expanded.
-      if (parent?.type === 'command' && parent.childForFieldName('name')) return;
       const nameNode = node.childForFieldName('name');
       const value = node.childForFieldName('value');
       if (!nameNode) return;
@@ -192,7 +191,15 @@ class Walker {
         nameNode.type === 'subscript'
           ? (nameNode.childForFieldName('name')?.text ?? '')
           : nameNode.text;
+      shellVariable(this.env, name, value ? this.text(value) : '');
+      // `X=1 cmd` sets X for cmd only, after cmd's words were expanded.
+      if (parent?.type === 'command' && parent.childForFieldName('name')) return;
+      // `declare -n r=x`: $r reads x, whatever x holds when it is read.
+      const nameref =
+        node.parent?.type === 'declaration_command' &&
+        node.parent.children.some((c) => /^-[a-zA-Z]*n/.test(c.text));
       const known =
+        !nameref &&
         nameNode.type === 'variable_name' &&
         !/^[^=]*\+=/.test(node.text) &&
         value?.type !== 'array';
@@ -302,7 +309,11 @@ class Walker {
   }
 
   private atoms(node: Node, quoted: boolean): Atom[] {
-    const x = (values: Seg[][] | null): Atom[] => [{ k: 'x', values, quoted, source: node.text }];
+    // "$@" and "${list[@]}" are as many words as the list holds, quoted or not.
+    const list = /^\$(?:@|\{(?:@|[A-Za-z_]\w*\[@\])[^}]*\})$/.test(node.text);
+    const x = (values: Seg[][] | null): Atom[] => [
+      { k: 'x', values, quoted: quoted && !list, source: node.text },
+    ];
     switch (node.type) {
       case 'word':
       case 'brace_expression':
@@ -391,7 +402,12 @@ class Walker {
     }
     const stdin = this.stdinOf(node);
     const command = clip(node.text);
-    const env: Env = { ...this.env, command, emit: (i) => this.env.emit({ command, ...i }) };
+    const env: Env = {
+      ...this.env,
+      command,
+      emit: (i) => this.env.emit({ command, ...i }),
+      refuse: (r) => this.env.refuse({ command, ...r }),
+    };
     for (const argv of argvs) classifyCommand(argv, stdin, env);
   }
 

@@ -1,9 +1,10 @@
 /**
  * Commands that run other commands: wrappers (`sudo -iu root`, `timeout -s KILL 5`, `env -u X`,
  * `nice -n 5`, `xargs`, `find -exec`, `watch`), shells (`sh -c`, `bash -c --`, a script on
- * stdin), `eval`, ssh, and interpreters (`python3 -c`, `perl -e`), whose code is checked as
- * text. Each hands the inner command back to the engine. Pure.
+ * stdin), `eval` and ssh (interpreters are in interpreters.ts). Each hands the inner command
+ * back to the engine. Pure.
  */
+import { shellVariableWord } from './aliases.js';
 import {
   type Env,
   everything,
@@ -11,7 +12,6 @@ import {
   type Handler,
   type Input,
   NO_INPUT,
-  opaque,
   unknownProgram,
   unresolved,
 } from './env.js';
@@ -29,9 +29,10 @@ import {
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-function skipAssignments(words: readonly Word[]): Word[] {
+function skipAssignments(words: readonly Word[], env?: Env): Word[] {
   let i = 0;
-  while (i < words.length && ASSIGNMENT.test(wordText(words[i]!))) i += 1;
+  for (; i < words.length && ASSIGNMENT.test(wordText(words[i]!)); i += 1)
+    if (env) shellVariableWord(env, wordText(words[i]!));
   return words.slice(i);
 }
 
@@ -47,7 +48,7 @@ function wrapper(
   return (args, stdin, env, program) => {
     const scan = scanOptions(args, spec);
     if (scan.unresolved) return unknownProgram(env, [unknownWord(`${program} ...`), ...args]);
-    const inner = opts.assignments ? skipAssignments(scan.operands) : scan.operands;
+    const inner = opts.assignments ? skipAssignments(scan.operands, env) : scan.operands;
     if (inner.length > 0) return env.engine.classify(inner, stdin, env);
     const shell = opts.shell;
     if (shell === true || shell?.some((k) => scan.options.has(k)))
@@ -147,7 +148,7 @@ export const WRAPPERS: Record<string, Handler> = {
     const scan = scanOptions(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string'] });
     if (scan.unresolved) return unknownProgram(env, [unknownWord(program), ...args]);
     const split = values(scan, '-S', '--split-string');
-    const inner = skipAssignments(scan.operands);
+    const inner = skipAssignments(scan.operands, env);
     if (split.length > 0) {
       const text = [...split.map(wordText), ...inner.map(wordText)].join(' ');
       return env.engine.script(text, stdin, `\`${program} -S\` runs it`, env);
@@ -227,6 +228,13 @@ export const WRAPPERS: Record<string, Handler> = {
     if (has(scan, '-x', '--exec')) return env.engine.classify(scan.operands, stdin, env);
     if (scan.operands.length > 0)
       env.engine.script(joinWords(scan.operands), stdin, `\`${program}\` runs it`, env);
+  },
+  // `trap 'cmd' EXIT`: the command runs when the signal comes (or the script ends).
+  trap: (args, stdin, env, program) => {
+    const operands = args[0] && literal(args[0]) === '--' ? args.slice(1) : args;
+    const first = operands[0] && literal(operands[0]);
+    if (operands.length < 2 || first === '-' || (first ?? '').startsWith('-')) return;
+    env.engine.script(wordText(operands[0]!), stdin, `\`${program}\` runs it`, env);
   },
   eval: (args, stdin, env, program) => {
     if (args.length > 0) env.engine.script(joinWords(args), stdin, `\`${program}\` runs it`, env);
@@ -362,145 +370,32 @@ export function runFile(
   stdin: Input,
   program: string,
   run: (text: string, stdin: Input) => void,
+  /** Told whence code came that the guard cannot read (interpreters refuse it). */
+  unreadable?: (whence: string) => void,
 ): void {
   const path = literal(file);
   const what = `\`${program} ${wordSource(file)}\``;
   if (path !== null && STDIN_FILES.has(path)) {
     if (stdin.kind === 'text') return run(stdin.text, NO_INPUT);
-    if (stdin.kind === 'unknown')
+    if (stdin.kind === 'unknown') {
+      unreadable?.(`\`${stdin.source}\``);
       everything(env, BOTH, `${what} runs \`${stdin.source}\`, which the guard cannot read`);
+    }
     return;
   }
   const written = path === null ? undefined : env.engine.file(path);
   if (written !== undefined) {
     for (const text of written) {
-      if (text === null)
+      if (text === null) {
+        unreadable?.('a file the command itself wrote');
         everything(
           env,
           BOTH,
           `${what} runs a file this command wrote with content the guard cannot read`,
         );
-      else run(text, stdin);
+      } else run(text, stdin);
     }
     return;
   }
   unresolved(env, [file, ...args], `${what} runs a script the guard cannot read`);
 }
-
-interface Interpreter {
-  /** Options whose argument is code (as scanOptions names them: `-c`, `--eval`). */
-  code: string[];
-  /** Every option that takes an argument, code options included. */
-  spec: OptionSpec;
-  /** Code follows an `eval` subcommand (`deno eval CODE`). */
-  evalSubcommand?: boolean;
-}
-
-const INTERPRETERS: Record<string, Interpreter> = {
-  python: { code: ['-c'], spec: { short: 'cWXm' } },
-  pypy: { code: ['-c'], spec: { short: 'cWXm' } },
-  perl: { code: ['-e', '-E'], spec: { short: 'eEIMmx', attached: 'il0' } },
-  ruby: { code: ['-e'], spec: { short: 'erIC', attached: 'x0KTWE' } },
-  node: {
-    code: ['-e', '-p', '--eval', '--print'],
-    spec: {
-      short: 'eprC',
-      long: wordsOf('eval print require import input-type conditions loader'),
-    },
-  },
-  bun: { code: ['-e', '--eval', '-p', '--print'], spec: { short: 'epr', long: ['eval', 'print'] } },
-  deno: { code: [], spec: {}, evalSubcommand: true },
-  php: { code: ['-r', '-R', '-B', '-E'], spec: { short: 'rRBEFcdz' } },
-  lua: { code: ['-e'], spec: { short: 'el' } },
-  luajit: { code: ['-e'], spec: { short: 'elbjO' } },
-  tclsh: { code: [], spec: {} },
-  Rscript: { code: ['-e'], spec: { short: 'e' } },
-  pwsh: {
-    code: ['-c', '--command', '--Command'],
-    spec: { short: 'cfF', singleDashLong: true, long: ['command', 'Command', 'File', 'file'] },
-  },
-  osascript: { code: ['-e'], spec: { short: 'els' } },
-};
-INTERPRETERS.nodejs = INTERPRETERS.node!;
-INTERPRETERS.perl5 = INTERPRETERS.perl!;
-INTERPRETERS.powershell = INTERPRETERS.pwsh!;
-
-export function interpreterFor(program: string): Handler | undefined {
-  const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, '')];
-  if (!spec) return undefined;
-  return (args, stdin, env, name) => interpret(spec, args, stdin, env, name);
-}
-
-function interpret(spec: Interpreter, args: Word[], stdin: Input, env: Env, program: string): void {
-  if (spec.evalSubcommand && literal(args[0] ?? []) === 'eval')
-    return runCode(env, args.slice(1), [], program);
-  const scan = scanOptions(args, spec.spec);
-  if (scan.unresolved) return unknownProgram(env, [unknownWord(program), ...args]);
-  const code = values(scan, ...spec.code);
-  if (code.length > 0) return runCode(env, code, scan.operands, program);
-  const [file, ...rest] = scan.operands;
-  if (has(scan, '-m'))
-    return unresolved(
-      env,
-      [...values(scan, '-m'), ...scan.operands],
-      `\`${program} -m\` runs a module`,
-    );
-  if (!file) {
-    if (stdin.kind === 'none') return;
-    if (stdin.kind === 'unknown')
-      return everything(
-        env,
-        BOTH,
-        `\`${program}\` runs code from \`${stdin.source}\`, which the guard cannot read`,
-      );
-    return runCode(env, [litWord(stdin.text)], rest, program);
-  }
-  runFile(env, file, rest, stdin, program, (text) => runCode(env, [litWord(text)], rest, program));
-}
-
-/**
- * Interpreter code: every string literal in it is checked as a shell command (catches
- * `os.system("docker restart x")`), and the whole text as opaque text (catches
- * `subprocess.run(["docker", "restart", "x"])` and SDK calls naming the service).
- */
-function runCode(env: Env, code: Word[], args: Word[], program: string): void {
-  const text = [...code.map(wordText), ...args.map(wordText)].join('\n');
-  const why = `\`${program}\` code calls it`;
-  for (const literalText of stringLiterals(text))
-    if (/\s/.test(literalText)) env.engine.script(literalText, NO_INPUT, why, env);
-  opaque(env, text, `\`${program}\` code names it with a restart-like word`);
-}
-
-/** String literals of code in most languages: '...', "..." and `...`, escapes kept simple. */
-function stringLiterals(code: string): string[] {
-  const out: string[] = [];
-  const re = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
-  for (const m of code.matchAll(re)) {
-    const body = (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'\\`])/g, '$1');
-    if (body.length > 0 && out.length < 200) out.push(body);
-  }
-  return out;
-}
-
-/** awk runs commands only through system(), pipes and getline; sed only through `e`. */
-export const awk: Handler = (args, _stdin, env, program) => {
-  const scan = scanOptions(args, { short: 'fvF', long: ['file', 'assign', 'field-separator'] });
-  if (has(scan, '-f', '--file')) return;
-  const [code, ...files] = scan.operands;
-  if (!code) return;
-  const text = wordText(code);
-  if (/system\s*\(|\|\s*getline|print[^;]*\|/.test(text) || text.includes(UNKNOWN_MARK))
-    runCode(env, [code], files, program);
-};
-
-export const sed: Handler = (args, _stdin, env, program) => {
-  const scan = scanOptions(args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
-  const scripts = values(scan, '-e', '--expression');
-  const code = scripts.length > 0 ? scripts : scan.operands.slice(0, 1);
-  const text = code.map(wordText).join('\n');
-  if (
-    /(^|[;\n{}])\s*[\d$,/!]*\s*e(\s|;|$)|s(.).*\3.*\3[gpiImM\d]*e/.test(text) ||
-    text.includes(UNKNOWN_MARK)
-  )
-    runCode(env, code, [], program);
-};
