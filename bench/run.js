@@ -4,7 +4,7 @@
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
  * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
- * search-speed, conversations, graph, export, migrate-store and fleet (these two start a
+ * search-speed, conversations, graph, graph-index, export, migrate-store and fleet (these two start a
  * PostgreSQL server). A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
@@ -19,6 +19,7 @@ import { runEmbeddingsBench } from './embeddings.js';
 import { runExportBench } from './export.js';
 import { runFleetBench } from './fleet.js';
 import { runGraphBench } from './graph.js';
+import { runGraphIndexBench } from './graph-index.js';
 import { runSearchQualityBench } from './search-quality.js';
 import { runSearchSpeedBench } from './search-speed.js';
 import { runHugeLineBench } from './huge-line.js';
@@ -43,6 +44,7 @@ const PARTS = [
   { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },
   { name: 'conversations', runOrder: 10, run: runConversationsBench },
   { name: 'graph', runOrder: 11, run: runGraphBench },
+  { name: 'graph-index', runOrder: 15, run: runGraphIndexBench },
   { name: 'export', runOrder: 12, run: runExportBench },
   { name: 'migrate-store', runOrder: 13, run: runMigrateStoreBench },
   { name: 'fleet', runOrder: 14, run: runFleetBench },

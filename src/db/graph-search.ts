@@ -113,12 +113,10 @@ export function createGraphSearchStore(db: Db) {
     const out = new Map<number, Uint8Array>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = db
-        .prepare(
-          `SELECT ${REF[table]} AS ref, vector FROM ${table}
+      const rows = cached(
+        `SELECT ${REF[table]} AS ref, vector FROM ${table}
            WHERE model = ? AND ${REF[table]} IN (${chunk.map(() => '?').join(',')})`,
-        )
-        .all(model, ...chunk) as { ref: number; vector: Uint8Array }[];
+      ).all(model, ...chunk) as { ref: number; vector: Uint8Array }[];
       for (const r of rows) out.set(r.ref, r.vector);
     }
     return out;
@@ -159,16 +157,16 @@ export function createGraphSearchStore(db: Db) {
 
     /** Sets the words around ideas (the columns given; the others stay). */
     setContext(ids: readonly number[], context: IdeaContext): void {
-      for (const column of ['turn', 'near', 'far'] as const) {
-        const text = context[column];
-        if (text === undefined) continue;
-        const stmt = cached(
-          localText
-            ? `UPDATE idea_context SET ${column} = ? WHERE idea_id = ?`
-            : `UPDATE ideas_fts SET ${column} = ? WHERE rowid = ?`,
-        );
-        for (const id of ids) stmt.run(text, id);
-      }
+      const columns = (['turn', 'near', 'far'] as const).filter((c) => context[c] !== undefined);
+      if (columns.length === 0) return;
+      // One statement for all the columns: a full-text row is rewritten whole on each update.
+      const stmt = cached(
+        localText
+          ? `UPDATE idea_context SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE idea_id = ?`
+          : `UPDATE ideas_fts SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`,
+      );
+      const texts = columns.map((c) => context[c]!);
+      for (const id of ids) stmt.run(...texts, id);
     },
 
     /** Adds words to what is around ideas (a turn said after them). */

@@ -253,6 +253,15 @@ export function createGraphStore(db: Db) {
       ).map(toIdea);
     },
 
+    /** Ids of the latest ideas of a session, newest first (as `recentIdeas` orders them). */
+    recentIdeaIds(session: string, limit: number): number[] {
+      return (
+        cached(
+          'SELECT id FROM ideas WHERE session = ? ORDER BY source_line DESC, id DESC LIMIT ?',
+        ).all(session, limit) as { id: number }[]
+      ).map((r) => r.id);
+    },
+
     /**
      * The ideas of the turn said right after a line of a session, within the same span (a turn
      * across a topic shift is not its reply).

@@ -76,6 +76,22 @@ interface Batch {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A job's distinct texts, shortest first, and where each of the caller's texts is among them.
+ * The model pads every text of a batch to the longest one's tokens, and its time grows with
+ * them: batches of texts of about one length cost half as much as texts taken as they come,
+ * and a text said twice is embedded once.
+ */
+function byLength(texts: readonly string[]): { texts: string[]; slots: number[] } {
+  const first = new Map<string, number>();
+  for (const t of texts) if (!first.has(t)) first.set(t, first.size);
+  const distinct = [...first.keys()];
+  const order = distinct.map((_, i) => i).sort((a, b) => distinct[a]!.length - distinct[b]!.length);
+  const rank = new Array<number>(order.length);
+  order.forEach((d, k) => (rank[d] = k));
+  return { texts: order.map((d) => distinct[d]!), slots: texts.map((t) => rank[first.get(t)!]!) };
+}
+
 function resolveModelFiles(): LocalWorkerData {
   const require = createRequire(import.meta.url);
   try {
@@ -278,12 +294,24 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
       return Promise.reject(err as Error);
     }
     if (checked.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      const job: Job = { vectors: [], left: checked.length, done: false, resolve, reject };
-      for (let i = 0; i < checked.length; i += LOCAL_BATCH) {
-        queue.push({ job, texts: checked.slice(i, i + LOCAL_BATCH), offset: i });
+    const { texts: ordered, slots } = byLength(checked);
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      const job: Job = { vectors: [], left: ordered.length, done: false, resolve, reject };
+      for (let i = 0; i < ordered.length; i += LOCAL_BATCH) {
+        queue.push({ job, texts: ordered.slice(i, i + LOCAL_BATCH), offset: i });
       }
       schedulePump();
+    }).then((vectors) => {
+      // A repeated text gets its own copy: callers may change what they are given.
+      const given = new Set<number>();
+      return slots.map((slot) => {
+        const v = vectors[slot]!;
+        if (!given.has(slot)) {
+          given.add(slot);
+          return v;
+        }
+        return v.slice();
+      });
     });
   }
 

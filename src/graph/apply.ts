@@ -4,9 +4,9 @@
  * latest of the same session and the nearest of any. Synchronous: the caller runs it in the one
  * transaction that also advances the file's index state, so a batch is stored whole or not at all.
  */
-import type { GraphStores, IdeaRow } from '../db/graph.js';
-import { ftsQuery } from '../knowledge/index.js';
+import type { GraphStores } from '../db/graph.js';
 import type { SimilarityThresholds } from '../memory/index.js';
+import { createCandidates, entityKeys } from './candidates.js';
 import type { Carry } from './carry.js';
 import type { BatchPlan, PlanIdea } from './plan.js';
 import { detectRelations, type RelIdea, similarity } from './relations.js';
@@ -36,15 +36,7 @@ function clip(text: string, max: number): string {
   return flat.length > max ? flat.slice(0, max) : flat;
 }
 
-/** How many of the session's latest ideas a new idea is compared with. */
-const RECENT = 30;
-/** How many of the nearest ideas anywhere. */
-const NEAREST = 10;
 const ANSWER_INTENTS = new Set(['solution', 'decision', 'conclusion']);
-
-function entityKeys(list: readonly { name: string; type: string }[]): Set<string> {
-  return new Set(list.map((e) => `${e.type}:${e.name.toLowerCase()}`));
-}
 
 export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
   const { stores, vectors, session, sourceFile, now } = deps;
@@ -88,15 +80,19 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
     now,
   );
 
+  const candidates = createCandidates(stores, vectors);
   let relations = 0;
   const relate = (
     from: number,
-    to: IdeaRow | RelIdea,
+    to: RelIdea,
     type: Parameters<typeof rows.addRelation>[2],
     at: number,
   ) => {
     if (rows.addRelation(from, to.id, type, at)) relations += 1;
-    if (type === 'answers' && to.intent === 'question') rows.setAnswered(to.id, true);
+    if (type === 'answers' && to.intent === 'question') {
+      rows.setAnswered(to.id, true);
+      candidates.answered(to.id);
+    }
   };
 
   // Ideas, turn by turn, so that a reply answers the questions of the prompt before it.
@@ -142,9 +138,11 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
         cue: idea.cue,
       };
       inserted.push(rel);
+      candidates.stored(rel);
       if (idea.intent === 'context' && idea.cue === null) continue;
-      for (const found of detectRelations(rel, candidatesFor(rel, deps), deps.thresholds)) {
-        const target = rows.idea(found.toId);
+      const compared = candidates.of(rel);
+      for (const found of detectRelations(rel, compared, deps.thresholds)) {
+        const target = compared.find((c) => c.id === found.toId);
         if (target) relate(id, target, found.type, idea.at ?? now);
       }
     }
@@ -167,16 +165,14 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
     if (role === 'assistant' && lastQuestions.length > 0) {
       // A reply answers the questions of the prompt right before it: by its closest claim.
       for (const qid of lastQuestions) {
-        const q = rows.idea(qid);
-        if (!q || q.answered) continue;
-        const qRel = loadRel([qid], vectors, stores)[0];
-        if (!qRel) continue;
+        const qRel = candidates.load([qid])[0];
+        if (!qRel || qRel.answered) continue;
         const best = [...inserted].sort(
           (a, b) =>
             Number(ANSWER_INTENTS.has(b.intent)) - Number(ANSWER_INTENTS.has(a.intent)) ||
             similarity(qRel, b) - similarity(qRel, a),
         )[0];
-        if (best && best.intent !== 'question') relate(best.id, q, 'answers', best.createdAt);
+        if (best && best.intent !== 'question') relate(best.id, qRel, 'answers', best.createdAt);
       }
     }
     if (role === 'user')
@@ -189,35 +185,4 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
   if (topics.sub) topics.sub.id = real(topics.sub.id);
   carry.openQuestions = lastQuestions;
   return { spans: created.length, ideas: stored, relations };
-}
-
-function loadRel(idList: readonly number[], vectors: GraphVectors, stores: GraphStores): RelIdea[] {
-  const list = stores.rows.ideas(idList);
-  const vecs = vectors.ideaVectors(list.map((i) => i.id));
-  const ents = stores.rows.entitiesOf(list.map((i) => i.id));
-  return list.map((i) => ({
-    id: i.id,
-    session: i.session,
-    intent: i.intent,
-    content: i.content,
-    role: i.role,
-    answered: i.answered,
-    sourceLine: i.sourceLine,
-    createdAt: i.createdAt,
-    vector: vecs.get(i.id) ?? null,
-    entities: entityKeys(ents.get(i.id) ?? []),
-  }));
-}
-
-/** The session's latest ideas and the nearest ideas anywhere (by meaning, else by words). */
-function candidatesFor(idea: RelIdea, deps: ApplyDeps): RelIdea[] {
-  const { stores, vectors } = deps;
-  const recent = stores.rows.recentIdeas(idea.session, RECENT + 1).map((i) => i.id);
-  const nearest = idea.vector
-    ? vectors.nearestIdeas(idea.vector, NEAREST + 1).map((h) => h.id)
-    : stores.search.lexicalIdeas(ftsQuery(idea.content), {}, NEAREST + 1).map((h) => h.id);
-  const wanted = [...new Set([...recent, ...nearest])].filter((id) => id !== idea.id);
-  return loadRel(wanted, vectors, stores).filter(
-    (c) => c.session !== idea.session || c.sourceLine < idea.sourceLine,
-  );
 }

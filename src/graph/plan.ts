@@ -221,11 +221,12 @@ async function describeSpans(
     const entities = rows.entitiesOf(list.map((i) => i.id));
     return list.map((i) => ideaOf(i, entities.get(i.id) ?? []));
   };
+  // Read once: nothing is written while a batch is planned.
+  let sessionSpans: ReturnType<typeof rows.spansOfSession> | null = null;
   const childrenOf = (id: number) => [
     ...spans.filter((s) => s.parentId === id).map((s) => s.id),
     ...(id > 0
-      ? rows
-          .spansOfSession(deps.session)
+      ? (sessionSpans ??= rows.spansOfSession(deps.session))
           .filter((s) => s.parentId === id)
           .map((s) => s.id)
       : []),
