@@ -7,6 +7,7 @@ export {
   parseMessageInput,
   parseScope,
 } from './input.js';
+export { MAX_PAGE_BYTES, type MessagePage, parseCursor, readMessagePage } from './message-page.js';
 export {
   EXTRACT_SCHEMA,
   EXTRACT_SYSTEM,

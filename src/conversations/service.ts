@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import { estimateTokens } from '../memory/index.js';
 import { createExtractor } from './extractor.js';
 import { type MessageInput, parseScope } from './input.js';
+import { readMessagePage } from './message-page.js';
 import { createSummarizer, type SummarizerOptions } from './summarizer.js';
 
 export interface ConversationOptions extends SummarizerOptions {
@@ -23,7 +24,7 @@ export interface ConversationOptions extends SummarizerOptions {
   extractIntervalMs: number;
   /** Token budget of the memories in a context answer (seed 000: 500). */
   memoryTokens?: number;
-  /** Most messages a context answer carries (the newest kept). */
+  /** Most messages a context answer carries (the newest kept; MAX_PAGE_BYTES of them at most). */
   maxGapMessages?: number;
 }
 
@@ -224,16 +225,19 @@ export function createConversations(deps: {
       const conv = mustGet(id);
       const summary = stores.summaries.latestCompleted(id);
       const from = summary ? summary.endSeq + 1 : 0;
-      const max = options.maxGapMessages ?? MAX_GAP_MESSAGES;
-      const first = Math.max(from, conv.lastSeq - max + 1);
-      const gapMessages = stores.conversations.messages(id, first, conv.lastSeq);
+      const gap = readMessagePage(stores.conversations, id, {
+        from,
+        before: conv.lastSeq + 1,
+        limit: options.maxGapMessages ?? MAX_GAP_MESSAGES,
+      });
+      const gapMessages = gap.messages;
       const query =
         opts.query ?? [...gapMessages].reverse().find((m) => m.role === 'user')?.content ?? '';
       return {
         conversation: conv,
         summary,
         gapMessages,
-        omittedMessages: first - from,
+        omittedMessages: gap.omitted,
         memories: await memoriesFor(conv, query),
         processing: stores.summaries.processing(id),
       };

@@ -41,6 +41,12 @@ export interface MessageRow {
   createdAt: number;
 }
 
+/** Messages of a conversation, oldest first, and whether the span asked for holds more. */
+export interface MessageSpan {
+  messages: MessageRow[];
+  more: boolean;
+}
+
 export type AppendOutcome =
   | { kind: 'created'; message: MessageRow; conversation: ConversationRow }
   | { kind: 'duplicate'; message: MessageRow; conversation: ConversationRow }
@@ -86,6 +92,13 @@ export function createConversationStore(db: Db, instance = 'local') {
     WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`);
   const latest = db.prepare(`SELECT ${MESSAGE} FROM conversation_messages
     WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`);
+  // Sizes only: octet_length reads a value's length from its record header, not the value.
+  const newestSizes = db.prepare(`SELECT seq, octet_length(content) AS bytes
+    FROM conversation_messages WHERE conversation_id = ? AND seq BETWEEN ? AND ?
+    ORDER BY seq DESC LIMIT ?`);
+  const oldestSizes = db.prepare(`SELECT seq, octet_length(content) AS bytes
+    FROM conversation_messages WHERE conversation_id = ? AND seq BETWEEN ? AND ?
+    ORDER BY seq LIMIT ?`);
   const setExtracted = db.prepare(`UPDATE conversations SET extracted_through_seq = ?,
     extracted_at = ? WHERE id = ? AND extracted_through_seq < ?`);
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM conversations');
@@ -145,6 +158,36 @@ export function createConversationStore(db: Db, instance = 'local') {
     /** The newest `limit` messages, oldest first. */
     latestMessages(id: string, limit: number): MessageRow[] {
       return (latest.all(id, limit) as MessageRow[]).reverse();
+    },
+
+    /**
+     * A bounded span of the messages with seq in [from, to], oldest first: the `keep` end of it,
+     * at most `limit` messages and at most `maxBytes` of content (always one message at least).
+     * Two queries whatever the conversation's size: the sizes, then the rows that fit. `more`
+     * says whether messages of the span were left out.
+     */
+    span(
+      id: string,
+      o: { from: number; to: number; limit: number; maxBytes: number; keep: 'newest' | 'oldest' },
+    ): MessageSpan {
+      if (o.to < o.from || o.limit < 1) return { messages: [], more: false };
+      const sizes = (o.keep === 'newest' ? newestSizes : oldestSizes).all(
+        id,
+        o.from,
+        o.to,
+        o.limit + 1,
+      ) as { seq: number; bytes: number }[];
+      let n = 0;
+      let bytes = 0;
+      while (n < Math.min(sizes.length, o.limit)) {
+        bytes += Number(sizes[n]!.bytes);
+        if (n > 0 && bytes > o.maxBytes) break;
+        n += 1;
+      }
+      if (n === 0) return { messages: [], more: false };
+      const ends = [sizes[0]!.seq, sizes[n - 1]!.seq];
+      const messages = range.all(id, Math.min(...ends), Math.max(...ends)) as MessageRow[];
+      return { messages, more: n < sizes.length };
     },
 
     /** Conversations, most recently active first, with their summary and memory counts. */

@@ -79,6 +79,7 @@ export {
   MESSAGE_ROLES,
   type MessageRole,
   type MessageRow,
+  type MessageSpan,
   type NewMessage,
 } from './conversations.js';
 export {

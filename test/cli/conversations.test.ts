@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { MAX_PAGE_BYTES } from '../../src/conversations/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import { cliIn } from '../helpers/cli.js';
 
@@ -71,6 +72,33 @@ describe('watchkeeper conversations', () => {
       [1, null],
     ]);
     expect(json.generation).toEqual({ avg_ms: 812, max_ms: 812, total_summaries: 1 });
+  });
+
+  it('shows a page of messages at a time, bounded in bytes, with the cursor of the older ones', async () => {
+    // 60 messages of 100,000 characters: more than one page of 4 MiB.
+    for (let seq = 8; seq < 68; seq += 1) {
+      stores.conversations.append({
+        conversationId: 'c42',
+        scope: 'conversation:c42',
+        role: 'user',
+        content: `${seq} ${'y'.repeat(99_990)}`,
+        at: Date.UTC(2026, 0, 2) + seq,
+      });
+    }
+    const first = await cli.run(['conversations', 'show', 'c42', '--messages', '100000', '--json']);
+    expect(first.code).toBe(0);
+    expect(Buffer.byteLength(first.stdout)).toBeLessThan(MAX_PAGE_BYTES + 8_192);
+    const page = JSON.parse(first.stdout);
+    expect(page.messages.at(-1).seq).toBe(67);
+    expect(page.next_cursor).toBe(String(page.messages[0].seq));
+    const text = await cli.run(['conversations', 'show', 'c42', '--cursor', page.next_cursor]);
+    expect(text.stdout).toContain(
+      `#${page.messages[0].seq - 1} user: ${page.messages[0].seq - 1} y`,
+    );
+    expect(text.stdout).toContain('older: watchkeeper conversations show c42 --cursor ');
+    const bad = await cli.run(['conversations', 'show', 'c42', '--cursor', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--cursor: "x" is not a cursor/);
   });
 
   it('fails clearly on an unknown or malformed id', async () => {

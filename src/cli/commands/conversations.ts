@@ -1,25 +1,19 @@
 /** `watchkeeper conversations list|show ID|summaries ID [--json]`: read conversation memory. */
-import {
-  conversationJson,
-  conversationListJson,
-  conversationMemoryJson,
-  gateStatsJson,
-  generationJson,
-  messageJson,
-  summaryJson,
-} from '../../db/index.js';
+import { conversationListJson, generationJson, summaryJson } from '../../db/index.js';
 import { parseConversationId } from '../../conversations/index.js';
-import { AppError } from '../../errors.js';
+import { AppError, isAppError } from '../../errors.js';
+import { conversationDetailJson } from '../../web/api/conversation-detail.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
 export const CONVERSATIONS_USAGE = `watchkeeper conversations list [--limit N] [--json]
-watchkeeper conversations show ID [--messages N] [--json]
+watchkeeper conversations show ID [--messages N] [--cursor C] [--json]
 watchkeeper conversations summaries ID [--json]
   Conversations posted to the API: their messages, sliding-window summaries (the version chain
-  with window ranges and generation times) and the memories extracted from them.`;
+  with window ranges and generation times) and the memories extracted from them. show prints a
+  page of the newest messages (at most 4 MiB of them); --cursor reads the page before.`;
 
 function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
   if (raw === undefined) throw usageError('give a conversation id');
@@ -45,6 +39,7 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
     {
       limit: { type: 'string' },
       messages: { type: 'string' },
+      cursor: { type: 'string' },
       json: { type: 'boolean' },
     },
     sub === 'list' ? 0 : 1,
@@ -116,23 +111,23 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
       return 0;
     }
     const limit = str(p, 'messages') ? toInt('--messages', str(p, 'messages')!, 1, 100_000) : 20;
-    const messages = stores.conversations.latestMessages(conv.id, limit);
-    const memories = stores.extractions.memories(conv.id);
-    const latest = stores.summaries.latestCompleted(conv.id);
+    const cursor = str(p, 'cursor');
+    // The same bounded page as the API: a long conversation never comes out whole.
+    const detail = (() => {
+      try {
+        return conversationDetailJson(app, conv, limit, cursor);
+      } catch (err) {
+        if (isAppError(err) && err.code === 'usage') throw usageError(`--${err.message}`);
+        throw err;
+      }
+    })();
     if (asJson) {
-      io.stdout(
-        json({
-          ...conversationJson(conv),
-          shared_with_ops: stores.scopes.isShared(conv.scope),
-          summaries: stores.summaries.countByStatus(conv.id),
-          latest_summary: latest && summaryJson(latest),
-          messages: messages.map(messageJson),
-          memories: memories.map(conversationMemoryJson),
-          gate: gateStatsJson(stores.extractions.gateStats(conv.id)),
-        }),
-      );
+      io.stdout(json(detail));
       return 0;
     }
+    const memories = stores.extractions.memories(conv.id);
+    const latest = stores.summaries.latestCompleted(conv.id);
+    const messages = detail.messages;
     const lines = [
       `conversation ${conv.id}  scope ${conv.scope}${stores.scopes.isShared(conv.scope) ? ' (shared with ops)' : ''}`,
       `${conv.messageCount} messages, last ${shortTime(conv.updatedAt)} UTC; extraction read through ${conv.extractedThroughSeq}`,
@@ -140,8 +135,11 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
         ? `latest summary #${latest.id} (messages ${latest.startSeq}-${latest.endSeq}):\n${latest.text}`
         : 'no summary yet',
       '',
-      `last ${messages.length} messages:`,
+      `${cursor === undefined ? 'last' : 'these'} ${messages.length} messages:`,
       ...messages.map((m) => `  #${m.seq} ${m.role}: ${clip(m.content, 100)}`),
+      ...(detail.next_cursor === null
+        ? []
+        : [`  older: watchkeeper conversations show ${conv.id} --cursor ${detail.next_cursor}`]),
       '',
       memories.length === 0 ? 'no memories extracted' : `memories extracted (${memories.length}):`,
       ...memories.map(

@@ -8,7 +8,6 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 
 import {
-  conversationJson,
   conversationListJson,
   conversationMemoryJson,
   extractionWindowJson,
@@ -27,6 +26,7 @@ import {
 import { MESSAGE_ROLES } from '../../db/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
+import { conversationDetailJson, getConversationRoute } from './conversation-detail.js';
 import { paging } from './json-body.js';
 import {
   apiRouter,
@@ -42,7 +42,6 @@ import {
 } from './openapi-app.js';
 import {
   ConversationContextSchema,
-  ConversationDetailSchema,
   ConversationListItemSchema,
   ConversationMemorySchema,
   ExtractionWindowSchema,
@@ -241,20 +240,7 @@ const getExtractions = createRoute({
   },
 });
 
-const getConversation = createRoute({
-  method: 'get',
-  path: '/{id}',
-  summary:
-    'One conversation: its newest messages (`limit`, default 200), summary counts, latest summary, extracted memories and the gate record',
-  middleware: [idFirst] as const,
-  request: { params: IdParams, query: z.object({ limit: pagingQuery(10_000).limit }) },
-  responses: {
-    200: ok('the conversation', ConversationDetailSchema),
-    400: conversationError,
-    404: missing,
-    ...common,
-  },
-});
+const getConversation = getConversationRoute(idFirst, IdParams);
 
 export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
@@ -328,21 +314,9 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
 
   app.openapi(getConversation, (c) => {
     const id = parseConversationId(c.req.valid('param').id);
-    const conv = conversations.get(id);
+    const { cursor } = c.req.valid('query');
     const { limit } = paging(c, 200, 10_000);
-    const latest = stores.summaries.latestCompleted(id);
-    return c.json(
-      {
-        ...conversationJson(conv),
-        shared_with_ops: stores.scopes.isShared(conv.scope),
-        summaries: stores.summaries.countByStatus(id),
-        latest_summary: latest && summaryJson(latest),
-        messages: stores.conversations.latestMessages(id, limit).map(messageJson),
-        memories: stores.extractions.memories(id).map(conversationMemoryJson),
-        gate: gateStatsJson(stores.extractions.gateStats(id)),
-      },
-      200,
-    );
+    return c.json(conversationDetailJson(deps, conversations.get(id), limit, cursor), 200);
   });
 
   return app;

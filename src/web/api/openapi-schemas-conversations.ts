@@ -124,7 +124,14 @@ export const ConversationDetailSchema = z
       failed: z.number().int(),
     }),
     latest_summary: SummarySchema.nullable(),
-    messages: z.array(MessageSchema),
+    messages: z.array(MessageSchema).openapi({
+      description:
+        'a page of messages, oldest first: the newest `limit` before `cursor`, at most 4 MiB as JSON',
+    }),
+    next_cursor: z.string().nullable().openapi({
+      description:
+        'pass as `cursor` for the page of older messages; null when this page reaches the first',
+    }),
     memories: z.array(ConversationMemorySchema),
     gate: GateStatsSchema,
   })
@@ -140,7 +147,8 @@ export const ConversationContextSchema = z
     end_seq: z.number().int().nullable(),
     gap_messages: z.array(MessageSchema),
     omitted_messages: z.number().int().openapi({
-      description: 'messages after the summary left out (a context carries at most 100)',
+      description:
+        'messages after the summary left out (a context carries at most 100, and 4 MiB as JSON)',
     }),
     memories: z.array(
       z.object({
