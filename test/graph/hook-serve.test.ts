@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { handToServe, hookRequest } from '../../src/cli/commands/graph-hook.js';
+import { graphHookCommand, handToServe, hookRequest } from '../../src/cli/commands/graph-hook.js';
 import { claimIndexerLock, releaseIndexerLock } from '../../src/cli/hook-requests.js';
 import {
   ENDPOINT_FILE,
@@ -34,6 +34,8 @@ import { fixtureCopy, SESSION } from '../helpers/graph.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 
 const NONCE = newEndpointNonce();
+/** How long serve may answer here: the hook's 300 ms is not a test of this machine's speed. */
+const LONG = 60_000;
 
 let h: WebHarness;
 let server: WebServer;
@@ -179,12 +181,23 @@ describe('the Stop hook with serve running', () => {
       nonce: NONCE,
     });
     expect(statSync(join(h.dataDir, ENDPOINT_FILE)).mode & 0o777).toBe(0o600);
-    const { run } = cliIn(h.dataDir, h.clock, { WATCHKEEPER_EMBEDDINGS: 'off' });
-    const out = await run(
-      ['graph', 'hook', 'stop'],
-      JSON.stringify({ hook_event_name: 'Stop', transcript_path: copy.main }),
+    // The hook's command, given time enough for serve on a loaded machine.
+    let printed = '';
+    const code = await graphHookCommand(
+      ['stop'],
+      {
+        stdout: (t) => (printed += t),
+        stderr: (t) => (printed += t),
+        stdin: [
+          Buffer.from(JSON.stringify({ hook_event_name: 'Stop', transcript_path: copy.main })),
+        ],
+        env: { WATCHKEEPER_DATA_DIR: h.dataDir },
+        clock: h.clock,
+        onSignal: () => () => {},
+      },
+      LONG,
     );
-    expect(out).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect({ code, printed }).toEqual({ code: 0, printed: '' });
     // Serve had it queued before the hook returned: the hook started no indexer of its own.
     await queue().idle();
     expect(sessions()).toEqual([SESSION]);
@@ -197,11 +210,12 @@ describe('the Stop hook with serve running', () => {
     const r = hookRequest({ transcript_path: copy.main })!;
     const url = loopbackUrl(server.url);
     const at = (token: string | null) => ({ pid: process.pid, url, token, nonce: NONCE });
-    expect(await handToServe(at(TOKEN), r)).toBe(true);
-    expect(await handToServe(at('wrong-token-0123456789'), r)).toBe(false);
-    expect(await handToServe(at(null), r)).toBe(false);
+    expect(await handToServe(at(TOKEN), r, LONG)).toBe(true);
+    expect(await handToServe(at('wrong-token-0123456789'), r, LONG)).toBe(false);
+    expect(await handToServe(at(null), r, LONG)).toBe(false);
+    expect(await handToServe({ ...at(TOKEN), nonce: newEndpointNonce() }, r, LONG)).toBe(false);
     await server.close();
-    expect(await handToServe(at(TOKEN), r)).toBe(false);
+    expect(await handToServe(at(TOKEN), r, LONG)).toBe(false);
   });
 
   it('sends neither the token nor the transcript to a listener that cannot prove the nonce', async () => {

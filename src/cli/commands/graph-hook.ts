@@ -178,7 +178,12 @@ export function leaveForIndexer(dataDir: string, r: HookRequest, env: CliIo['env
   }
 }
 
-export async function graphHookCommand(argv: string[], io: CliIo): Promise<number> {
+/** `deadlineMs`: how long serve may take (tests on a loaded machine give it longer). */
+export async function graphHookCommand(
+  argv: string[],
+  io: CliIo,
+  deadlineMs = SERVE_DEADLINE_MS,
+): Promise<number> {
   if (argv[0] !== 'stop' || argv.length > 1) {
     io.stderr('usage: watchkeeper graph hook stop (reads the Stop hook JSON on stdin)\n');
     return 0;
@@ -192,7 +197,7 @@ export async function graphHookCommand(argv: string[], io: CliIo): Promise<numbe
   if (!r) return 0;
   const dataDir = dataDirOf(io.env);
   const endpoint = readServeEndpoint(dataDir);
-  if (endpoint && (await handToServe(endpoint, r))) return 0;
+  if (endpoint && (await handToServe(endpoint, r, deadlineMs))) return 0;
   try {
     leaveForIndexer(dataDir, r, io.env);
   } catch {
