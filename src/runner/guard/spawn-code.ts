@@ -24,6 +24,9 @@ const PERL = [
   /`/,
   /\b(?:IPC|IO::Pipe|Proc|Expect|Shell)\b/,
   /\beval\b(?!\s*\{)/,
+  // A pipe open (`"|cmd"`, `"-|"`), or a mode or name the guard cannot read (`open(F, $x)`).
+  /\bopen\b[^;\n]*\|/,
+  /\bopen\s*\(?\s*(?:my\s+)?[$\w:]+\s*,\s*(?:[^'"\s]|"\s*\$)/,
   /\b(?:do|require)\s*[$"'(]/,
 ];
 
