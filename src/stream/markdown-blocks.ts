@@ -11,20 +11,13 @@
  * Lines are split as markdown-it splits them (`\r\n`, `\r` and `\n`). Every line is looked at a
  * bounded number of times, so a text of any length is read in linear time. Pure.
  */
+import { LineState, markdownLines, SPACE, TAB } from './markdown-lines.js';
+
+export { markdownLines };
 
 /** Past this nesting depth markdown-it renders nothing more; those lines count as quoted. */
 const MAX_NESTING = 100;
 
-/** The lines of `text` as markdown-it counts them. */
-export function markdownLines(text: string): string[] {
-  return text.split(/\r\n?|\n/);
-}
-
-const SPACE = 0x20;
-const TAB = 0x09;
-const isSpace = (c: number) => c === SPACE || c === TAB;
-
-type Parent = 'root' | 'list' | 'paragraph' | 'blockquote' | 'table';
 type Rule = (line: number, end: number, silent: boolean) => boolean;
 
 /** For each line, true when it is inside a blockquote, a fence or an indented code block. */
@@ -32,75 +25,10 @@ export function quotedLines(lines: readonly string[]): boolean[] {
   return new BlockScan(lines).run();
 }
 
-class BlockScan {
-  private readonly src: string;
-  private readonly bMarks: number[] = [];
-  private readonly eMarks: number[] = [];
-  private readonly tShift: number[] = [];
-  private readonly sCount: number[] = [];
-  private readonly bsCount: number[] = [];
-  private readonly quoted: boolean[];
-  private blkIndent = 0;
-  private listIndent = -1;
-  private parentType: Parent = 'root';
-  private level = 0;
-  private line = 0;
-
-  constructor(lines: readonly string[]) {
-    this.src = lines.join('\n');
-    this.quoted = new Array<boolean>(lines.length).fill(false);
-    let start = 0;
-    for (const text of lines) {
-      let indent = 0;
-      let offset = 0;
-      while (indent < text.length && isSpace(text.charCodeAt(indent))) {
-        offset += text.charCodeAt(indent) === TAB ? 4 - (offset % 4) : 1;
-        indent += 1;
-      }
-      this.bMarks.push(start);
-      this.eMarks.push(start + text.length);
-      this.tShift.push(indent);
-      this.sCount.push(offset);
-      this.bsCount.push(0);
-      start += text.length + 1;
-    }
-    // markdown-it's closing empty line: a list item's look past the last line sees a blank.
-    this.bMarks.push(this.src.length);
-    this.eMarks.push(this.src.length);
-    this.tShift.push(0);
-    this.sCount.push(0);
-    this.bsCount.push(0);
-  }
-
+class BlockScan extends LineState {
   run(): boolean[] {
     this.tokenize(0, this.quoted.length);
     return this.quoted;
-  }
-
-  private code(c: number): number {
-    return this.src.charCodeAt(c);
-  }
-
-  private first(line: number): number {
-    return this.bMarks[line]! + this.tShift[line]!;
-  }
-
-  private isEmpty(line: number): boolean {
-    return this.first(line) >= this.eMarks[line]!;
-  }
-
-  private skipChars(pos: number, ch: number, max: number): number {
-    while (pos < max && this.code(pos) === ch) pos += 1;
-    return pos;
-  }
-
-  private skipSpaces(pos: number, max: number): number {
-    while (pos < max && isSpace(this.code(pos))) pos += 1;
-    return pos;
-  }
-
-  private mark(from: number, to: number): void {
-    for (let l = from; l < to; l += 1) this.quoted[l] = true;
   }
 
   // Rules in markdown-it's order; each list names the rules that may end the block it is for.
@@ -285,38 +213,6 @@ class BlockScan {
     return true;
   }
 
-  private hr(line: number, silent: boolean): boolean {
-    if (this.sCount[line]! - this.blkIndent >= 4) return false;
-    let pos = this.first(line);
-    const max = this.eMarks[line]!;
-    const marker = this.code(pos);
-    if (pos >= max || (marker !== 0x2a && marker !== 0x2d && marker !== 0x5f)) return false;
-    let count = 0;
-    for (; pos < max; pos += 1) {
-      const ch = this.code(pos);
-      if (ch === marker) count += 1;
-      else if (!isSpace(ch)) return false;
-    }
-    if (count < 3) return false;
-    if (!silent) this.line = line + 1;
-    return true;
-  }
-
-  private heading(line: number, silent: boolean): boolean {
-    if (this.sCount[line]! - this.blkIndent >= 4) return false;
-    let pos = this.first(line);
-    const max = this.eMarks[line]!;
-    if (pos >= max || this.code(pos) !== 0x23) return false;
-    let level = 0;
-    while (pos < max && this.code(pos) === 0x23 && level <= 6) {
-      level += 1;
-      pos += 1;
-    }
-    if (level > 6 || (pos < max && !isSpace(this.code(pos)))) return false;
-    if (!silent) this.line = line + 1;
-    return true;
-  }
-
   private lheading(startLine: number, endLine: number): boolean {
     if (this.sCount[startLine]! - this.blkIndent >= 4) return false;
     const oldParent = this.parentType;
@@ -359,45 +255,8 @@ class BlockScan {
     return true;
   }
 
-  private tableRow(line: number): string[] {
-    const text = this.src.slice(this.first(line), this.eMarks[line]).trim();
-    const cells: string[] = [];
-    let current = '';
-    for (let i = 0; i < text.length; i += 1) {
-      if (text[i] === '|' && text[i - 1] !== '\\') {
-        cells.push(current);
-        current = '';
-      } else current += text[i];
-    }
-    cells.push(current);
-    if (cells.length > 0 && cells[0] === '') cells.shift();
-    if (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
-    return cells;
-  }
-
   private table(startLine: number, endLine: number, silent: boolean): boolean {
-    const delimiter = startLine + 1;
-    if (delimiter + 1 > endLine) return false;
-    if (this.sCount[delimiter]! < this.blkIndent) return false;
-    if (this.sCount[delimiter]! - this.blkIndent >= 4) return false;
-    const row = this.src.slice(this.first(delimiter), this.eMarks[delimiter]);
-    if (!/^[|:-][|:\- \t]/.test(row) || /^-[ \t]/.test(row) || /[^|:\- \t]/.test(row)) return false;
-    const columns = row.split('|');
-    let aligns = 0;
-    for (let i = 0; i < columns.length; i += 1) {
-      const t = columns[i]!.trim();
-      if (!t) {
-        if (i === 0 || i === columns.length - 1) continue;
-        return false;
-      }
-      if (!/^:?-+:?$/.test(t)) return false;
-      aligns += 1;
-    }
-    const head = this.src.slice(this.first(startLine), this.eMarks[startLine]).trim();
-    if (!head.includes('|')) return false;
-    if (this.sCount[startLine]! - this.blkIndent >= 4) return false;
-    const count = this.tableRow(startLine).length;
-    if (count === 0 || count !== aligns) return false;
+    if (!this.tableHead(startLine, endLine)) return false;
     if (silent) return true;
     const oldParent = this.parentType;
     this.parentType = 'table';
@@ -411,30 +270,6 @@ class BlockScan {
     this.parentType = oldParent;
     this.line = next;
     return true;
-  }
-
-  /** The position after a list marker on `line`, or -1; `ordered` tells which kind. */
-  private listMarker(line: number): { after: number; ordered: boolean; value: number } | null {
-    const start = this.first(line);
-    const max = this.eMarks[line]!;
-    let pos = start;
-    const ch = this.code(pos);
-    if (pos < max && (ch === 0x2a || ch === 0x2d || ch === 0x2b)) {
-      pos += 1;
-      if (pos < max && !isSpace(this.code(pos))) return null;
-      return { after: pos, ordered: false, value: 0 };
-    }
-    if (pos + 1 >= max) return null;
-    while (pos < max && this.code(pos) >= 0x30 && this.code(pos) <= 0x39) {
-      pos += 1;
-      if (pos - start >= 10) return null;
-    }
-    if (pos === start || pos >= max) return null;
-    const delim = this.code(pos);
-    if (delim !== 0x2e && delim !== 0x29) return null;
-    pos += 1;
-    if (pos < max && !isSpace(this.code(pos))) return null;
-    return { after: pos, ordered: true, value: Number(this.src.slice(start, pos - 1)) };
   }
 
   private list(startLine: number, endLine: number, silent: boolean): boolean {

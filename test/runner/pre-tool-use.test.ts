@@ -175,3 +175,54 @@ describe('PreToolUse on the shell forms that used to get through', () => {
     expect(decision.stderr).toMatch(/^watchkeeper: restarts are disabled by configuration/);
   });
 });
+
+describe('PreToolUse on aliases and interpreter code that can start a process', () => {
+  const decideWith = (command: string, guard?: { interpreters: string[]; aliases: boolean }) =>
+    decidePreToolUse(bash(command), {
+      stores: app.stores,
+      limits,
+      clock: app.clock,
+      sessionId: null,
+      tier: 3,
+      guard,
+    });
+  const alias = "shopt -s expand_aliases\nalias r='docker restart'\nr jellyfin";
+  const perl = `perl -e 'system("docker "."res"."tart jellyfin")'`;
+
+  it('refuses them with no service in cooldown, says why, and records the block', async () => {
+    const decision = await decideWith(alias);
+    expect(decision.exitCode).toBe(2);
+    expect(decision.stderr).toContain(
+      'the script turns on alias expansion (`shopt -s expand_aliases`); an alias can hide a restart from the guard. The operator can allow this with WATCHKEEPER_GUARD_ALLOW_ALIASES=true',
+    );
+    expect((await decideWith(perl)).stderr).toContain(
+      '`perl` code can start a process (`system`), and the guard cannot follow what it runs',
+    );
+    const blocks = app.stores.cooldowns.blocksSince(0);
+    expect(blocks.map((b) => [b.service, b.actionType, b.command]).sort()).toEqual([
+      ['*', 'restart', perl],
+      ['*', 'restart', alias],
+    ]);
+    expect(app.stores.cooldowns.since(0)).toEqual([]);
+    expect(app.stores.events.list({ level: 'warning' })[0]!.message).toContain(
+      'Blocked a command the cooldown guard cannot check',
+    );
+  });
+
+  it('lets them run when the operator allows them, the cooldowns still applying', async () => {
+    const allowed = { interpreters: ['perl'], aliases: true };
+    expect((await decideWith(alias, allowed)).exitCode).toBe(0);
+    expect((await decideWith(perl, allowed)).exitCode).toBe(0);
+    expect((await decideWith(`python3 -c 'import os; os.system("x")'`, allowed)).exitCode).toBe(2);
+    restartAt('jellyfin', app.clock.now());
+    restartAt('jellyfin', app.clock.now());
+    const inCooldown = await decideWith(`perl -e 'system("docker restart jellyfin")'`, allowed);
+    expect(inCooldown.stderr).toMatch(/^watchkeeper: jellyfin is in restart cooldown/);
+  });
+
+  it('lets innocent interpreter uses through', async () => {
+    expect((await decideWith("python3 -c 'print(1)'")).exitCode).toBe(0);
+    expect((await decideWith("awk '{print $1}' /etc/hosts")).exitCode).toBe(0);
+    expect(app.stores.cooldowns.blocksSince(0)).toEqual([]);
+  });
+});

@@ -266,6 +266,23 @@ describe('dry run at every tier', () => {
     expect(env.WATCHKEEPER_DRY_RUN).toBe('true');
   });
 
+  it('hands the guard what the operator allows it to pass', async () => {
+    h = runnerHarness({
+      WATCHKEEPER_GUARD_ALLOW_INTERPRETERS: 'perl,awk',
+      WATCHKEEPER_GUARD_ALLOW_ALIASES: 'true',
+    });
+    const out = await h.runSession({
+      trigger: 'api',
+      tier: 1,
+      prompt: 'ok',
+      parentSessionId: null,
+      handoff: null,
+      alert: null,
+    });
+    const { env } = recorded(h, out.sessionId);
+    expect(loadConfig(env).guard).toEqual({ interpreters: ['perl', 'awk'], aliases: true });
+  });
+
   it('refuses every restart and redeployment on a dry run, with no cooldown at all', async () => {
     h = runnerHarness();
     const ctx = {

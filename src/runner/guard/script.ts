@@ -11,6 +11,7 @@ import type { Node, Parser } from 'web-tree-sitter';
 import { withTree } from './bash-parser.js';
 import { shellVariable } from './aliases.js';
 import { classifyCommand } from './classify.js';
+import { decodeBase64, printf } from './printed-text.js';
 import { BOTH, type Env, everything, type Input, opaque } from './env.js';
 import {
   ansiC,
@@ -650,22 +651,4 @@ function dedupe(values: Seg[][]): Seg[][] {
     seen.add(key);
     return true;
   });
-}
-
-function decodeBase64(text: string): string | null {
-  const compact = text.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) return null;
-  const decoded = Buffer.from(compact, 'base64').toString('utf8');
-  return decoded.includes('\uFFFD') ? null : decoded;
-}
-
-/** printf with %s-style conversions filled in order (enough to see a command it prints). */
-function printf(format: string, args: string[]): string {
-  const fmt = ansiC(format.replace(/%%/g, '\uE000'));
-  let i = 0;
-  let out = '';
-  do {
-    out += fmt.replace(/%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]/g, () => args[i++] ?? '');
-  } while (i < args.length && /%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]/.test(fmt));
-  return out.replace(/\uE000/g, '%');
 }

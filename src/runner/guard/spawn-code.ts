@@ -4,9 +4,12 @@
  * imports). The guard cannot follow a command such code assembles at run time
  * (`system("docker "."res"."tart x")`), so it refuses the code unless the operator allows the
  * interpreter. Words inside string literals count too: code can look a function up by its name.
- * Every pattern runs in linear time. Pure.
+ * Code is checked up to 64 KiB (longer is refused), which bounds the patterns' scans. Pure.
  */
 import { GUARD_INTERPRETERS } from '../../config.js';
+
+/** Inline code longer than this is refused unread (no one-liner is this long). */
+const MAX_CODE = 64 * 1024;
 
 const PYTHON = [
   /\b(?:os|posix|nt)\s*\.\s*(?:system|popen\w*|exec\w*|spawn\w*|posix_spawnp?|fork\w*|kill\w*|startfile)\b/,
@@ -24,6 +27,9 @@ const PERL = [
   /`/,
   /\b(?:IPC|IO::Pipe|Proc|Expect|Shell)\b/,
   /\beval\b(?!\s*\{)/,
+  // A pipe open (`"|cmd"`, `"-|"`), or a mode or name the guard cannot read (`open(F, $x)`).
+  /\bopen\b[^;\n]*\|/,
+  /\bopen\s*\(?\s*(?:my\s+)?[$\w:]+\s*,\s*(?:[^'"\s]|"\s*\$)/,
   /\b(?:do|require)\s*[$"'(]/,
 ];
 
@@ -133,6 +139,8 @@ const AWK_FILTERS = [
  * awk's pipes to plain text filters do not count.
  */
 export function spawnPrimitive(family: string, code: string, filters = true): string | null {
+  // Some patterns scan to the end of a statement from each candidate: bounded by this.
+  if (code.length > MAX_CODE && PRIMITIVES[family] !== undefined) return 'code too large to check';
   if (family === 'awk' && filters)
     code = AWK_FILTERS.reduce((text, filter) => text.replace(filter, ' '), code);
   const rules = PRIMITIVES[family];
