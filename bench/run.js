@@ -3,9 +3,9 @@
  *
  *   node --expose-gc bench/run.js [--only NAME[,NAME]] [--json FILE]
  *
- * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, embeddings, search-quality,
- * search-speed, conversations, graph, graph-index, export, migrate-store and fleet (these two start a
- * PostgreSQL server). A failing part prints its error; the run still
+ * Parts: parser, huge-line, memory-store, runner, serve-rss, dashboard, session-page, embeddings,
+ * search-quality, search-speed, conversations, graph, graph-index, export, migrate-store and fleet
+ * (these two start a PostgreSQL server). A failing part prints its error; the run still
  * prints what it has, then exits non-zero. Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { runMigrateStoreBench } from './migrate-store.js';
 import { runParserBench } from './parser.js';
 import { runRunnerBench } from './runner.js';
 import { runServeRssBench } from './serve-rss.js';
+import { runSessionPageBench } from './session-page.js';
 import { formatTable } from './table.js';
 
 // Listed in table order; `runOrder` puts huge-line first, while this process is still small:
@@ -39,6 +40,7 @@ const PARTS = [
   { name: 'runner', runOrder: 4, run: runRunnerBench },
   { name: 'serve-rss', runOrder: 5, run: runServeRssBench },
   { name: 'dashboard', runOrder: 6, run: runDashboardBench },
+  { name: 'session-page', runOrder: 15, run: runSessionPageBench },
   { name: 'embeddings', runOrder: 7, run: runEmbeddingsBench },
   { name: 'search-quality', runOrder: 8, run: runSearchQualityBench },
   { name: 'search-speed', runOrder: 9, run: runSearchSpeedBench },

@@ -71,7 +71,8 @@ const ALLOWED: Record<string, string[]> = {
     'graph',
     'portability',
   ],
-  mcp: [...SHARED, 'config', 'log', 'memory', 'db', 'knowledge'],
+  // The stdio transport splits its input with the stream layer's bounded line splitter.
+  mcp: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],
   // The simulated Anthropic API stands alone: it knows nothing of watchkeeper.
   sim: ['errors'],
   cli: [

@@ -1,19 +1,28 @@
 /**
- * The activity log of a finished session, read from its raw stream-json file. The whole file is
- * parsed as a stream but only the last `maxEntries` lines are kept, so memory stays bounded
- * however large the file is.
+ * The activity log of a finished session, read from its raw stream-json file a page at a time:
+ * a page is about LOG_PAGE_BYTES of whole lines, read backward from the end, so the session page
+ * costs the same for a 100 MB log as for a small one. A page's `start` (a byte offset at a line
+ * start) is the cursor of the page before it.
  */
 import { createReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 
 import { parseStream } from '../stream/index.js';
 import { entriesFromMessage, type LogEntry } from './session-log.js';
 
-export interface LogTail {
-  /** The last entries of the log, oldest first. */
+/** Bytes of log one page reads (a single longer line is read whole, up to maxLineBytes). */
+export const LOG_PAGE_BYTES = 256 * 1024;
+const SCAN_CHUNK = 64 * 1024;
+const NEWLINE = 0x0a;
+
+export interface LogPage {
+  /** The page's entries, oldest first. */
   entries: LogEntry[];
-  /** How many earlier entries were left out. */
-  omitted: number;
+  /** Where the page starts in the file (a line start); 0: nothing comes before it. */
+  start: number;
+  /** Where the page ends (exclusive). */
+  end: number;
   /** True when the session has no log file (never started, imported, or deleted). */
   missing: boolean;
 }
@@ -26,32 +35,65 @@ export function logFilePath(dataDir: string, logPath: string | null): string | n
   return path.startsWith(root + sep) ? path : null;
 }
 
-/** Reads the last `maxEntries` log entries of a file; other read errors are thrown. */
-export async function readLogTail(
+/** The first line start at or after `from` and before `end`, or -1 when there is none. */
+async function lineStartAfter(fh: FileHandle, from: number, end: number): Promise<number> {
+  const buf = Buffer.alloc(SCAN_CHUNK);
+  for (let pos = from - 1; pos < end - 1; pos += SCAN_CHUNK) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(SCAN_CHUNK, end - 1 - pos), pos);
+    const nl = buf.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (nl !== -1) return pos + nl + 1;
+    if (bytesRead === 0) break;
+  }
+  return -1;
+}
+
+/** The start of the line that holds byte `at` (scanning back; 0 at the file's start). */
+async function lineStartBefore(fh: FileHandle, at: number): Promise<number> {
+  const buf = Buffer.alloc(SCAN_CHUNK);
+  for (let stop = at; stop > 0; stop -= SCAN_CHUNK) {
+    const pos = Math.max(0, stop - SCAN_CHUNK);
+    const { bytesRead } = await fh.read(buf, 0, stop - pos, pos);
+    const nl = buf.subarray(0, bytesRead).lastIndexOf(NEWLINE);
+    if (nl !== -1) return pos + nl + 1;
+  }
+  return 0;
+}
+
+/**
+ * The page of the log that ends at `before` (default: the end of the file): whole lines from
+ * about `pageBytes` before it. Read errors other than a missing file are thrown.
+ */
+export async function readLogPage(
   path: string | null,
-  opts: { maxEntries: number; maxLineBytes: number },
-): Promise<LogTail> {
-  if (path === null) return { entries: [], omitted: 0, missing: true };
-  let kept: LogEntry[] = [];
-  let total = 0;
+  opts: { maxLineBytes: number; before?: number; pageBytes?: number },
+): Promise<LogPage> {
+  const none: LogPage = { entries: [], start: 0, end: 0, missing: true };
+  if (path === null) return none;
+  let fh: FileHandle;
   try {
-    await parseStream(createReadStream(path), {
-      maxLineBytes: opts.maxLineBytes,
-      onMessage: (message) => {
-        for (const e of entriesFromMessage(message)) {
-          total += 1;
-          kept.push(e);
-        }
-        // Trim in batches: one copy per maxEntries lines rather than a shift per line.
-        if (kept.length >= 2 * opts.maxEntries) kept = kept.slice(-opts.maxEntries);
-      },
-    });
+    fh = await open(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { entries: [], omitted: 0, missing: true };
-    }
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return none;
     throw err;
   }
-  const entries = kept.slice(-opts.maxEntries);
-  return { entries, omitted: total - entries.length, missing: false };
+  let start: number;
+  let end: number;
+  try {
+    const size = (await fh.stat()).size;
+    end = Math.min(opts.before ?? size, size);
+    const target = Math.max(0, end - (opts.pageBytes ?? LOG_PAGE_BYTES));
+    start = target === 0 ? 0 : await lineStartAfter(fh, target, end);
+    // One line longer than a page: the page is that line.
+    if (start === -1) start = await lineStartBefore(fh, target);
+  } finally {
+    await fh.close();
+  }
+  const entries: LogEntry[] = [];
+  if (end > start) {
+    await parseStream(createReadStream(path, { start, end: end - 1 }), {
+      maxLineBytes: opts.maxLineBytes,
+      onMessage: (message) => entries.push(...entriesFromMessage(message)),
+    });
+  }
+  return { entries, start, end, missing: false };
 }

@@ -1,5 +1,6 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
 import type { MemoryRow } from '../db/index.js';
+import { formatBytes } from './overview-data.js';
 import { formatDate, formatTime, formatTimeOfDay } from './time-format.js';
 import {
   formatConfidence,
@@ -139,6 +140,7 @@ export const viewHelpers = {
   clipLines,
   plural,
   windowText,
+  bytes: formatBytes,
 };
 export type ViewHelpers = typeof viewHelpers;
 

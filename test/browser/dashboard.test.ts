@@ -3,7 +3,7 @@
  * search them as you type, say what a service is, watch a live session (the real Claude CLI
  * against the simulated model), and take the screenshots the README shows.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -304,6 +304,47 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await page.goto(url('/'));
     await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: false });
     expect(await page.locator('main').textContent()).toContain('Active memories');
+  });
+
+  it("reads a finished session's large log a page at a time, loading earlier pages in place", async () => {
+    const lines = Array.from({ length: 6_000 }, (_, i) =>
+      JSON.stringify({
+        type: 'assistant',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'text', text: `log line ${i} ${'.'.repeat(100)}` }],
+        },
+        parent_tool_use_id: null,
+      }),
+    );
+    mkdirSync(join(dataDir, 'sessions'), { recursive: true });
+    writeFileSync(join(dataDir, 'sessions/paged.ndjson'), `${lines.join('\n')}\n`);
+    const id = rt.stores.sessions.start({
+      trigger: 'manual',
+      tier: 1,
+      startedAt: Date.now(),
+      logPath: 'sessions/paged.ndjson',
+    });
+    rt.stores.sessions.finish(id, { status: 'completed', endedAt: Date.now() });
+    await page.goto(url(`/sessions/${id}`));
+    const log = page.locator('#session-log');
+    await expect(log.locator('.entry').last().textContent()).resolves.toContain('log line 5999 ');
+    const firstPage = await log.locator('.entry').count();
+    expect(firstPage).toBeLessThan(6_000);
+    let clicks = 0;
+    while ((await log.locator('.log-earlier button').count()) > 0 && clicks < 20) {
+      const shown = await log.locator('.entry').count();
+      await log.locator('.log-earlier button').click();
+      // The page before arrives in place of the button: one entry more than were shown.
+      await log.locator('.entry').nth(shown).waitFor();
+      clicks += 1;
+    }
+    expect(clicks).toBeGreaterThan(1);
+    const texts = await log.locator('.entry').allTextContents();
+    expect(texts).toHaveLength(6_000);
+    expect(texts[0]).toContain('log line 0 ');
+    expect(texts.every((t, i) => t.includes(`log line ${i} `))).toBe(true);
+    expect(page.url()).toBe(url(`/sessions/${id}`));
   });
 
   it('renders the XSS corpus inert: no script runs, no dialog opens', async () => {

@@ -3,7 +3,7 @@
  * Memories page, the importance and archive filters, archive, restore and promotion, and the
  * memory tool calls a session made.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -278,6 +278,58 @@ describe('session page: memory tool calls', () => {
     expect(table).toContain('<tr class="critical">');
     expect(table).toContain('expected text at content');
     expect(table.slice(0, table.indexOf('</table>'))).not.toContain('uptime');
+  });
+
+  it('reads a growing log on from where it stopped, and finds a call far back in a large one', async () => {
+    const id = h.stores.sessions.start({
+      trigger: 'manual',
+      tier: 1,
+      startedAt: h.clock.now(),
+      logPath: 'sessions/8.ndjson',
+    });
+    h.stores.sessions.finish(id, { status: 'completed', endedAt: h.clock.now() });
+    const call = (toolUseId: string, query: string) =>
+      assistantBlocks([
+        {
+          type: 'tool_use',
+          id: toolUseId,
+          name: 'mcp__watchkeeper__memory_query',
+          input: { query },
+        },
+      ]);
+    const answer = (toolUseId: string, text: string) =>
+      JSON.stringify({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: toolUseId, content: text }],
+        },
+        parent_tool_use_id: null,
+      });
+    mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
+    const file = join(h.dataDir, 'sessions/8.ndjson');
+    // The first call, then 2 MB of other lines: far beyond the page of the log the page shows.
+    const filler = Array.from({ length: 10_000 }, (_, i) =>
+      assistantBlocks([{ type: 'text', text: `filler ${i} ${'f'.repeat(150)}` }]),
+    );
+    writeFileSync(file, `${[call('toolu_1', 'first question'), ...filler].join('\n')}\n`);
+    const before = await page(`/sessions/${id}`);
+    expect(before).toContain('first question');
+    expect(before).toContain('<span class="muted">no answer</span>');
+    expect(before).not.toContain('>filler 0 ');
+    appendFileSync(
+      file,
+      `${[answer('toolu_1', 'the first answer'), call('toolu_2', 'second question')].join('\n')}\n`,
+    );
+    const after = await page(`/sessions/${id}`);
+    const table = after.slice(
+      after.indexOf('<table id="memory-tool-calls">'),
+      after.indexOf('</table>', after.indexOf('<table id="memory-tool-calls">')),
+    );
+    expect(table).toContain('first question');
+    expect(table).toContain('the first answer');
+    expect(table).toContain('second question');
+    expect(table.match(/<td class="nowrap">memory_query<\/td>/g)).toHaveLength(2);
   });
 
   it('says when the session called no memory tool', async () => {

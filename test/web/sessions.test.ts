@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -252,7 +252,7 @@ describe('GET /sessions/:id', () => {
     expect(html).not.toContain('live-log');
   });
 
-  it('says when the log file is missing, and keeps only the last 2,000 entries of a huge one', async () => {
+  it('says when the log file is missing, and reads a huge one a page at a time from its end', async () => {
     const missing = session({ logPath: 'sessions/missing.ndjson' });
     expect(await (await get(`/sessions/${missing}`)).text()).toContain(
       'No log file for this session (sessions/missing.ndjson is missing).',
@@ -262,13 +262,63 @@ describe('GET /sessions/:id', () => {
 
     const big = session({ logPath: 'sessions/big.ndjson' });
     mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
-    const lines = Array.from({ length: 2_105 }, (_, i) => assistantText(`line ${i}`));
-    writeFileSync(join(h.dataDir, 'sessions/big.ndjson'), lines.join('\n'));
-    const html = await (await get(`/sessions/${big}`)).text();
-    expect(html).toContain('Showing the last 2,000 entries; 105 earlier entries left out');
-    expect(html).not.toContain('>line 104<');
-    expect(html).toContain('>line 105<');
-    expect(html).toContain('>line 2104<');
+    const count = 12_000;
+    const lines = Array.from({ length: count }, (_, i) => assistantText(`line ${i}`));
+    const file = join(h.dataDir, 'sessions/big.ndjson');
+    writeFileSync(file, lines.join('\n'));
+    const size = statSync(file).size;
+    const shown = (html: string) => [...html.matchAll(/>line (\d+)</g)].map((m) => Number(m[1]));
+    const earlier = (html: string) => /hx-get="\/sessions\/\d+\/log\?before=(\d+)"/.exec(html)?.[1];
+
+    const first = await (await get(`/sessions/${big}`)).text();
+    const newest = shown(first);
+    expect(newest.at(-1)).toBe(count - 1);
+    expect(newest[0]).toBeGreaterThan(0);
+    // A page is about 256 KiB of the log, whatever the file's size.
+    const lineBytes = size / count;
+    expect(newest.length).toBeLessThanOrEqual(Math.ceil((256 * 1024) / lineBytes) + 1);
+    expect(first).toContain('Load earlier entries');
+
+    // "Load earlier" walks back to the first line, each line on exactly one page.
+    const seen = [...newest];
+    let before = earlier(first);
+    let pages = 1;
+    while (before !== undefined && pages < 100) {
+      const res = await get(`/sessions/${big}/log?before=${before}`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      seen.unshift(...shown(html));
+      before = earlier(html);
+      pages += 1;
+    }
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(pages).toBe(Math.ceil(size / (256 * 1024)));
+
+    expect((await get(`/sessions/${big}/log?before=abc`)).status).toBe(400);
+    expect((await get(`/sessions/${missing}/log?before=10`)).status).toBe(404);
+  });
+
+  it('reads one line longer than a page whole, as its own page', async () => {
+    const id = session({ logPath: 'sessions/long.ndjson' });
+    mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
+    const long = `long ${'z'.repeat(300 * 1024)}`;
+    writeFileSync(
+      join(h.dataDir, 'sessions/long.ndjson'),
+      [assistantText('line 0'), assistantText(long), assistantText('line 2')].join('\n'),
+    );
+    const pages: string[] = [];
+    let path: string | undefined = `/sessions/${id}`;
+    while (path !== undefined && pages.length < 10) {
+      const html: string = await (await get(path)).text();
+      pages.push(html);
+      const before: string | undefined = /log\?before=(\d+)"/.exec(html)?.[1];
+      path = before === undefined ? undefined : `/sessions/${id}/log?before=${before}`;
+    }
+    expect(pages).toHaveLength(3);
+    expect(pages[0]).toContain('>line 2<');
+    expect(pages[1]).toContain('>long zzz');
+    expect(pages[1]).not.toContain('>line');
+    expect(pages[2]).toContain('>line 0<');
   });
 
   it('renders model-written text inert everywhere on the page and in the live log', async () => {

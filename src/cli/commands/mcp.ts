@@ -8,11 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-
 import type { Stores } from '../../db/index.js';
 import type { Logger } from '../../log.js';
-import { type Caller, createMemoryServer } from '../../mcp/index.js';
+import { type Caller, createMemoryServer, LineCappedStdioTransport } from '../../mcp/index.js';
 import { openApp } from '../app.js';
 import { parse } from '../args.js';
 import type { CliIo } from '../io.js';
@@ -81,7 +79,8 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
       input.once('close', resolve);
       unsubscribe.push(io.onSignal('SIGTERM', resolve), io.onSignal('SIGINT', resolve));
     });
-    await server.connect(new StdioServerTransport(input, output));
+    // A request line over the cap is answered with an error and the server reads on.
+    await server.connect(new LineCappedStdioTransport(input, output, { log }));
     log.debug('memory tools ready on stdio', { session: caller.sessionId ?? undefined });
     await closed;
     closing = true;

@@ -17,15 +17,13 @@ import { renderMarkdown } from '../markdown.js';
 import { isHtmx, page, partial } from '../render.js';
 import { MAX_PROMPT_CHARS, parseRunInput } from '../run-input.js';
 import { readMemoryToolCalls } from '../memory-tool-calls.js';
-import { logFilePath, readLogTail } from '../session-log-file.js';
+import { logFilePath, readLogPage } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
 import { otherInstance, sessionListQuery } from '../session-list.js';
 import { sessionRecordView } from '../session-record.js';
 import { streamSessionLog } from '../session-stream.js';
 
 export const PAGE_SIZE = 50;
-/** The static log shows at most this many entries (the newest). */
-export const MAX_LOG_ENTRIES = 2_000;
 const START_WAIT_POLLS = 20;
 const START_POLL_MS = 100;
 
@@ -92,7 +90,7 @@ async function startedSession(
 }
 
 /**
- * GET /sessions, /sessions/rows, /sessions/:id and /sessions/:id/stream; POST /sessions/trigger
+ * GET /sessions, /sessions/rows, /sessions/:id, /sessions/:id/log and /sessions/:id/stream; POST /sessions/trigger
  * and /sessions/:id/stop.
  */
 export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
@@ -219,14 +217,31 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         thisInstance: stores.instance,
         // Read from the log, as far as it is written (a running session's too).
         toolCalls: await readMemoryToolCalls(logFile, { maxLineBytes: config.maxLineBytes }),
-        log: live
-          ? null
-          : await readLogTail(logFile, {
-              maxEntries: MAX_LOG_ENTRIES,
-              maxLineBytes: config.maxLineBytes,
-            }),
+        // The last page of the log; the operator loads earlier ones (GET /sessions/:id/log).
+        log: live ? null : await readLogPage(logFile, { maxLineBytes: config.maxLineBytes }),
       },
     );
+  });
+
+  // The page of the log before byte `before` (a page's start), for "Load earlier entries".
+  app.get('/sessions/:id{[0-9]+}/log', async (c) => {
+    const s = mustGet(c.req.param('id'));
+    const raw = c.req.query('before') ?? '';
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) {
+      return apiError(
+        c,
+        400,
+        'usage',
+        'before: a byte offset from the "Load earlier" link',
+        'before',
+      );
+    }
+    const log = await readLogPage(logFilePath(config.dataDir, s.logPath), {
+      maxLineBytes: config.maxLineBytes,
+      before: Number(raw),
+    });
+    if (log.missing) throw new AppError('not_found', `session ${s.id} has no log file`);
+    return partial(c, 'partials/session-log-page', { s, log });
   });
 
   app.get('/sessions/:id{[0-9]+}/stream', (c) =>
