@@ -29,18 +29,20 @@ const OPS = [
 /** The real worker, with every batch it is sent recorded and the threads kept for the test. */
 function recordingSpawn() {
   const batches: number[] = [];
+  const sent: string[][] = [];
   const workers: Worker[] = [];
   const spawn: SpawnWorker = (data) => {
     const w = spawnLocalWorker(data);
     const post = w.postMessage.bind(w);
     w.postMessage = (req: WorkerRequest) => {
       batches.push(req.texts.length);
+      sent.push([...req.texts]);
       post(req);
     };
     workers.push(w);
     return w;
   };
-  return { spawn, batches, workers };
+  return { spawn, batches, sent, workers };
 }
 
 const open: LocalEmbedder[] = [];
@@ -88,6 +90,28 @@ describe('local embeddings (USE-lite in a worker thread)', () => {
     const [again] = await e.embedQueries([texts[33]!]);
     expect(dot(again!, results[33]![0]!)).toBeCloseTo(1, 5);
     expect(rec.workers).toHaveLength(1);
+  });
+
+  it('embeds a long job shortest text first, a repeated text once, and answers in order', async () => {
+    const rec = recordingSpawn();
+    const e = embedder({ spawnWorker: rec.spawn });
+    // The model pads a batch to its longest text: mixed lengths would make every batch slow.
+    const texts = Array.from({ length: 70 }, (_, i) =>
+      i % 7 === 3 ? OPS[0]! : `${OPS[i % OPS.length]} ${'and again '.repeat(i % 9)}#${i}`,
+    );
+    const vectors = await e.embedDocuments(texts);
+    const distinct = [...new Set(texts)];
+    expect(rec.sent.flat()).toEqual([...distinct].sort((a, b) => a.length - b.length));
+    expect(rec.batches).toEqual([32, 29]);
+    expect(vectors).toHaveLength(texts.length);
+    const alone = await e.embedDocuments([texts[11]!, OPS[0]!]);
+    expect(dot(vectors[11]!, alone[0]!)).toBeCloseTo(1, 5);
+    for (const [i, text] of texts.entries()) {
+      if (text === OPS[0]) expect(dot(vectors[i]!, alone[1]!)).toBeCloseTo(1, 5);
+    }
+    // Each caller's vector is its own, even for a repeated text.
+    expect(vectors[3]).not.toBe(vectors[10]);
+    expect(vectors[3]).not.toBe(vectors[17]);
   });
 
   it('answers a query ahead of a long re-index that was queued first', async () => {
