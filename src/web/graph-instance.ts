@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Stores } from '../db/index.js';
+import type { DatabaseOutage, Stores } from '../db/index.js';
 import { createGraph, createIndexQueue, type Graph, type IndexQueue } from '../graph/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
@@ -19,6 +19,8 @@ export interface GraphHost {
   knowledge: Knowledge;
   clock: Clock;
   log: Logger;
+  /** The process's record of a lost database: indexing waits for it to answer again. */
+  outage?: DatabaseOutage;
 }
 
 const graphs = new WeakMap<Stores, Graph>();
@@ -54,6 +56,7 @@ export function indexQueueOf(host: GraphHost): IndexQueue {
           host.log.debug('graph: indexed', { file: r.file, lines: r.lines, ideas: r.ideas });
       },
       onError: (file, err) => host.log.warn('graph: indexing failed', { file, error: err }),
+      ...(host.outage ? { outage: host.outage } : {}),
     });
     queues.set(host.stores, queue);
   }
