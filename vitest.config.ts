@@ -17,6 +17,7 @@ const POSTGRES_SUITES = [
   'test/db/metrics.test.ts',
   'test/db/operator-controls.test.ts',
   'test/db/postgres-server.test.ts',
+  'test/db/background-loop.test.ts',
   'test/db/stats.test.ts',
   'test/knowledge/memory-archive.test.ts',
   'test/knowledge/memory-service.test.ts',

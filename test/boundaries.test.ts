@@ -121,7 +121,8 @@ const ALLOWED: Record<string, string[]> = {
 };
 // Type-only imports may also reach these.
 const TYPES_ALSO: Record<string, string[]> = {
-  db: ['memory', 'stream'],
+  // The background loops' outage record logs through the logger it is handed.
+  db: ['memory', 'stream', 'log'],
   knowledge: ['embed'],
   gateway: ['config', 'log'],
   conversations: ['config', 'log'],

@@ -12,6 +12,12 @@ export interface CliIo {
   clock: Clock;
   /** Subscribes to a process signal; returns the unsubscribe function. */
   onSignal: (signal: NodeJS.Signals, handler: () => void) => () => void;
+  /**
+   * Subscribes to promises rejected with no handler (the real process's `unhandledRejection`;
+   * a test's io leaves it out, so that its runner still fails on one); returns the unsubscribe
+   * function.
+   */
+  onUnhandledRejection?: (handler: (reason: unknown) => void) => () => void;
 }
 
 /** Standard input as text, at most `maxBytes` (a hook's payload); what is past it is dropped. */

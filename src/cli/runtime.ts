@@ -5,7 +5,13 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { type Conversations, createConversations } from '../conversations/index.js';
-import { openStores, type Stores } from '../db/index.js';
+import {
+  createDatabaseOutage,
+  type DatabaseOutage,
+  openStores,
+  probeDatabase,
+  type Stores,
+} from '../db/index.js';
 import { createEmbedder, type Embedder } from '../embed/index.js';
 import { createBackend, createGateway, type Gateway } from '../gateway/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';
@@ -22,6 +28,7 @@ import { recoverInterruptedSessions, type RecoveredSession } from '../runner/rec
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
 import { createApp } from '../web/app.js';
+import { startBackgroundWork } from './background.js';
 import type { RunnerControl } from '../web/deps.js';
 import { loadSecret } from '../web/server.js';
 
@@ -38,9 +45,11 @@ export interface Runtime {
   feed: SessionFeed;
   runChain: RunChain;
   /** Chain summaries, written in the background; `idle()` waits for the ones started. */
-  summaries: Pick<ChainSummarizer, 'idle'>;
+  summaries: Pick<ChainSummarizer, 'idle' | 'close'>;
   scheduler: Scheduler;
   log: Logger;
+  /** The background loops' shared record of a lost database (one warning, one event each). */
+  outage: DatabaseOutage;
   /**
    * Rows a killed `serve` or `run` left `running` become `interrupted`, and their leftover
    * processes are ended. Call it holding the runner lock, before anything can start a session.
@@ -48,17 +57,13 @@ export interface Runtime {
   recoverInterrupted(): Promise<RecoveredSession[]>;
   /**
    * Loads the embedding model and the vector index in the background, then embeds pending
-   * memories every few seconds (serve). Failures are reported by the knowledge layer, once.
+   * memories every few seconds (serve); delivers notifications, sweeps leases and extracts
+   * conversations. A lost database pauses each of them until it answers again.
    */
   startBackground(): void;
   /** Stops the background work, the hook endpoint and the embedder, and closes the database. */
   close(): Promise<void>;
 }
-
-/** How often serve embeds memories stored while the embedding backend was down or slow. */
-const PENDING_EVERY_MS = 10_000;
-/** How often serve looks for conversations due for their timed extraction. */
-const EXTRACT_TICK_MS = 10_000;
 
 export interface RuntimeOptions {
   config: Config;
@@ -92,6 +97,12 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const stores = openStores(o.config.fleet.databaseUrl ?? o.config.dbPath, {
     instance: o.config.fleet.instance,
   });
+  const outage = createDatabaseOutage({
+    probe: () => probeDatabase(stores.db),
+    clock: o.clock,
+    log: o.log,
+    events: stores.events,
+  });
   let notifier: Notifier;
   try {
     notifier = setUpNotifier({
@@ -100,6 +111,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       clock: o.clock,
       log: o.log,
       env: o.env,
+      outage,
     });
   } catch (err) {
     stores.close();
@@ -122,6 +134,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     gateway,
     clock: o.clock,
     log: o.log,
+    outage,
     options: o.config.conversations,
   });
   const hookServer = createHookServer({ tools: knowledge.tools, log: o.log });
@@ -136,12 +149,19 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     log: o.log,
     env: o.env,
     onAlert,
+    outage,
     simulated: o.simulated ?? false,
     ...(o.childEnvOverrides ? { childEnvOverrides: o.childEnvOverrides } : {}),
     ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
     ...(o.onSessionEnd ? { onSessionEnd: o.onSessionEnd } : {}),
   });
-  const summaries = createChainSummarizer({ stores, gateway, clock: o.clock, log: o.log });
+  const summaries = createChainSummarizer({
+    stores,
+    gateway,
+    clock: o.clock,
+    log: o.log,
+    outage,
+  });
   const runChain = createChainRunner({
     onAlert,
     summarizer: summaries,
@@ -172,9 +192,9 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     leaseMs: o.config.fleet.leaseMs,
     log: o.log,
     onAlert,
+    outage,
   });
-  let timer: NodeJS.Timeout | null = null;
-  let extractTimer: NodeJS.Timeout | null = null;
+  let background: { stop(): Promise<void> } | null = null;
   return {
     config: o.config,
     stores,
@@ -189,6 +209,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     summaries,
     scheduler,
     log: o.log,
+    outage,
     recoverInterrupted: () => {
       // Chain summaries a killed predecessor left pending will never be written.
       stores.sessionRecords.abandonPending(o.clock.now());
@@ -204,42 +225,26 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     startBackground() {
       notifier.start();
       leases.start();
-      if (!extractTimer) {
-        // Jobs and summaries a killed predecessor left running will never finish.
-        const now = o.clock.now();
-        stores.gatewayJobs.abandonRunning(now);
-        stores.summaries.abandonProcessing(now);
-        extractTimer = setInterval(() => conversations.tick(), EXTRACT_TICK_MS);
-        extractTimer.unref();
-      }
-      if (!embedder || timer) return;
-      const catchUp = () =>
-        void knowledge.pending
-          .catchUp()
-          .then(
-            (n) => n > 0 && o.log.info('memories embedded', { count: n, model: embedder.model }),
-          );
-      void embedder.warmUp().then(
-        () => {
-          knowledge.search.prepare();
-          catchUp();
-        },
-        (err: unknown) =>
-          o.log.warn('the embedding model did not load; search is lexical until it does', {
-            error: err as Error,
-          }),
-      );
-      timer = setInterval(catchUp, PENDING_EVERY_MS);
-      timer.unref();
+      if (background) return;
+      // Jobs and summaries a killed predecessor left running will never finish.
+      const now = o.clock.now();
+      stores.gatewayJobs.abandonRunning(now);
+      stores.summaries.abandonProcessing(now);
+      background = startBackgroundWork({
+        knowledge,
+        embedder,
+        conversations,
+        outage,
+        log: o.log,
+      });
     },
     async close() {
-      leases.stop();
-      if (timer) clearInterval(timer);
-      if (extractTimer) clearInterval(extractTimer);
+      await leases.stop();
+      await background?.stop();
       // Waits end and calls in flight are cancelled; then the background jobs settle.
       gateway.close();
       // A summary cut short by the shutdown is stored from the final response instead.
-      await summaries.idle();
+      await summaries.close();
       await conversations.close();
       await hookServer.close();
       await embedder?.close();
@@ -269,6 +274,7 @@ export function createDashboard(
     },
     clock: o.clock,
     log: rt.log,
+    outage: rt.outage,
     demo: o.demo,
     secret: loadSecret(rt.config.dataDir),
     ...(o.endpointProof ? { endpointProof: o.endpointProof } : {}),

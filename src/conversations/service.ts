@@ -6,7 +6,14 @@
  * then the raw recent messages.
  */
 import type { Clock } from '../clock.js';
-import type { ConversationRow, MessageRow, Stores, SummaryRow } from '../db/index.js';
+import {
+  type ConversationRow,
+  type DatabaseOutage,
+  isUnreachableError,
+  type MessageRow,
+  type Stores,
+  type SummaryRow,
+} from '../db/index.js';
 import { AppError } from '../errors.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Knowledge } from '../knowledge/index.js';
@@ -75,6 +82,8 @@ export function createConversations(deps: {
   gateway: Gateway;
   clock: Clock;
   log?: Logger;
+  /** The process's record of a lost database: an extraction cut short by it is reported there. */
+  outage?: DatabaseOutage;
   options?: Partial<ConversationOptions>;
 }) {
   const { stores, knowledge, gateway, clock } = deps;
@@ -82,7 +91,9 @@ export function createConversations(deps: {
   const pending = new Set<Promise<unknown>>();
   const track = (job: Promise<unknown>) => {
     pending.add(job);
-    void job.finally(() => pending.delete(job));
+    // Settled either way: a failed job is reported by its owner, never an unhandled rejection.
+    const done = () => void pending.delete(job);
+    job.then(done, done);
   };
   const summarizer = createSummarizer({
     conversations: stores.conversations,
@@ -122,10 +133,15 @@ export function createConversations(deps: {
             await extractor.run(id);
           } while (state.again && !closed);
         } catch (err) {
-          deps.log?.error('conversation extraction failed', {
-            conversation: id,
-            error: err as Error,
-          });
+          // The timed sweep finds the conversation due again once the database answers.
+          if (isUnreachableError(err) && deps.outage) {
+            deps.outage.lost('conversation extraction', err);
+          } else {
+            deps.log?.error('conversation extraction failed', {
+              conversation: id,
+              error: err as Error,
+            });
+          }
         } finally {
           extracting.delete(id);
         }

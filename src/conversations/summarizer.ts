@@ -8,7 +8,12 @@
  * text; a failed one keeps its error.
  */
 import type { Clock } from '../clock.js';
-import type { ConversationStore, SummaryRow, SummaryStore } from '../db/index.js';
+import {
+  type ConversationStore,
+  isUnreachableError,
+  type SummaryRow,
+  type SummaryStore,
+} from '../db/index.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Logger } from '../log.js';
 import { SUMMARY_SYSTEM, summaryPrompt } from './prompts.js';
@@ -94,14 +99,30 @@ export function createSummarizer(deps: {
       }
       deps.track(
         summarise(row).catch((err: unknown) => {
+          // A lost database leaves the row processing: once stale, the next round claims the
+          // window again.
+          if (isUnreachableError(err)) {
+            deps.log?.warn('conversation summary interrupted: the database is unreachable', {
+              conversation: conversationId,
+              summary: row.id,
+            });
+            return;
+          }
           // A bug, not a model failure: the row must not stay processing until it goes stale.
-          summaries.fail(
-            row.id,
-            `internal error: ${(err as Error).message}`,
-            null,
-            null,
-            clock.now(),
-          );
+          try {
+            summaries.fail(
+              row.id,
+              `internal error: ${(err as Error).message}`,
+              null,
+              null,
+              clock.now(),
+            );
+          } catch (failed) {
+            deps.log?.error('conversation summary failed', {
+              conversation: conversationId,
+              error: failed as Error,
+            });
+          }
         }),
       );
       return row;

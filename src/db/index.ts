@@ -184,6 +184,17 @@ export {
   type NotificationStore,
   type RecordOutcome,
 } from './notifications.js';
+export {
+  type BackgroundLoop,
+  type BackgroundLoopOptions,
+  createDatabaseOutage,
+  type DatabaseOutage,
+  growingPause,
+  type LoopTimers,
+  realTimers,
+  startBackgroundLoop,
+  untilReachable,
+} from './background-loop.js';
 export { migrate, type MigrateResult, MIGRATIONS_DIR, readMigrations } from './migrate.js';
 export {
   dataVersion,

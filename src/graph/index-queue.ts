@@ -6,6 +6,7 @@
  * it is being indexed is read once more afterwards. The per-file lock of `Graph.index` still
  * keeps a detached `graph index` of the same file from running at the same time.
  */
+import { type DatabaseOutage, isUnreachableError, untilReachable } from '../db/index.js';
 import type { IndexOptions } from './indexer.js';
 import type { IndexOutcome } from './index.js';
 
@@ -15,26 +16,45 @@ export interface IndexQueueDeps {
   embedPending(): Promise<number>;
   onIndexed?(outcome: IndexOutcome): void;
   onError(file: string, err: Error): void;
+  /**
+   * The process's record of a lost database: a file whose indexing met it is queued again, and
+   * the queue waits for the database to answer before it goes on.
+   */
+  outage?: DatabaseOutage;
 }
+
+const LOOP_NAME = 'graph indexing';
 
 export type Enqueued = 'queued' | 'already_queued';
 
 export function createIndexQueue(deps: IndexQueueDeps) {
-  const waiting = new Map<string, IndexOptions>();
+  let waiting = new Map<string, IndexOptions>();
   let running: Promise<void> | null = null;
   let closed = false;
+  let paused = false;
+  const closing = new AbortController();
 
-  const drain = async (): Promise<void> => {
+  /** Indexes what waits; false when the database went away (the file is queued again). */
+  const drain = async (): Promise<boolean> => {
     for (;;) {
       const next = waiting.entries().next();
-      if (next.done || closed) return;
+      if (next.done || closed) return true;
       const [file, opts] = next.value;
       waiting.delete(file);
       try {
         const outcome = await deps.index(file, opts);
         deps.onIndexed?.(outcome);
         await deps.embedPending();
+        if (paused) deps.outage?.restored(LOOP_NAME);
+        paused = false;
       } catch (err) {
+        if (deps.outage && isUnreachableError(err)) {
+          // First again, with a newer request's options when one came meanwhile.
+          waiting = new Map([[file, { ...opts, ...waiting.get(file) }], ...waiting]);
+          deps.outage.lost(LOOP_NAME, err);
+          paused = true;
+          return false;
+        }
         deps.onError(file, err as Error);
       }
     }
@@ -42,10 +62,14 @@ export function createIndexQueue(deps: IndexQueueDeps) {
 
   const start = (): void => {
     if (running || closed || waiting.size === 0) return;
-    running = drain().finally(() => {
-      running = null;
-      start(); // asked for between the last look and now
-    });
+    running = drain()
+      .then(async (done) => {
+        if (!done && deps.outage) await untilReachable(deps.outage, closing.signal);
+      })
+      .finally(() => {
+        running = null;
+        start(); // asked for between the last look and now, or held while the database was away
+      });
   };
 
   return {
@@ -71,6 +95,7 @@ export function createIndexQueue(deps: IndexQueueDeps) {
     /** Takes nothing more; waits for the file being indexed (the database closes after). */
     async close(): Promise<void> {
       closed = true;
+      closing.abort();
       waiting.clear();
       await this.idle();
     },

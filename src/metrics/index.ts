@@ -1,4 +1,5 @@
 /** @module metrics: Prometheus measurements (prom-client, in registries of our own). */
+export { noteUnhandledError, type ProcessHealth, processHealth } from './health.js';
 export {
   embeddingDuration,
   enableProcessMetrics,

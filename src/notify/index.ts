@@ -1,7 +1,7 @@
 /** @module notify: notifications of what needs a human, to Apprise and built-in targets. */
 import type { Clock } from '../clock.js';
 import type { NotificationsConfig } from '../config.js';
-import type { NotificationStore } from '../db/index.js';
+import type { DatabaseOutage, NotificationStore } from '../db/index.js';
 import type { Logger } from '../log.js';
 import { findOnPath } from './apprise.js';
 import { createNotifier, type Notifier } from './notifier.js';
@@ -35,6 +35,7 @@ export function setUpNotifier(o: {
   clock: Clock;
   log: Logger;
   env: Record<string, string | undefined>;
+  outage?: DatabaseOutage;
 }): Notifier {
   const appriseBin = o.config.appriseUrls.length > 0 ? findOnPath('apprise', o.env.PATH) : null;
   const targets = buildTargets({
@@ -50,5 +51,6 @@ export function setUpNotifier(o: {
     log: o.log,
     appriseBin,
     env: o.env,
+    ...(o.outage ? { outage: o.outage } : {}),
   });
 }

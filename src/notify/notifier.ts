@@ -9,11 +9,23 @@
  * Instances sharing a database fan out their own notifications, and deliver what is due to their
  * targets: each delivery is claimed before it is sent, so that it goes out once, and a claimant
  * that dies mid-send leaves it due again once the claim has run out. The hourly rate limit counts
- * every instance's deliveries.
+ * every instance's deliveries. While the database is unreachable, delivery pauses (one warning for
+ * the process), and what is notified meanwhile is held in memory and recorded, in order, once it
+ * answers.
  */
 import type { Clock } from '../clock.js';
 import type { NotificationsConfig } from '../config.js';
-import type { DeliveryRow, NotificationRow, NotificationStore } from '../db/index.js';
+import {
+  type BackgroundLoop,
+  createDatabaseOutage,
+  type DatabaseOutage,
+  type DeliveryRow,
+  isUnreachableError,
+  type LoopTimers,
+  type NotificationRow,
+  type NotificationStore,
+  startBackgroundLoop,
+} from '../db/index.js';
 import type { Logger } from '../log.js';
 import { sendApprise } from './apprise.js';
 import { sendMail } from './mail.js';
@@ -32,6 +44,9 @@ export const BACKOFF_BASE_MS = 30_000;
 export const BACKOFF_MAX_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
 const TICK_MS = 5_000;
+const LOOP_NAME = 'notification delivery';
+/** Notifications held in memory while the database is unreachable (later ones are logged). */
+const MAX_HELD = 1_000;
 /** A claim lasts the send's time limit and this much more (a slow DNS lookup, a busy loop). */
 export const CLAIM_MARGIN_MS = 60_000;
 
@@ -81,6 +96,9 @@ export interface NotifierDeps {
   appriseBin: string | null;
   /** The environment Apprise's minimal one is taken from. */
   env: Record<string, string | undefined>;
+  /** The process's record of a lost database: delivery pauses while it is away. */
+  outage?: DatabaseOutage;
+  timers?: LoopTimers;
 }
 
 export function createNotifier(deps: NotifierDeps) {
@@ -88,7 +106,9 @@ export function createNotifier(deps: NotifierDeps) {
   const byKey = new Map(targets.map((t) => [t.key, t]));
   const shutdown = new AbortController();
   let running: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  let loop: BackgroundLoop | null = null;
+  const outage =
+    deps.outage ?? createDatabaseOutage({ probe: () => Promise.resolve(true), clock, log });
 
   function send(t: Target, m: OutgoingMessage): Promise<void> {
     const e = t.endpoint;
@@ -182,7 +202,14 @@ export function createNotifier(deps: NotifierDeps) {
     }
   }
 
+  /** Triggers that came while the database was unreachable, recorded in order when it answers. */
+  const held: { t: NotifyTrigger; at: number }[] = [];
+
   async function round(): Promise<void> {
+    while (held.length > 0) {
+      recordTrigger(store, settings, held[0]!.t, held[0]!.at);
+      held.shift();
+    }
     const now = clock.now();
     for (let batch = store.unfanned(); batch.length > 0; batch = store.unfanned()) {
       for (const n of batch) fanOut(n, now);
@@ -201,14 +228,21 @@ export function createNotifier(deps: NotifierDeps) {
     );
   }
 
-  /** One round: fan out new notifications, attempt every due delivery. */
-  function tick(): Promise<void> {
-    running ??= round()
-      .catch((err: unknown) => log.error('notification round failed', { error: err as Error }))
-      .finally(() => {
-        running = null;
-      });
+  /** One round at a time; it rejects as the store throws. */
+  function once(): Promise<void> {
+    running ??= round().finally(() => {
+      running = null;
+    });
     return running;
+  }
+
+  /** One round: fan out new notifications, attempt every due delivery. Never rejects. */
+  function tick(): Promise<void> {
+    return once().catch((err: unknown) => {
+      // The delivery loop pauses and retries; the outage is reported once, not per round.
+      if (isUnreachableError(err)) outage.lost(LOOP_NAME, err);
+      else log.error('notification round failed', { error: err as Error });
+    });
   }
 
   return {
@@ -227,9 +261,15 @@ export function createNotifier(deps: NotifierDeps) {
     notify(t: NotifyTrigger): number | null {
       try {
         const id = recordTrigger(store, settings, t, clock.now());
-        if (id !== null && timer) setImmediate(() => void tick());
+        if (id !== null && loop && !loop.paused) setImmediate(() => void loop?.runNow());
         return id;
       } catch (err) {
+        if (isUnreachableError(err) && held.length < MAX_HELD) {
+          // Recorded by the delivery loop's first round once the database answers.
+          held.push({ t, at: clock.now() });
+          outage.lost(LOOP_NAME, err);
+          return null;
+        }
         log.error('recording a notification failed', { error: err as Error, kind: t.kind });
         return null;
       }
@@ -251,26 +291,31 @@ export function createNotifier(deps: NotifierDeps) {
         },
         null,
       );
-      if (timer) setImmediate(() => void tick());
+      if (loop && !loop.paused) setImmediate(() => void loop?.runNow());
       return id;
     },
 
     tick,
 
-    /** Delivers every few seconds until `close`. */
+    /** Delivers every few seconds until `close`; pauses while the database is away. */
     start(everyMs = TICK_MS): void {
-      if (timer) return;
-      timer = setInterval(() => void tick(), everyMs);
-      timer.unref();
-      void tick();
+      if (loop) return;
+      loop = startBackgroundLoop({
+        name: LOOP_NAME,
+        everyMs,
+        run: once,
+        onError: (err) => log.error('notification round failed', { error: err as Error }),
+        outage,
+        ...(deps.timers ? { timers: deps.timers } : {}),
+      });
+      loop.start(0);
     },
 
     /** Stops the timer and cancels what is in flight (it stays due for the next start). */
     async close(): Promise<void> {
-      if (timer) clearInterval(timer);
-      timer = null;
       shutdown.abort();
-      await running;
+      await loop?.stop();
+      await running?.catch(() => undefined);
     },
   };
 }

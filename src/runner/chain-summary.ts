@@ -7,7 +7,15 @@
  * first session.
  */
 import type { Clock } from '../clock.js';
-import type { EventRow, SessionRow, Stores } from '../db/index.js';
+import {
+  createDatabaseOutage,
+  type DatabaseOutage,
+  type EventRow,
+  isUnreachableError,
+  type SessionRow,
+  type Stores,
+  untilReachable,
+} from '../db/index.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Logger } from '../log.js';
 import { printable } from '../text-rules.js';
@@ -23,6 +31,7 @@ const MAX_RESPONSE_CHARS = 4000;
 const MAX_EVENTS = 20;
 const FALLBACK_LINES = 3;
 const FALLBACK_CHARS = 400;
+const SUMMARY_LOOP = 'session summaries';
 const MAX_SUMMARY_CHARS = 2000;
 const MARKER_LINE = /^\s*(?:[-*+]\s+)?\[[A-Z]+:[^\]]*\]/;
 const LEVEL_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
@@ -82,9 +91,14 @@ export function createChainSummarizer(deps: {
   gateway: SummaryGateway | null;
   clock: Clock;
   log: Logger;
+  /** The process's record of a lost database: a summary waits for it to answer again. */
+  outage?: DatabaseOutage;
 }) {
   const { stores, gateway, clock, log } = deps;
   const running = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  const outage =
+    deps.outage ?? createDatabaseOutage({ probe: () => Promise.resolve(true), clock, log });
 
   const chainSessions = (ids: readonly number[]) =>
     ids.map((id) => stores.sessions.get(id)).filter((s): s is SessionRow => s !== null);
@@ -153,24 +167,45 @@ export function createChainSummarizer(deps: {
   return {
     /** Starts the chain's summary in the background; returns at once. */
     summarize(sessionIds: readonly number[]): void {
-      const sessions = chainSessions(sessionIds);
-      if (sessions.length === 0) return;
-      const job: Promise<void> = write(sessions)
-        .catch((err: unknown) => {
-          // A bug or a database failure: the summary is lost, the run is not.
-          log.error('session summary failed', { session: sessions[0]!.id, error: err as Error });
+      const job: Promise<void> = (async () => {
+        let waited = false;
+        for (;;) {
+          let sessions: SessionRow[] = [];
           try {
-            fallback(sessions, `internal error: ${(err as Error).message}`, null);
-          } catch {
-            // the database is gone (shutting down): nothing more to record
+            sessions = chainSessions(sessionIds);
+            if (sessions.length > 0) await write(sessions);
+            if (waited) outage.restored(SUMMARY_LOOP);
+            return;
+          } catch (err) {
+            // The database went away: the summary is written when it answers again.
+            if (isUnreachableError(err)) {
+              outage.lost(SUMMARY_LOOP, err);
+              waited = true;
+              if (await untilReachable(outage, stopping.signal)) continue;
+              return;
+            }
+            // A bug: the summary is lost, the run is not.
+            log.error('session summary failed', { session: sessionIds[0], error: err as Error });
+            try {
+              if (sessions.length > 0)
+                fallback(sessions, `internal error: ${(err as Error).message}`, null);
+            } catch {
+              // the database is gone (shutting down): nothing more to record
+            }
+            return;
           }
-        })
-        .finally(() => running.delete(job));
+        }
+      })().finally(() => running.delete(job));
       running.add(job);
     },
     /** Resolves when every summary started so far is written. */
     async idle(): Promise<void> {
       while (running.size > 0) await Promise.all([...running]);
+    },
+    /** Stops waiting for a database that is away (those summaries are not written); then idle. */
+    async close(): Promise<void> {
+      stopping.abort();
+      await this.idle();
     },
   };
 }

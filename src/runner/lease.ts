@@ -6,7 +6,14 @@
  * conditional, so two sweepers never both end the same session.
  */
 import type { Clock } from '../clock.js';
-import type { ExpiredLease, SessionStore } from '../db/index.js';
+import {
+  createDatabaseOutage,
+  type DatabaseOutage,
+  type ExpiredLease,
+  type LoopTimers,
+  type SessionStore,
+  startBackgroundLoop,
+} from '../db/index.js';
 import type { Logger } from '../log.js';
 import { emitAlert, type OnAlert } from './alerts.js';
 
@@ -21,28 +28,43 @@ export interface HeartbeatOptions {
   clock: Clock;
   leaseMs: number;
   log: Logger;
+  /** The process's record of a lost database (a quiet one of its own when not given). */
+  outage?: DatabaseOutage;
+  timers?: LoopTimers;
+}
+
+/** An outage record for callers that were given none: pauses and backoff, no log of its own. */
+function ownOutage(o: { clock: Clock; outage?: DatabaseOutage }): DatabaseOutage {
+  return o.outage ?? createDatabaseOutage({ probe: () => Promise.resolve(true), clock: o.clock });
 }
 
 /**
  * Beats at once and then every quarter of the lease until the returned function is called. The
  * timer never keeps the process alive; a failed write is logged and tried again at the next tick
- * (the lease is four ticks long).
+ * (the lease is four ticks long); while the database is unreachable, the beats pause and resume
+ * with it, within a tick.
  */
 export function startHeartbeat(o: HeartbeatOptions): () => void {
-  const beat = () => {
-    try {
-      o.sessions.heartbeat(o.sessionId, o.clock.now());
-    } catch (err) {
-      o.log.warn('writing the session heartbeat failed', {
-        session: o.sessionId,
-        error: err as Error,
-      });
-    }
-  };
-  beat();
-  const timer = setInterval(beat, leaseTickMs(o.leaseMs));
-  timer.unref();
-  return () => clearInterval(timer);
+  const warn = (err: unknown) =>
+    o.log.warn('writing the session heartbeat failed', {
+      session: o.sessionId,
+      error: err as Error,
+    });
+  const loop = startBackgroundLoop({
+    name: 'session heartbeat',
+    everyMs: leaseTickMs(o.leaseMs),
+    run: () => o.sessions.heartbeat(o.sessionId, o.clock.now()),
+    onError: warn,
+    outage: ownOutage(o),
+    ...(o.timers ? { timers: o.timers } : {}),
+  });
+  try {
+    o.sessions.heartbeat(o.sessionId, o.clock.now());
+  } catch (err) {
+    warn(err);
+  }
+  loop.start();
+  return () => void loop.stop();
 }
 
 export interface LeaseSweeperOptions {
@@ -52,18 +74,24 @@ export interface LeaseSweeperOptions {
   log: Logger;
   /** Told of each session the sweep ended (notifications). */
   onAlert?: OnAlert;
+  outage?: DatabaseOutage;
+  timers?: LoopTimers;
 }
 
 export interface LeaseSweeper {
   /** One sweep now: the sessions it marked interrupted. */
   sweep(): ExpiredLease[];
-  /** Sweeps every quarter of the lease (an unref'd timer) until stop(). */
+  /**
+   * Sweeps every quarter of the lease (an unref'd timer) until stop(). After the database was
+   * unreachable, no heartbeat could be written: the first sweep waits one lease, so that running
+   * sessions beat again before any is judged.
+   */
   start(): void;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export function createLeaseSweeper(o: LeaseSweeperOptions): LeaseSweeper {
-  let timer: NodeJS.Timeout | null = null;
+  let graceUntil = 0;
   const sweep = (): ExpiredLease[] => {
     const expired = o.sessions.expireLeases(o.clock.now(), o.leaseMs);
     for (const e of expired) {
@@ -86,22 +114,22 @@ export function createLeaseSweeper(o: LeaseSweeperOptions): LeaseSweeper {
     }
     return expired;
   };
+  const loop = startBackgroundLoop({
+    name: 'session lease sweep',
+    everyMs: leaseTickMs(o.leaseMs),
+    run: () => {
+      // The first round after an outage: the heartbeats get a lease to resume.
+      if (loop.paused) graceUntil = o.clock.now() + o.leaseMs;
+      if (o.clock.now() < graceUntil) return;
+      sweep();
+    },
+    onError: (err) => o.log.warn('the session lease sweep failed', { error: err as Error }),
+    outage: ownOutage(o),
+    ...(o.timers ? { timers: o.timers } : {}),
+  });
   return {
     sweep,
-    start() {
-      if (timer) return;
-      timer = setInterval(() => {
-        try {
-          sweep();
-        } catch (err) {
-          o.log.warn('the session lease sweep failed', { error: err as Error });
-        }
-      }, leaseTickMs(o.leaseMs));
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-    },
+    start: () => loop.start(),
+    stop: () => loop.stop(),
   };
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { type Config, hasModelCredential } from '../config.js';
 import {
+  type DatabaseOutage,
   probeDatabase,
   type SessionStatus,
   type SessionTrigger,
@@ -28,7 +29,7 @@ import { currentCooldowns } from './cooldown-now.js';
 import { formatCooldownContext } from './cooldown-policy.js';
 import { createSessionIngest, type EscalationRequest, transcriptFields } from './ingest.js';
 import { createMarkerOutbox, outageError } from './marker-outbox.js';
-import { finishWhenBack } from './unstored-session.js';
+import { recordNowOrWhenBack } from './unstored-session.js';
 import { startHeartbeat } from './lease.js';
 import type { SessionFeed } from './live-feed.js';
 import { createSessionTee } from './raw-log.js';
@@ -88,6 +89,8 @@ export interface SessionRunnerDeps {
    * in the background). Must return at once; what it throws is logged, never the session's.
    */
   onSessionEnd?: (sessionId: number) => void;
+  /** The process's record of a lost database, shared by its background loops (heartbeats). */
+  outage?: DatabaseOutage;
 }
 
 const STDERR_TAIL = 4000;
@@ -203,6 +206,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         clock,
         leaseMs: config.fleet.leaseMs,
         log,
+        ...(deps.outage ? { outage: deps.outage } : {}),
       });
       const logRelative = join('sessions', `${sessionId}.ndjson`);
       stores.sessions.setLogPath(sessionId, logRelative);
@@ -418,32 +422,31 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           log.warn('the session-end callback failed', { session: sessionId, error: err as Error });
         }
       };
-      if (kept.held > 0) {
-        // Still unreachable: recorded in the background when it returns; the lease is kept
-        // alive until then.
-        heartbeatHandedOff = true;
-        finishWhenBack({
-          sessionId,
-          outbox,
-          probe,
-          notePath: join(config.sessionsDir, `${sessionId}.unstored.ndjson`),
-          error: error ?? '',
-          endedAt,
-          finish: () => {
-            recordRow();
-            sessionEnded();
-          },
-          done: () => stopHeartbeat?.(),
-          log,
-        });
-      } else recordRow();
+      // Markers still held, or the row's own write met the outage: recorded in the background
+      // when the database returns; the lease is kept alive until then.
+      heartbeatHandedOff = recordNowOrWhenBack({
+        sessionId,
+        outbox,
+        probe,
+        notePath: join(config.sessionsDir, `${sessionId}.unstored.ndjson`),
+        status,
+        error: error ?? '',
+        endedAt,
+        record: recordRow,
+        finish: () => {
+          recordRow();
+          sessionEnded();
+        },
+        done: () => stopHeartbeat?.(),
+        log,
+      });
       feed.close(sessionId, status);
       emitAlert(
         deps.onAlert,
         { kind: 'session_ended', status, error, sessionId, tier: req.tier },
         log,
       );
-      if (kept.held === 0) sessionEnded();
+      if (!heartbeatHandedOff) sessionEnded();
       log.info('session ended', {
         session: sessionId,
         status,

@@ -24,7 +24,8 @@ export interface FinishWhenBackOptions {
   probe: () => Promise<boolean>;
   /** Where the note goes (sessions/ID.unstored.ndjson). */
   notePath: string;
-  /** The error the row will carry. */
+  /** The status and error the row will carry. */
+  status: string;
   error: string;
   endedAt: number;
   /** Writes the row (and what goes with it); throws as the stores do. */
@@ -53,24 +54,49 @@ export function finishWhenBack(o: FinishWhenBackOptions): void {
       return o.done();
     }
     rmSync(o.notePath, { force: true });
-    o.log.info('the database is reachable again; recorded the session as failed', {
+    o.log.info(`the database is reachable again; recorded the session as ${o.status}`, {
       session: o.sessionId,
     });
     o.done();
   };
   const later = () => {
-    const timer = setTimeout(() => void retry(), pause);
+    const timer = setTimeout(() => {
+      retry().catch((err: unknown) => {
+        o.log.error('recording the session after the database returned failed', {
+          session: o.sessionId,
+          error: err as Error,
+        });
+        o.done();
+      });
+    }, pause);
     timer.unref();
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
   };
   later();
 }
 
+/**
+ * The end of a session: its row written now (`record`), or, when markers are still held or the
+ * write meets a lost database, by `finishWhenBack`. True when it was handed to the background.
+ */
+export function recordNowOrWhenBack(o: FinishWhenBackOptions & { record: () => void }): boolean {
+  if (!o.outbox.holding) {
+    try {
+      o.record();
+      return false;
+    } catch (err) {
+      if (!isUnreachableError(err)) throw err;
+    }
+  }
+  finishWhenBack(o);
+  return true;
+}
+
 function writeNote(o: FinishWhenBackOptions): void {
   const { held, dropped } = o.outbox.state();
   const header = {
     session: o.sessionId,
-    status: 'failed',
+    status: o.status,
     error: o.error,
     endedAt: new Date(o.endedAt).toISOString(),
     held,
@@ -86,7 +112,7 @@ function writeNote(o: FinishWhenBackOptions): void {
     });
   }
   o.log.error(
-    'the session ended while the database was unreachable; it will be recorded as failed when the database returns',
+    `the session ended while the database was unreachable; it will be recorded as ${o.status} when the database returns`,
     { session: o.sessionId, held, dropped, note: o.notePath },
   );
 }

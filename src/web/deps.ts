@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Conversations } from '../conversations/index.js';
-import type { Stores } from '../db/index.js';
+import type { DatabaseOutage, Stores } from '../db/index.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
@@ -68,4 +68,6 @@ export interface WebDeps {
    * the store's change feed last heard (`databaseReachable` in db).
    */
   databaseReachable?: () => boolean;
+  /** The process's record of a lost database (serve): background indexing pauses with it. */
+  outage?: DatabaseOutage;
 }

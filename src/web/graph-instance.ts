@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Stores } from '../db/index.js';
+import type { DatabaseOutage, Stores } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
   createGraph,
@@ -27,6 +27,8 @@ export interface GraphHost {
   knowledge: Knowledge;
   clock: Clock;
   log: Logger;
+  /** The process's record of a lost database: indexing waits for it to answer again. */
+  outage?: DatabaseOutage;
 }
 
 const graphs = new WeakMap<Stores, Graph>();
@@ -73,6 +75,7 @@ export function indexQueueOf(host: GraphHost): IndexQueue {
           host.log.debug('graph: indexed', { file: r.file, lines: r.lines, ideas: r.ideas });
       },
       onError: (file, err) => host.log.warn('graph: indexing failed', { file, error: err }),
+      ...(host.outage ? { outage: host.outage } : {}),
     });
     queues.set(host.stores, queue);
   }

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { createDatabaseOutage } from '../../src/db/index.js';
+import { AppError } from '../../src/errors.js';
 import { createIndexQueue, type IndexOptions } from '../../src/graph/index.js';
 
 function recorder() {
@@ -72,5 +74,35 @@ describe('the background indexing queue', () => {
     await r.finishNext();
     await closing;
     expect(r.calls.map((c) => c.file)).toEqual(['/t/a.jsonl']);
+  });
+
+  it('keeps a file the lost database cut short, and indexes it once the database answers', async () => {
+    let reachable = false;
+    const calls: string[] = [];
+    const errors: string[] = [];
+    const outage = createDatabaseOutage({
+      probe: () => Promise.resolve(reachable),
+      clock: { now: () => Date.now() },
+    });
+    const queue = createIndexQueue({
+      index(file: string) {
+        calls.push(file);
+        if (!reachable) throw new AppError('db_unavailable', 'PostgreSQL is unreachable');
+        return Promise.resolve({ status: 'indexed' } as never);
+      },
+      embedPending: () => Promise.resolve(0),
+      onError: (file, err) => errors.push(`${file}: ${err.message}`),
+      outage,
+    });
+    queue.enqueue('/t/a.jsonl');
+    queue.enqueue('/t/b.jsonl');
+    while (!outage.down) await new Promise((r) => setImmediate(r));
+    // Queued again, first, and nothing more is tried while the database is away.
+    expect(queue.waiting).toBe(2);
+    reachable = true;
+    await queue.idle();
+    expect(calls).toEqual(['/t/a.jsonl', '/t/a.jsonl', '/t/b.jsonl']);
+    expect(errors).toEqual([]);
+    expect(outage.down).toBe(false);
   });
 });

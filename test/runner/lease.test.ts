@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import type { ExpiredLease } from '../../src/db/index.js';
+import { createDatabaseOutage, type ExpiredLease } from '../../src/db/index.js';
+import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createLeaseSweeper, leaseTickMs, startHeartbeat } from '../../src/runner/lease.js';
 import { fakeClock } from '../helpers/clock.js';
@@ -67,7 +68,7 @@ describe('heartbeat', () => {
 });
 
 describe('lease sweeper', () => {
-  it('sweeps every quarter of the lease from start() until stop()', () => {
+  it('sweeps every quarter of the lease from start() until stop()', async () => {
     vi.useFakeTimers();
     const clock = fakeClock();
     const asked: number[] = [];
@@ -85,11 +86,54 @@ describe('lease sweeper', () => {
     });
     sweeper.start();
     expect(asked).toEqual([]);
-    vi.advanceTimersByTime(leaseTickMs(LEASE_MS) * 2);
+    await vi.advanceTimersByTimeAsync(leaseTickMs(LEASE_MS) * 2);
     expect(asked).toHaveLength(2);
-    sweeper.stop();
-    vi.advanceTimersByTime(leaseTickMs(LEASE_MS) * 2);
+    await sweeper.stop();
+    await vi.advanceTimersByTimeAsync(leaseTickMs(LEASE_MS) * 2);
     expect(asked).toHaveLength(2);
+  });
+
+  it('pauses while the database is away, and then gives the heartbeats a lease before judging', async () => {
+    vi.useFakeTimers();
+    const clock = fakeClock();
+    let reachable = true;
+    const swept: number[] = [];
+    const warnings: string[] = [];
+    const sweeper = createLeaseSweeper({
+      sessions: {
+        expireLeases: (now: number): ExpiredLease[] => {
+          if (!reachable) throw new AppError('db_unavailable', 'PostgreSQL is unreachable');
+          swept.push(now);
+          return [];
+        },
+      },
+      clock,
+      leaseMs: LEASE_MS,
+      log: { ...silentLogger, warn: (m) => warnings.push(m) },
+      outage: createDatabaseOutage({ probe: () => Promise.resolve(reachable), clock }),
+    });
+    const tick = leaseTickMs(LEASE_MS);
+    const step = async (ms: number) => {
+      clock.advance(ms);
+      await vi.advanceTimersByTimeAsync(ms);
+    };
+    sweeper.start();
+    await step(tick);
+    expect(swept).toHaveLength(1);
+    reachable = false;
+    await step(4 * tick);
+    expect(swept).toHaveLength(1);
+    // No warning per tick: the outage is the process's to report, once.
+    expect(warnings).toEqual([]);
+    reachable = true;
+    const back = clock.now();
+    await step(tick);
+    // Back, but no heartbeat could be written while it was away: the first sweep waits a lease.
+    expect(swept).toHaveLength(1);
+    await step(LEASE_MS + tick);
+    expect(swept.length).toBeGreaterThan(1);
+    expect(swept[1]).toBeGreaterThanOrEqual(back + LEASE_MS);
+    await sweeper.stop();
   });
 });
 

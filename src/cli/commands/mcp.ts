@@ -15,6 +15,7 @@ import { openApp } from '../app.js';
 import { parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
+import { installProcessGuard } from '../process-guard.js';
 
 export const MCP_USAGE = `watchkeeper mcp
   The memory tools (memory_add, memory_query, memory_verify, memory_reinforce) as an MCP server
@@ -51,6 +52,7 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
   const app = openApp(io);
   const log = cliLogger(app.config, io);
+  const unguard = installProcessGuard(io, log);
   try {
     const caller = callerFrom(io.env, app.stores.sessions, log);
     const server = createMemoryServer(
@@ -89,5 +91,6 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     await app.close();
+    unguard();
   }
 }

@@ -6,6 +6,7 @@ import { acquireRunnerLock } from '../../runner/lock.js';
 import { parse, str, toInt, usageError } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
+import { installProcessGuard } from '../process-guard.js';
 import { createRuntime } from '../runtime.js';
 
 export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
@@ -35,6 +36,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     abort.abort();
   };
   const offs = (['SIGINT', 'SIGTERM', 'SIGUSR2'] as const).map((s) => io.onSignal(s, stop));
+  offs.push(installProcessGuard(io, log));
   try {
     // Before the chain: rows a killed `serve` or `run` left `running`.
     await rt.recoverInterrupted();

@@ -18,6 +18,7 @@ import { startSimulatedModel, type SimulatedModel } from '../../sim/messages-api
 import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
+import { installProcessGuard } from '../process-guard.js';
 import { createDashboard, createRuntime } from '../runtime.js';
 import {
   endpointProof,
@@ -99,6 +100,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   for (const notice of config.notices) log.warn(notice);
   checkListenAddress(config.web);
   const lock = acquireRunnerLock(config.dataDir, 'serve', io.clock.now());
+  const unguard = installProcessGuard(io, log);
   let sim: SimulatedModel | null = null;
   let web: WebServer | null = null;
   try {
@@ -231,5 +233,6 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await web?.close();
     await sim?.close();
     lock.release();
+    unguard();
   }
 }

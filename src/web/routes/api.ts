@@ -22,6 +22,7 @@ import { serviceApi } from '../api/services.js';
 import { sessionApi } from '../api/sessions.js';
 import { statsApi } from '../api/stats.js';
 import { webhookApi } from '../api/webhook.js';
+import { processHealth } from '../../metrics/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 
@@ -29,13 +30,31 @@ const health = createRoute({
   method: 'get',
   path: '/health',
   summary: 'Liveness',
+  description:
+    '`degraded` once an error escaped every handler (logged, and survived): the process serves, and its log says what failed.',
   security: [],
-  responses: { 200: ok('up', z.object({ status: z.literal('ok') })) },
+  responses: {
+    200: ok(
+      'up',
+      z.object({
+        status: z.enum(['ok', 'degraded']),
+        unhandled_errors: z.number().int().optional(),
+      }),
+    ),
+  },
 });
 
 export function apiRoutes(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRoot();
-  app.openapi(health, (c) => c.json({ status: 'ok' as const }, 200));
+  app.openapi(health, (c) => {
+    const h = processHealth();
+    return c.json(
+      h.status === 'ok'
+        ? { status: h.status }
+        : { status: h.status, unhandled_errors: h.unhandledErrors },
+      200,
+    );
+  });
   serveDocument(app);
   app.route('/stats', statsApi(deps));
   app.route('/sessions', sessionApi(deps));
