@@ -112,8 +112,8 @@ export function createPortabilityStore(db: Db) {
   const insertHistory = db.prepare(`INSERT INTO memory_history (memory_id, action, old_confidence,
     new_confidence, observation, session_id, created_at, related_memory_id, source, evidence)
     VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, ?, ?)`);
-  const sameMemory = db.prepare(`SELECT id FROM memories WHERE observation = ? AND service IS ?
-    AND category = ? AND scope = ? AND created_at = ? ORDER BY id LIMIT 1`);
+  const sameCreation = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE created_at = ?
+    AND service IS ? AND category = ? AND scope = ? ORDER BY id LIMIT 50`);
   const imported = db.prepare(
     'SELECT target_id AS targetId FROM memory_imports WHERE origin = ? AND key = ?',
   );
@@ -180,17 +180,32 @@ export function createPortabilityStore(db: Db) {
       return (cached('SELECT COALESCE(MAX(id), 0) AS n FROM memories').get() as { n: number }).n;
     },
 
-    /** The memory that is this one (same words, service, category, scope and creation time). */
-    sameMemory(m: {
-      observation: string;
+    /**
+     * The memories made at this time with this service, category and scope (whatever their
+     * state), each with the words its history kept as its own: the rows an imported record may
+     * be, as it was or before an edit here.
+     */
+    sameCreation(m: {
       service: string | null;
       category: Category;
       scope: string;
       createdAt: number;
-    }): number | null {
-      const row = sameMemory.get(m.observation, m.service, m.category, m.scope, m.createdAt) as
-        { id: number } | undefined;
-      return row?.id ?? null;
+    }): (PortableMemory['memory'] & {
+      history: { action: string; observation: string | null }[];
+    })[] {
+      const rows = (
+        sameCreation.all(m.createdAt, m.service, m.category, m.scope) as RawPortable[]
+      ).map((raw) => ({
+        ...raw,
+        active: raw.active === 1,
+        pinned: raw.pinned === 1,
+        history: [] as { action: string; observation: string | null }[],
+      }));
+      if (rows.length === 0) return rows;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const h of historyOf.iterate(JSON.stringify([...byId.keys()])) as Iterable<HistoryRow>)
+        byId.get(h.memoryId)!.history.push({ action: h.action, observation: h.observation });
+      return rows;
     },
 
     /** What an earlier import made of this record: the row's id (null: none), or undefined. */

@@ -86,9 +86,10 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     const report = await portability.importMemories(fileLines(path), {
       dryRun,
       onProgress: (done, total) => progress.update(done, Math.max(done, total)),
-      // A real import lists what did not simply come in; a dry run lists every line.
+      // A real import lists what did not simply come in (a new memory that supersedes one here
+      // is listed); a dry run lists every line.
       onItem: (item) => {
-        if (!dryRun && item.action === 'created') return;
+        if (!dryRun && item.action === 'created' && !item.why.startsWith('new;')) return;
         const what = item.text === null ? '' : ` "${clip(item.text)}"`;
         const verb = VERB[item.action][dryRun ? 1 : 0];
         io.stdout(`line ${item.line}: ${verb} ${item.kind}${what}: ${item.why}\n`);
