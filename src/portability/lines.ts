@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 export interface NumberedLine {
   n: number;
   text: string;
-  /** The line's length in bytes, when it is over the cap (its text is then empty). */
-  tooLong?: number;
+  /** Set when the line is over the cap (its text is then empty): its length and the cap. */
+  tooLong?: { bytes: number; limit: number };
 }
 
 /** Lines that can be read again from the start: each `for await` reads them anew. */
@@ -27,8 +27,9 @@ export function formatBytes(n: number): string {
 }
 
 /** Why a line over the cap is refused. */
-export function tooLongWhy(line: NumberedLine, maxBytes = MAX_LINE_BYTES): string {
-  return `the line is ${formatBytes(line.tooLong ?? 0)}, over the limit of ${formatBytes(maxBytes)} for one line (not read)`;
+export function tooLongWhy(line: NumberedLine): string {
+  const { bytes, limit } = line.tooLong ?? { bytes: 0, limit: MAX_LINE_BYTES };
+  return `the line is ${formatBytes(bytes)}, over the limit of ${formatBytes(limit)} for one line (not read)`;
 }
 
 async function* byteLines(
@@ -42,7 +43,7 @@ async function* byteLines(
   const finish = (): NumberedLine => {
     n += 1;
     const line: NumberedLine = over
-      ? { n, text: '', tooLong: size }
+      ? { n, text: '', tooLong: { bytes: size, limit: maxBytes } }
       : { n, text: Buffer.concat(parts).toString('utf8').replace(/\r$/, '') };
     parts = [];
     size = 0;
