@@ -108,10 +108,7 @@ describe('import after corrections here', () => {
       `already here as memory #${two.memory.id}, merged into memory #${one.memory.id} here`,
     );
     expect(run.stdout).toContain('Created 0, reinforced 0, skipped 3, refused 0.');
-    expect(active(a)).toEqual([
-      'caddy renews its certificates 30 days before they expire',
-      NINETY,
-    ]);
+    expect(active(a)).toEqual(['caddy renews its certificates 30 days before they expire', NINETY]);
   });
 
   it('keeps the newer of two memories that say otherwise active, whichever store it is in', async () => {
