@@ -13,7 +13,8 @@ export interface HistoryVerdict {
   why: string;
 }
 
-const day = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+/** A time as a report shows it: `2026-01-01 00:02` (UTC). */
+export const utcMinute = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
 
 function clipped(text: string, n = 80): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
@@ -41,7 +42,7 @@ export function historyVerdict(
   if (tomb) {
     return {
       memoryId: null,
-      why: `deleted here (memory #${tomb.memoryId}, ${day(tomb.deletedAt)} UTC by ${tomb.deletedBy}); not brought back`,
+      why: `deleted here (memory #${tomb.memoryId}, ${utcMinute(tomb.deletedAt)} UTC by ${tomb.deletedBy}); not brought back`,
     };
   }
   const rows = deps.portability.sameCreation({
@@ -58,7 +59,7 @@ export function historyVerdict(
     if (wordingsOf(m.observation, m.history).includes(r.text)) {
       return {
         memoryId: m.id,
-        why: `memory #${m.id} is this memory, reworded here since (${day(m.updatedAt)} UTC): it now says "${clipped(m.observation)}"${stateOf(m)}`,
+        why: `memory #${m.id} is this memory, reworded here since (${utcMinute(m.updatedAt)} UTC): it now says "${clipped(m.observation)}"${stateOf(m)}`,
       };
     }
   }

@@ -23,42 +23,14 @@ import type {
 import { AppError } from '../errors.js';
 import type { Embedding, Judgement, MemoryService } from '../knowledge/index.js';
 import { DEFAULT_POLICY, type MemoryPolicy, memoryKey } from '../memory/index.js';
-import {
-  FORMAT,
-  firstIssue,
-  type MemoryLine,
-  MemoryLine as MemoryLineSchema,
-  ServiceLine,
-} from './format.js';
-import { historyVerdict } from './import-history.js';
+import { FORMAT, firstIssue, MemoryLine, ServiceLine } from './format.js';
+import { historyVerdict, utcMinute } from './import-history.js';
+import { type ImportItem, type ImportReport, MAX_ITEMS, refuse } from './import-items.js';
+import { headerTotal, importServiceLine, parseJson } from './import-lines.js';
 import { linkProblems } from './import-links.js';
 import { writeRecord } from './import-write.js';
 import { type LineSource, tooLongWhy } from './lines.js';
-import { checkMemory, checkService, refusal } from './record-rules.js';
-
-export type ImportAction = 'created' | 'reinforced' | 'skipped' | 'refused';
-
-export interface ImportItem {
-  line: number;
-  action: ImportAction;
-  kind: 'memory' | 'service' | 'line';
-  /** The memory made or reinforced, or the one that made it a skip. */
-  memoryId: number | null;
-  text: string | null;
-  why: string;
-}
-
-export interface ImportReport {
-  dryRun: boolean;
-  /** Memory lines (and lines that are neither memory nor service). */
-  counts: Record<ImportAction, number>;
-  /** Service description lines. */
-  services: Record<ImportAction, number>;
-  /** The first items (MAX_ITEMS); `counts` has them all. */
-  items: ImportItem[];
-  /** Lines read (the header included). */
-  lines: number;
-}
+import { checkMemory, refusal } from './record-rules.js';
 
 export interface ImportDeps {
   memories: MemoryStore;
@@ -81,24 +53,12 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const MAX_ITEMS = 2000;
-
 interface Pending {
   n: number;
   record: MemoryLine;
   service: string | null;
   text: string;
   key: string;
-}
-
-const day = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; why: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (err) {
-    return { ok: false, why: `not JSON (${(err as Error).message})` };
-  }
 }
 
 export async function importMemories(
@@ -236,7 +196,7 @@ export async function importMemories(
               skip(
                 p,
                 local.id,
-                `says otherwise than memory #${local.id} here, which is newer (${day(local.lastReinforcedAt)} UTC, this one ${day(assertedAt)} UTC); the newer stays`,
+                `says otherwise than memory #${local.id} here, which is newer (${utcMinute(local.lastReinforcedAt)} UTC, this one ${utcMinute(assertedAt)} UTC); the newer stays`,
               ),
             );
             continue;
@@ -287,38 +247,6 @@ export async function importMemories(
     opts.onProgress?.(done, total);
   };
 
-  const importService = (n: number, s: ServiceLine) => {
-    let name: string;
-    try {
-      name = checkService(s);
-    } catch (err) {
-      return emit(refuse(n, 'service', refusal(err)));
-    }
-    const current = deps.services.get(name);
-    const item = (action: ImportAction, why: string): ImportItem => ({
-      line: n,
-      action,
-      kind: 'service',
-      memoryId: null,
-      text: `${name}: ${s.description}`,
-      why,
-    });
-    if (
-      current?.description === s.description &&
-      current.descriptionSource === s.description_source
-    ) {
-      return emit(item('skipped', `${name} is already described so`));
-    }
-    const source = s.description_source ?? 'operator';
-    if (dryRun) return emit(item('created', `describes ${name} (${source})`));
-    const written = deps.services.describe(name, s.description, source, deps.now());
-    emit(
-      written
-        ? item('created', `describes ${name} (${source})`)
-        : item('skipped', `${name} has a description that outranks this one`),
-    );
-  };
-
   for await (const line of lines) {
     const { n, text } = line;
     report.lines = n;
@@ -332,22 +260,7 @@ export async function importMemories(
     }
     if (text.trim() === '') continue;
     if (!header) {
-      const parsed = parseJson(text);
-      const format =
-        parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
-          ? (parsed.value as { format?: unknown }).format
-          : undefined;
-      if (format !== FORMAT) {
-        throw new AppError(
-          'invalid_input',
-          typeof format === 'string' && format.startsWith('watchkeeper-memory/')
-            ? `line ${n}: format "${format}" is not one this watchkeeper reads (${FORMAT})`
-            : `line ${n}: not a watchkeeper memory export (the first line must be {"format":"${FORMAT}", ...})`,
-          { data: { field: 'format' } },
-        );
-      }
-      const count = parsed.ok ? (parsed.value as { memories?: unknown }).memories : undefined;
-      total = typeof count === 'number' ? count : 0;
+      total = headerTotal(n, text);
       header = true;
       continue;
     }
@@ -365,7 +278,7 @@ export async function importMemories(
     if (type === 'service') {
       const s = ServiceLine.safeParse(parsed.value);
       if (!s.success) emit(refuse(n, 'service', firstIssue(s.error)));
-      else importService(n, s.data);
+      else emit(importServiceLine(deps, n, s.data, dryRun));
       continue;
     }
     if (type !== 'memory') {
@@ -378,7 +291,7 @@ export async function importMemories(
       );
       continue;
     }
-    const m = MemoryLineSchema.safeParse(parsed.value);
+    const m = MemoryLine.safeParse(parsed.value);
     if (!m.success) {
       emit(refuse(n, 'memory', firstIssue(m.error)));
       continue;
@@ -420,8 +333,4 @@ export async function importMemories(
 
 function skip(p: Pending, memoryId: number | null, why: string): ImportItem {
   return { line: p.n, action: 'skipped', kind: 'memory', memoryId, text: p.text, why };
-}
-
-function refuse(n: number, kind: ImportItem['kind'], why: string): ImportItem {
-  return { line: n, action: 'refused', kind, memoryId: null, text: null, why };
 }

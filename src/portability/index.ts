@@ -15,13 +15,13 @@ import { importMcpMemory, type McpItem } from './mcp-memory.js';
 export { CSV_HEADER } from './csv.js';
 export { type ExportOptions } from './export.js';
 export { FORMAT } from './format.js';
+export { type ImportOptions } from './import.js';
 export {
   type ImportAction,
   type ImportItem,
-  type ImportOptions,
   type ImportReport,
   MAX_ITEMS,
-} from './import.js';
+} from './import-items.js';
 export {
   fileLines,
   type LineSource,
