@@ -139,6 +139,7 @@ export {
   type NewMemory,
 } from './memories.js';
 export {
+  type CreatedMemory,
   createPortabilityStore,
   type EntityRelationRow,
   type ImportedHistory,

@@ -19,10 +19,11 @@ export function createTombstoneStore(db: Db) {
   const cached = statementCache(db);
   const insert = db.prepare(`INSERT INTO memory_tombstones (memory_id, content_hash, deleted_at,
     deleted_by, instance) VALUES (?, ?, ?, ?, ?)`);
-  const byHash = db.prepare(`SELECT memory_id AS memoryId, content_hash AS contentHash,
+  // Any number of hashes as one JSON parameter: one round trip for a batch of records.
+  const byHashes = db.prepare(`SELECT memory_id AS memoryId, content_hash AS contentHash,
     deleted_at AS deletedAt, deleted_by AS deletedBy, instance FROM memory_tombstones
-    WHERE content_hash = ? AND instance IN (?, '${FLEET}') ORDER BY deleted_at DESC, id DESC
-    LIMIT 1`);
+    WHERE content_hash IN (SELECT value FROM json_each(?)) AND instance IN (?, '${FLEET}')
+    ORDER BY deleted_at, id`);
 
   return {
     /** Records the deletion of a memory: one row per distinct hash of its wordings. */
@@ -31,9 +32,13 @@ export function createTombstoneStore(db: Db) {
         insert.run(t.memoryId, hash, t.deletedAt, t.deletedBy, t.instance);
     },
 
-    /** The latest deletion of a memory with this hash that the instance sees, or null. */
-    find(contentHash: string, visibleTo: string): Tombstone | null {
-      return (byHash.get(contentHash, visibleTo) as Tombstone | undefined) ?? null;
+    /** The latest deletion the instance sees of a memory with each of these hashes. */
+    findMany(contentHashes: readonly string[], visibleTo: string): Map<string, Tombstone> {
+      const found = new Map<string, Tombstone>();
+      if (contentHashes.length === 0) return found;
+      for (const t of byHashes.all(JSON.stringify(contentHashes), visibleTo) as Tombstone[])
+        found.set(t.contentHash, t);
+      return found;
     },
 
     /** Every tombstone of a memory id, oldest first. */

@@ -24,7 +24,7 @@ import { AppError } from '../errors.js';
 import type { Embedding, Judgement, MemoryService } from '../knowledge/index.js';
 import { DEFAULT_POLICY, type MemoryPolicy, memoryKey } from '../memory/index.js';
 import { FORMAT, firstIssue, MemoryLine, ServiceLine } from './format.js';
-import { historyVerdict, utcMinute } from './import-history.js';
+import { historyVerdicts, utcMinute } from './import-history.js';
 import { type ImportItem, type ImportReport, MAX_ITEMS, refuse } from './import-items.js';
 import { headerTotal, importServiceLine, parseJson } from './import-lines.js';
 import { linkProblems } from './import-links.js';
@@ -109,25 +109,37 @@ export async function importMemories(
     const todo = batch;
     batch = [];
     const fresh: Pending[] = [];
-    for (const p of todo) {
+    // Records found here as they are: recorded as imported with the batch's writes.
+    const recognised: { key: string; id: number }[] = [];
+    const verdicts = historyVerdicts(
+      { portability, tombstones: deps.tombstones, instance: memory.instance },
+      todo.map((p) => ({
+        ...p.record,
+        service: p.service,
+        text: p.text,
+        createdAt: p.record.created_at,
+        key: p.key,
+      })),
+    );
+    const importedBefore = portability.importedMany(
+      'watchkeeper',
+      todo.map((p) => p.key),
+    );
+    for (const [i, p] of todo.entries()) {
       const earlier = keysSeen.get(p.key);
       if (earlier !== undefined) {
         emit(skip(p, null, `the same memory as line ${earlier}`));
         continue;
       }
       keysSeen.set(p.key, p.n);
-      const here = historyVerdict(
-        { portability, tombstones: deps.tombstones, instance: memory.instance },
-        { ...p.record, service: p.service, text: p.text, createdAt: p.record.created_at },
-        p.key,
-      );
+      const here = verdicts[i];
       if (here) {
-        if (!dryRun && here.memoryId !== null)
-          portability.recordImport('watchkeeper', p.key, 'memory', here.memoryId, deps.now());
+        if (here.memoryId !== null && !importedBefore.has(p.key))
+          recognised.push({ key: p.key, id: here.memoryId });
         known(p, here.memoryId, here.why);
         continue;
       }
-      const before = portability.importedAs('watchkeeper', p.key);
+      const before = importedBefore.get(p.key);
       if (before !== undefined) {
         known(p, before, `imported before${before === null ? '' : ` (memory #${before})`}`);
         continue;
@@ -152,6 +164,9 @@ export async function importMemories(
     }
     const apply = () => {
       const now = deps.now();
+      if (!dryRun)
+        for (const k of recognised)
+          portability.recordImport('watchkeeper', k.key, 'memory', k.id, now);
       for (const { p, vector, judged } of decided) {
         const r = p.record;
         if (judged.kind === 'duplicate') {
