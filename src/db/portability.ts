@@ -4,7 +4,6 @@
  * was imported, merged memories' link to their survivor, and the MCP memory server's entities
  * linked to memories and to each other.
  */
-import type { Category } from '../memory/policy.js';
 import type {
   HistoryAction,
   HistoryRow,
