@@ -41,6 +41,8 @@ const POSTGRES_SUITES = [
   'test/runner/pre-tool-use.test.ts',
   // These run the CLI in-process on the test app's database (test/helpers/cli.ts).
   'test/portability/import-dedup.test.ts',
+  'test/portability/import-history.test.ts',
+  'test/portability/import-validation.test.ts',
   'test/portability/mcp-memory.test.ts',
   'test/portability/merge.test.ts',
   'test/portability/round-trip.test.ts',

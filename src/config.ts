@@ -12,6 +12,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 
 import { AppError } from './errors.js';
+import { SCOPE_NAME } from './text-rules.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -123,7 +124,7 @@ const gatewayModel = z
 const scopeName = z
   .string()
   .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, {
+  .regex(SCOPE_NAME, {
     message: 'expected a name of letters, digits, ".", "_", ":" and "-" (at most 100)',
   })
   .refine((s) => s !== 'ops', {

@@ -39,6 +39,20 @@ export function checkServiceName(
   return { ok: true, name };
 }
 
+/** A memory scope other than `ops`: letters, digits, `.`, `_`, `:` and `-`, at most 100. */
+export const SCOPE_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
+
+/** A scope name as stored (`ops` included), or the reason it is refused. */
+export function checkScopeName(
+  raw: string,
+): { ok: true; name: string } | { ok: false; reason: string } {
+  return SCOPE_NAME.test(raw) ? { ok: true, name: raw } : { ok: false, reason: notAScopeName(raw) };
+}
+
+export function notAScopeName(raw: string): string {
+  return `"${printable(raw)}" is not a scope name: use 1 to 100 letters, digits, ".", "_", ":" and "-"`;
+}
+
 // C0 controls except tab and newline, DEL, C1 controls, and the Unicode line/paragraph separators
 // and bidi overrides that make stored text render differently from what was written.
 /* eslint-disable no-control-regex -- matching control characters is the point */

@@ -20,6 +20,11 @@ export interface CliIo {
   onUnhandledRejection?: (handler: (reason: unknown) => void) => () => void;
 }
 
+/** Who made a change from the command line, as recorded beside it: `cli (USER)`. */
+export function cliActor(io: CliIo): string {
+  return `cli (${io.env.USER ?? io.env.LOGNAME ?? 'unknown user'})`;
+}
+
 /** Standard input as text, at most `maxBytes` (a hook's payload); what is past it is dropped. */
 export async function readStdin(io: CliIo, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];

@@ -4,14 +4,13 @@
  */
 import { MESSAGE_ROLES, type MessageRole, OPS_SCOPE } from '../db/index.js';
 import { AppError } from '../errors.js';
-import { findControlCharacter, printable } from '../text-rules.js';
+import { findControlCharacter, notAScopeName, printable, SCOPE_NAME } from '../text-rules.js';
 
 /** Longest message content accepted (characters); a larger body is refused before (413). */
 export const MAX_CONTENT_CHARS = 100_000;
 export const MAX_SEQ = 1_000_000_000;
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 
 function bad(field: string, message: string): AppError {
   return new AppError('usage', `${field}: ${message}`, { data: { field } });
@@ -28,11 +27,8 @@ export function parseConversationId(value: unknown): string {
 }
 
 export function parseScope(value: unknown, field = 'scope'): string {
-  if (typeof value !== 'string' || !SCOPE.test(value)) {
-    throw bad(
-      field,
-      `"${printable(String(value))}" is not a scope name: use 1 to 100 letters, digits, ".", "_", ":" and "-"`,
-    );
+  if (typeof value !== 'string' || !SCOPE_NAME.test(value)) {
+    throw bad(field, notAScopeName(String(value)));
   }
   if (value === OPS_SCOPE) {
     throw bad(field, '"ops" is the scheduled sessions\' own scope; share a scope with ops instead');

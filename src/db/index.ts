@@ -11,6 +11,7 @@ import { createGatewayJobStore } from './gateway-jobs.js';
 import { createMemoryStore } from './memories.js';
 import { createMetricsStore } from './metrics.js';
 import { createPortabilityStore } from './portability.js';
+import { createTombstoneStore } from './tombstones.js';
 import { createNotificationStore } from './notifications.js';
 import { createRetentionStore } from './retention.js';
 import { createSearchStore } from './search.js';
@@ -139,6 +140,7 @@ export {
   type NewMemory,
 } from './memories.js';
 export {
+  type CreatedMemory,
   createPortabilityStore,
   type EntityRelationRow,
   type ImportedHistory,
@@ -148,6 +150,7 @@ export {
   type PortabilityStore,
   type PortableMemory,
 } from './portability.js';
+export { createTombstoneStore, type Tombstone, type TombstoneStore } from './tombstones.js';
 export {
   createSearchStore,
   type LexicalHit,
@@ -286,6 +289,7 @@ export interface Stores {
   claudeOpsImport: ReturnType<typeof createClaudeOpsImportStore>;
   retention: ReturnType<typeof createRetentionStore>;
   portability: ReturnType<typeof createPortabilityStore>;
+  tombstones: ReturnType<typeof createTombstoneStore>;
   notifications: ReturnType<typeof createNotificationStore>;
   cooldownOverrides: ReturnType<typeof createCooldownOverrideStore>;
   eventGroups: ReturnType<typeof createEventGroupStore>;
@@ -332,6 +336,7 @@ export function openStores(
     claudeOpsImport: createClaudeOpsImportStore(db, instance),
     retention: createRetentionStore(db, instance),
     portability: createPortabilityStore(db),
+    tombstones: createTombstoneStore(db),
     notifications: createNotificationStore(db, instance),
     cooldownOverrides: createCooldownOverrideStore(db),
     eventGroups: createEventGroupStore(db),

@@ -4,7 +4,6 @@
  * was imported, merged memories' link to their survivor, and the MCP memory server's entities
  * linked to memories and to each other.
  */
-import type { Category } from '../memory/policy.js';
 import type {
   HistoryAction,
   HistoryRow,
@@ -38,6 +37,11 @@ export interface ImportedHistory {
   source: MemorySource | null;
   evidence: string | null;
 }
+
+/** A memory an imported record may be, with the history rows that hold its own words. */
+export type CreatedMemory = PortableMemory['memory'] & {
+  history: { action: string; observation: string | null }[];
+};
 
 export interface EntityRelationRow {
   id: number;
@@ -112,8 +116,10 @@ export function createPortabilityStore(db: Db) {
   const insertHistory = db.prepare(`INSERT INTO memory_history (memory_id, action, old_confidence,
     new_confidence, observation, session_id, created_at, related_memory_id, source, evidence)
     VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, ?, ?)`);
-  const sameMemory = db.prepare(`SELECT id FROM memories WHERE observation = ? AND service IS ?
-    AND category = ? AND scope = ? AND created_at = ? ORDER BY id LIMIT 1`);
+  const sameCreations = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories
+    WHERE created_at IN (SELECT CAST(value AS BIGINT) FROM json_each(?)) ORDER BY id`);
+  const importedMany = db.prepare(`SELECT key, target_id AS targetId FROM memory_imports
+    WHERE origin = ? AND key IN (SELECT value FROM json_each(?))`);
   const imported = db.prepare(
     'SELECT target_id AS targetId FROM memory_imports WHERE origin = ? AND key = ?',
   );
@@ -180,17 +186,38 @@ export function createPortabilityStore(db: Db) {
       return (cached('SELECT COALESCE(MAX(id), 0) AS n FROM memories').get() as { n: number }).n;
     },
 
-    /** The memory that is this one (same words, service, category, scope and creation time). */
-    sameMemory(m: {
-      observation: string;
-      service: string | null;
-      category: Category;
-      scope: string;
-      createdAt: number;
-    }): number | null {
-      const row = sameMemory.get(m.observation, m.service, m.category, m.scope, m.createdAt) as
-        { id: number } | undefined;
-      return row?.id ?? null;
+    /**
+     * The memories made at these times (whatever their state), each with the words its history
+     * kept as its own: the rows imported records may be, as they were or before an edit here.
+     * One round trip for the rows and one for their history, whatever the batch.
+     */
+    sameCreations(createdAts: readonly number[]): CreatedMemory[] {
+      if (createdAts.length === 0) return [];
+      const rows = (
+        sameCreations.all(JSON.stringify([...new Set(createdAts)])) as RawPortable[]
+      ).map((raw) => ({
+        ...raw,
+        active: raw.active === 1,
+        pinned: raw.pinned === 1,
+        history: [] as CreatedMemory['history'],
+      }));
+      if (rows.length === 0) return rows;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const h of historyOf.iterate(JSON.stringify([...byId.keys()])) as Iterable<HistoryRow>)
+        byId.get(h.memoryId)!.history.push({ action: h.action, observation: h.observation });
+      return rows;
+    },
+
+    /** What earlier imports made of these records: each key's row id (null: none), if any. */
+    importedMany(origin: ImportOrigin, keys: readonly string[]): Map<string, number | null> {
+      const found = new Map<string, number | null>();
+      if (keys.length === 0) return found;
+      for (const r of importedMany.all(origin, JSON.stringify(keys)) as {
+        key: string;
+        targetId: number | null;
+      }[])
+        found.set(r.key, r.targetId);
+      return found;
     },
 
     /** What an earlier import made of this record: the row's id (null: none), or undefined. */

@@ -17,7 +17,7 @@ export interface IdReference {
 
 /**
  * The references SQLite does not declare (no FOREIGN KEY clause, so that deleting the row keeps
- * the record, or because the column was added later), read from migrations/0001..0017. Declared
+ * the record, or because the column was added later), read from migrations/0001..0019. Declared
  * foreign keys are read from `pragma foreign_key_list` and need no entry here.
  */
 export const UNDECLARED_REFERENCES: readonly IdReference[] = [
@@ -28,8 +28,9 @@ export const UNDECLARED_REFERENCES: readonly IdReference[] = [
   // Supersession (0006) and merges (0015) point at the memory that kept the meaning.
   { table: 'memories', column: 'superseded_by', to: 'memories' },
   { table: 'memories', column: 'merged_into', to: 'memories' },
-  // History outlives its memory (0001, 0006).
+  // History outlives its memory (0001, 0006), and so does a deleted memory's tombstone (0019).
   { table: 'memory_history', column: 'memory_id', to: 'memories' },
+  { table: 'memory_tombstones', column: 'memory_id', to: 'memories' },
   { table: 'memory_history', column: 'related_memory_id', to: 'memories' },
   // What each session was given (0006), and the vectors of memories, ideas and spans.
   { table: 'session_memories', column: 'memory_id', to: 'memories' },

@@ -52,7 +52,14 @@ export {
 export function createKnowledge(deps: {
   stores: Pick<
     Stores,
-    'memories' | 'events' | 'search' | 'services' | 'surfacing' | 'scopes' | 'instance'
+    | 'memories'
+    | 'events'
+    | 'search'
+    | 'services'
+    | 'surfacing'
+    | 'scopes'
+    | 'instance'
+    | 'tombstones'
   >;
   embedder: Embedder | null;
   clock: Clock;
@@ -76,6 +83,7 @@ export function createKnowledge(deps: {
     memories: stores.memories,
     events: stores.events,
     search: stores.search,
+    tombstones: stores.tombstones,
     embedding,
     services,
     clock,

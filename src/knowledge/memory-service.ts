@@ -19,6 +19,7 @@ import {
   type MemorySource,
   type MemoryStore,
   type SearchStore,
+  type TombstoneStore,
 } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
@@ -33,19 +34,20 @@ import {
   IMPORTANCE_STEP,
   IMPORTANCE_VALUES,
   importanceValue,
-  MAX_OBSERVATION_LENGTH,
+  MAX_NOTE_LENGTH,
   type MemoryPolicy,
   nextDecayAt,
-  rejectControlCharacters,
   reinforcedConfidence,
   roundConfidence,
   suggestsCore,
   textSimilarity,
   toBlob,
   validateConfidence,
+  validateNote,
   validateObservation,
 } from '../memory/index.js';
 import type { Embedding } from './embedding.js';
+import { removeMemories } from './memory-removal.js';
 import type { Services } from './services.js';
 
 export interface Observation {
@@ -114,9 +116,6 @@ export interface InactiveReason {
   at: number;
 }
 
-/** The longest archive reason or reinforcement evidence kept. */
-export const MAX_NOTE_LENGTH = MAX_OBSERVATION_LENGTH;
-
 export interface MemoryEdit {
   observation?: string;
   confidence?: number;
@@ -149,6 +148,7 @@ export function createMemoryService(deps: {
   memories: MemoryStore;
   events: EventStore;
   search: SearchStore;
+  tombstones: TombstoneStore;
   embedding: Embedding;
   services: Services;
   clock: Clock;
@@ -251,21 +251,6 @@ export function createMemoryService(deps: {
     const row = memories.get(id);
     if (!row) throw new AppError('not_found', `memory ${id} does not exist`, { data: { id } });
     return row;
-  };
-
-  /** A free-text note (evidence, archive reason): trimmed, printable, bounded; null when empty. */
-  const validNote = (field: string, value: string | null | undefined): string | null => {
-    const text = (value ?? '').trim();
-    if (text === '') return null;
-    rejectControlCharacters(field, text);
-    if (text.length > MAX_NOTE_LENGTH) {
-      throw new AppError(
-        'invalid_input',
-        `${field}: is ${text.length} characters, over the limit of ${MAX_NOTE_LENGTH}`,
-        { data: { field } },
-      );
-    }
-    return text;
   };
 
   /** Wording and confidence checked and rounded: what an edit may write. */
@@ -483,6 +468,32 @@ export function createMemoryService(deps: {
         },
       ]);
       return mustGet(id);
+    },
+
+    /**
+     * Marks an active memory superseded by a newer one that says otherwise (the supersede branch
+     * of observe), for a writer that judged and wrote the newer one first (an import). A memory
+     * no longer active is left as it is.
+     */
+    supersede(
+      id: number,
+      by: { id: number; observation: string; source: MemorySource; evidence?: string | null },
+    ): void {
+      const before = mustGet(id);
+      if (!before.active) return;
+      memories.change([
+        {
+          id,
+          action: 'superseded',
+          confidence: before.confidence,
+          active: false,
+          historyObservation: by.observation,
+          relatedMemoryId: by.id,
+          source: by.source,
+          evidence: by.evidence ?? null,
+          at: clock.now(),
+        },
+      ]);
     },
 
     /**
@@ -733,8 +744,13 @@ export function createMemoryService(deps: {
       return mustGet(id);
     },
 
-    remove(ids: readonly number[]): number {
-      return memories.remove(ids, clock.now());
+    /** Deletes memories, each leaving a tombstone that says who deleted it (see memory-removal). */
+    remove(ids: readonly number[], by = 'operator'): number {
+      return removeMemories(
+        { memories, tombstones: deps.tombstones, now: () => clock.now() },
+        ids,
+        by,
+      );
     },
 
     /**
@@ -760,7 +776,7 @@ export function createMemoryService(deps: {
           { data: { field: 'id' } },
         );
       }
-      const evidence = validNote('new_evidence', input.evidence);
+      const evidence = validateNote('new_evidence', input.evidence);
       const now = clock.now();
       const importanceBefore = importanceValue(before.importance, before.importanceBoost);
       const room = Math.max(0, 1 - IMPORTANCE_VALUES[before.importance]);
@@ -835,7 +851,7 @@ export function createMemoryService(deps: {
           { data: { field: 'id' } },
         );
       }
-      const why = validNote('reason', reason) ?? 'archived by the operator';
+      const why = validateNote('reason', reason) ?? 'archived by the operator';
       if (before.archivedAt !== null) return before;
       const now = clock.now();
       memories.change([

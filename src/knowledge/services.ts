@@ -7,10 +7,10 @@
 import type { Clock } from '../clock.js';
 import type { DescriptionSource, ServiceRow, ServiceStore } from '../db/index.js';
 import { AppError } from '../errors.js';
-import { rejectControlCharacters, validateService } from '../memory/index.js';
+import { validateDescription, validateService } from '../memory/index.js';
 import { lookupCatalog } from './service-catalog.js';
 
-export const MAX_DESCRIPTION_LENGTH = 500;
+export { MAX_DESCRIPTION_LENGTH } from '../memory/index.js';
 
 export interface ServiceDetail extends ServiceRow {
   /** What the catalog says, when it knows the service (shown beside an operator's text). */
@@ -50,15 +50,7 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
           data: { field: 'service' },
         });
       }
-      const description = text.trim();
-      if (source === 'operator') rejectControlCharacters('description', description);
-      if (description.length > MAX_DESCRIPTION_LENGTH) {
-        throw new AppError(
-          'invalid_input',
-          `description: is ${description.length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}`,
-          { data: { field: 'description' } },
-        );
-      }
+      const description = validateDescription(text, source === 'operator');
       // An empty text from the operator clears theirs; the catalog's description comes back.
       if (description === '') {
         return store.describe(

@@ -35,13 +35,22 @@ export {
   textSimilarity,
 } from './similarity.js';
 export { estimateTokens } from './tokens.js';
+export { memoryKey, type MemoryIdentity, wordingsOf } from './identity.js';
 export {
+  CLOCK_SKEW_MS,
+  EARLIEST_TIME,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_NOTE_LENGTH,
   MAX_OBSERVATION_LENGTH,
   rejectControlCharacters,
   validateCategory,
   validateConfidence,
+  validateDescription,
+  validateNote,
   validateObservation,
+  validateScope,
   validateService,
+  validateTime,
 } from './validate.js';
 export {
   type Contradiction,

@@ -1,57 +1,43 @@
 /**
- * Import of a `watchkeeper-memory/1` file through the memory service's dedup rule: a memory
- * that says what an active memory here already says reinforces it (or, inactive in the file, is
- * skipped); anything else is written back with every field it was exported with (confidence,
- * dates, history, provenance), so that an export imported into an empty store exports the same.
- * Each record is imported once (its key: scope, service, category, words and creation time, kept
- * in memory_imports), so importing a file again changes nothing. Lines are read as a stream and
- * written one transaction per batch; a bad line is reported with its number and skipped.
+ * Import of a `watchkeeper-memory/1` file. This store's newer history wins: a record of a memory
+ * deleted here (a tombstone has its hash), or of one still here (as it is, or as it was before
+ * an edit or merge here), is skipped and nothing is reactivated. Then the memory service's rule:
+ * a record that says what an active memory here says reinforces it (or, inactive in the file, is
+ * skipped); one that says otherwise keeps the newer of the two active (an older record is
+ * skipped, a newer one supersedes the memory here); anything else is written back with every
+ * field it was exported with (import-write.ts). Each record is imported once (its key, kept in
+ * memory_imports), so importing a file again changes nothing.
+ *
+ * The file is read twice as a stream: first the ids and links (a repeated id and a cycle of
+ * links are refused), then the records, one transaction per batch. Every field is checked by the
+ * rules the API and the memory service apply (record-rules.ts); a bad line is refused with its
+ * number, and so is a line too long to read.
  */
-import { createHash } from 'node:crypto';
-
-import type { MemoryStore, PortabilityStore, SearchStore, ServiceStore } from '../db/index.js';
-import { AppError, isAppError } from '../errors.js';
+import type {
+  MemoryStore,
+  PortabilityStore,
+  SearchStore,
+  ServiceStore,
+  TombstoneStore,
+} from '../db/index.js';
+import { AppError } from '../errors.js';
 import type { Embedding, Judgement, MemoryService } from '../knowledge/index.js';
-import {
-  DEFAULT_POLICY,
-  type MemoryPolicy,
-  nextDecayAt,
-  toBlob,
-  validateObservation,
-  validateService,
-} from '../memory/index.js';
+import { DEFAULT_POLICY, type MemoryPolicy, memoryKey } from '../memory/index.js';
 import { FORMAT, firstIssue, MemoryLine, ServiceLine } from './format.js';
-import type { NumberedLine } from './lines.js';
-
-export type ImportAction = 'created' | 'reinforced' | 'skipped' | 'refused';
-
-export interface ImportItem {
-  line: number;
-  action: ImportAction;
-  kind: 'memory' | 'service' | 'line';
-  /** The memory made or reinforced, or the one that made it a skip. */
-  memoryId: number | null;
-  text: string | null;
-  why: string;
-}
-
-export interface ImportReport {
-  dryRun: boolean;
-  /** Memory lines (and lines that are neither memory nor service). */
-  counts: Record<ImportAction, number>;
-  /** Service description lines. */
-  services: Record<ImportAction, number>;
-  /** The first items (MAX_ITEMS); `counts` has them all. */
-  items: ImportItem[];
-  /** Lines read (the header included). */
-  lines: number;
-}
+import { historyVerdicts, utcMinute } from './import-history.js';
+import { type ImportItem, type ImportReport, MAX_ITEMS, refuse } from './import-items.js';
+import { headerTotal, importServiceLine, parseJson } from './import-lines.js';
+import { linkProblems } from './import-links.js';
+import { writeRecord } from './import-write.js';
+import { type LineSource, tooLongWhy } from './lines.js';
+import { checkMemory, refusal } from './record-rules.js';
 
 export interface ImportDeps {
   memories: MemoryStore;
   portability: PortabilityStore;
   search: SearchStore;
   services: ServiceStore;
+  tombstones: TombstoneStore;
   memory: MemoryService;
   embedding: Embedding;
   now: () => number;
@@ -67,8 +53,6 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const MAX_ITEMS = 2000;
-
 interface Pending {
   n: number;
   record: MemoryLine;
@@ -77,36 +61,17 @@ interface Pending {
   key: string;
 }
 
-/** What makes a record the same memory wherever it is imported. */
-export function memoryKey(r: {
-  scope: string;
-  service: string | null;
-  category: string;
-  text: string;
-  created_at: number;
-}): string {
-  return createHash('sha256')
-    .update(JSON.stringify([r.scope, r.service, r.category, r.text, r.created_at]))
-    .digest('hex');
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; why: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (err) {
-    return { ok: false, why: `not JSON (${(err as Error).message})` };
-  }
-}
-
 export async function importMemories(
   deps: ImportDeps,
-  lines: AsyncIterable<NumberedLine>,
+  lines: LineSource,
   opts: ImportOptions = {},
 ): Promise<ImportReport> {
+  if ((lines[Symbol.asyncIterator]() as unknown) === lines)
+    throw new Error('importMemories reads its lines twice: give fileLines() or textLines()');
   const dryRun = opts.dryRun ?? false;
   const batchSize = opts.batchSize ?? 500;
   const policy = deps.policy ?? DEFAULT_POLICY;
-  const { portability } = deps;
+  const { portability, memory } = deps;
   const report: ImportReport = {
     dryRun,
     counts: { created: 0, reinforced: 0, skipped: 0, refused: 0 },
@@ -119,6 +84,8 @@ export async function importMemories(
     if (report.items.length < MAX_ITEMS) report.items.push(item);
     opts.onItem?.(item);
   };
+  // Lines with an id used before, or on a cycle of links: refused before anything is written.
+  const linkRefusals = await linkProblems(lines);
   // Memories made before the import began: the only ones a record may reinforce, so that two
   // memories of one file never fold into one.
   const maxIdBefore = portability.maxMemoryId();
@@ -132,35 +99,49 @@ export async function importMemories(
   let header = false;
   let batch: Pending[] = [];
 
+  const known = (p: Pending, id: number | null, why: string) => {
+    if (id !== null && p.record.id !== undefined) idMap.set(p.record.id, id);
+    emit(skip(p, id, why));
+  };
+
   const flush = async () => {
     if (batch.length === 0) return;
     const todo = batch;
     batch = [];
     const fresh: Pending[] = [];
-    for (const p of todo) {
+    // Records found here as they are: recorded as imported with the batch's writes.
+    const recognised: { key: string; id: number }[] = [];
+    const verdicts = historyVerdicts(
+      { portability, tombstones: deps.tombstones, instance: memory.instance },
+      todo.map((p) => ({
+        ...p.record,
+        service: p.service,
+        text: p.text,
+        createdAt: p.record.created_at,
+        key: p.key,
+      })),
+    );
+    const importedBefore = portability.importedMany(
+      'watchkeeper',
+      todo.map((p) => p.key),
+    );
+    for (const [i, p] of todo.entries()) {
       const earlier = keysSeen.get(p.key);
       if (earlier !== undefined) {
         emit(skip(p, null, `the same memory as line ${earlier}`));
         continue;
       }
       keysSeen.set(p.key, p.n);
-      const before = portability.importedAs('watchkeeper', p.key);
-      if (before !== undefined) {
-        if (before !== null && p.record.id !== undefined) idMap.set(p.record.id, before);
-        emit(skip(p, before, `imported before${before === null ? '' : ` (memory #${before})`}`));
+      const here = verdicts[i];
+      if (here) {
+        if (here.memoryId !== null && !importedBefore.has(p.key))
+          recognised.push({ key: p.key, id: here.memoryId });
+        known(p, here.memoryId, here.why);
         continue;
       }
-      const same = portability.sameMemory({
-        observation: p.text,
-        service: p.service,
-        category: p.record.category,
-        scope: p.record.scope,
-        createdAt: p.record.created_at,
-      });
-      if (same !== null) {
-        if (p.record.id !== undefined) idMap.set(p.record.id, same);
-        if (!dryRun) portability.recordImport('watchkeeper', p.key, 'memory', same, deps.now());
-        emit(skip(p, same, `already here as memory #${same}`));
+      const before = importedBefore.get(p.key);
+      if (before !== undefined) {
+        known(p, before, `imported before${before === null ? '' : ` (memory #${before})`}`);
         continue;
       }
       fresh.push(p);
@@ -172,7 +153,7 @@ export async function importMemories(
     const decided: { p: Pending; vector: Float32Array | null; judged: Judgement }[] = [];
     for (const [i, p] of fresh.entries()) {
       const vector = vectors?.[i] ?? null;
-      const judged = await deps.memory.judge({
+      const judged = await memory.judge({
         service: p.service,
         scope: p.record.scope,
         observation: p.text,
@@ -183,13 +164,16 @@ export async function importMemories(
     }
     const apply = () => {
       const now = deps.now();
+      if (!dryRun)
+        for (const k of recognised)
+          portability.recordImport('watchkeeper', k.key, 'memory', k.id, now);
       for (const { p, vector, judged } of decided) {
         const r = p.record;
         if (judged.kind === 'duplicate') {
           const how = `${judged.measure} ${judged.similarity.toFixed(2)}`;
+          if (!dryRun)
+            portability.recordImport('watchkeeper', p.key, 'memory', judged.memory.id, now);
           if (!r.active) {
-            if (!dryRun)
-              portability.recordImport('watchkeeper', p.key, 'memory', judged.memory.id, now);
             emit(
               skip(
                 p,
@@ -199,14 +183,12 @@ export async function importMemories(
             );
             continue;
           }
-          if (!dryRun) {
-            deps.memory.reinforceDuplicate(judged.memory.id, {
+          if (!dryRun)
+            memory.reinforceDuplicate(judged.memory.id, {
               observation: p.text,
               source: 'import',
               evidence: `imported line ${p.n}`,
             });
-            portability.recordImport('watchkeeper', p.key, 'memory', judged.memory.id, now);
-          }
           if (r.id !== undefined) idMap.set(r.id, judged.memory.id);
           emit({
             line: p.n,
@@ -218,77 +200,38 @@ export async function importMemories(
           });
           continue;
         }
-        const note =
-          judged.kind === 'contradicts'
-            ? `new; says otherwise than memory #${judged.memory.id} (both kept: merge or archive one)`
-            : 'new';
+        // Of two memories that say otherwise, the newer stays active: an older record is
+        // not brought in beside it, a newer one supersedes it.
+        let supersedes: number | null = null;
+        if (judged.kind === 'contradicts' && r.active) {
+          const local = judged.memory;
+          const assertedAt = r.last_reinforced_at ?? r.created_at;
+          if (local.lastReinforcedAt >= assertedAt) {
+            emit(
+              skip(
+                p,
+                local.id,
+                `says otherwise than memory #${local.id} here, which is newer (${utcMinute(local.lastReinforcedAt)} UTC, this one ${utcMinute(assertedAt)} UTC); the newer stays`,
+              ),
+            );
+            continue;
+          }
+          supersedes = local.id;
+        }
         let id: number | null = null;
         if (!dryRun) {
-          const lastReinforcedAt = r.last_reinforced_at ?? r.created_at;
-          const history: MemoryLine['history'] =
-            r.history.length > 0
-              ? r.history
-              : [
-                  {
-                    action: 'imported' as const,
-                    old_confidence: null,
-                    new_confidence: r.confidence,
-                    observation: p.text,
-                    session_id: null,
-                    created_at: now,
-                    source: 'import' as const,
-                    evidence: `imported line ${p.n}`,
-                    related_memory_id: null,
-                  },
-                ];
-          const written = portability.insertMemory({
-            service: p.service,
-            category: r.category,
-            observation: p.text,
-            confidence: r.confidence,
-            baseConfidence: r.base_confidence ?? r.confidence,
-            active: r.active,
-            pinned: r.pinned,
-            createdAt: r.created_at,
-            updatedAt: r.updated_at ?? r.created_at,
-            lastReinforcedAt,
-            tier: r.provenance.tier,
-            lastSurfacedAt: r.last_surfaced_at,
-            surfaceCount: r.surface_count,
-            importance: r.importance,
-            importanceBoost: r.importance_boost,
-            source: r.provenance.source,
-            sourceRef: r.provenance.source_ref,
-            scope: r.scope,
-            // Whoever imports it learned it (or the fleet, by a share rule).
-            instance: deps.memory.instanceFor(p.service, r.category),
-            archivedAt: r.archived_at,
-            archiveReason: r.archive_reason,
-            accessCount: r.access_count,
-            lastAccessedAt: r.last_accessed_at,
-            nextDecayAt: nextDecayAt(lastReinforcedAt, now, policy),
-            history: history.map((h) => ({
-              action: h.action,
-              oldConfidence: h.old_confidence,
-              newConfidence: h.new_confidence,
-              observation: h.observation,
-              createdAt: h.created_at,
-              source: h.source,
-              evidence: h.evidence,
-            })),
-          });
+          const written = writeRecord({ ...deps, policy }, p, vector, now);
           id = written.id;
-          if (vector && deps.embedding.model) {
-            deps.search.putVectors(
-              [{ memoryId: id, vector: toBlob(vector) }],
-              deps.embedding.model,
-              vector.length,
-              now,
-            );
-          }
+          if (supersedes !== null)
+            memory.supersede(supersedes, {
+              id,
+              observation: p.text,
+              source: 'import',
+              evidence: `imported line ${p.n}`,
+            });
           if (r.superseded_by !== null || r.merged_into !== null)
             memoryLinks.push({ id, supersededBy: r.superseded_by, mergedInto: r.merged_into });
-          history.forEach((h, i) => {
+          written.history.forEach((h, i) => {
             if (h.related_memory_id !== null)
               historyLinks.push({
                 historyId: written.historyIds[i]!,
@@ -304,7 +247,12 @@ export async function importMemories(
           kind: 'memory',
           memoryId: id,
           text: p.text,
-          why: note,
+          why:
+            supersedes === null
+              ? r.active
+                ? 'new'
+                : 'new (inactive in the file)'
+              : `new; supersedes memory #${supersedes} here, which says otherwise and is older`,
         });
       }
     };
@@ -314,60 +262,26 @@ export async function importMemories(
     opts.onProgress?.(done, total);
   };
 
-  const importService = (n: number, s: ServiceLine) => {
-    let name: string | null;
-    try {
-      name = validateService(s.name);
-    } catch (err) {
-      return emit(refuse(n, 'service', (err as Error).message));
-    }
-    if (name === null) return emit(refuse(n, 'service', 'name: a service needs a name'));
-    const current = deps.services.get(name);
-    const item = (action: ImportAction, why: string): ImportItem => ({
-      line: n,
-      action,
-      kind: 'service',
-      memoryId: null,
-      text: `${name}: ${s.description}`,
-      why,
-    });
-    if (
-      current?.description === s.description &&
-      current.descriptionSource === s.description_source
-    ) {
-      return emit(item('skipped', `${name} is already described so`));
-    }
-    const source = s.description_source ?? 'operator';
-    if (dryRun) return emit(item('created', `describes ${name} (${source})`));
-    const written = deps.services.describe(name, s.description, source, deps.now());
-    emit(
-      written
-        ? item('created', `describes ${name} (${source})`)
-        : item('skipped', `${name} has a description that outranks this one`),
-    );
-  };
-
-  for await (const { n, text } of lines) {
+  for await (const line of lines) {
+    const { n, text } = line;
     report.lines = n;
+    if (line.tooLong !== undefined) {
+      if (!header)
+        throw new AppError('invalid_input', `line ${n}: ${tooLongWhy(line)}`, {
+          data: { field: 'format' },
+        });
+      emit(refuse(n, 'line', tooLongWhy(line)));
+      continue;
+    }
     if (text.trim() === '') continue;
     if (!header) {
-      const parsed = parseJson(text);
-      const format =
-        parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
-          ? (parsed.value as { format?: unknown }).format
-          : undefined;
-      if (format !== FORMAT) {
-        throw new AppError(
-          'invalid_input',
-          typeof format === 'string' && format.startsWith('watchkeeper-memory/')
-            ? `line ${n}: format "${format}" is not one this watchkeeper reads (${FORMAT})`
-            : `line ${n}: not a watchkeeper memory export (the first line must be {"format":"${FORMAT}", ...})`,
-          { data: { field: 'format' } },
-        );
-      }
-      const count = parsed.ok ? (parsed.value as { memories?: unknown }).memories : undefined;
-      total = typeof count === 'number' ? count : 0;
+      total = headerTotal(n, text);
       header = true;
+      continue;
+    }
+    const linkProblem = linkRefusals.get(n);
+    if (linkProblem !== undefined) {
+      emit(refuse(n, 'memory', linkProblem));
       continue;
     }
     const parsed = parseJson(text);
@@ -379,7 +293,7 @@ export async function importMemories(
     if (type === 'service') {
       const s = ServiceLine.safeParse(parsed.value);
       if (!s.success) emit(refuse(n, 'service', firstIssue(s.error)));
-      else importService(n, s.data);
+      else emit(importServiceLine(deps, n, s.data, dryRun));
       continue;
     }
     if (type !== 'memory') {
@@ -397,22 +311,18 @@ export async function importMemories(
       emit(refuse(n, 'memory', firstIssue(m.error)));
       continue;
     }
-    let service: string | null;
-    let words: string;
+    let checked: { service: string | null; text: string };
     try {
-      service = validateService(m.data.service);
-      words = validateObservation(m.data.text);
+      checked = checkMemory(m.data, deps.now());
     } catch (err) {
-      if (!isAppError(err)) throw err;
-      emit(refuse(n, 'memory', err.message.replace(/^observation:/, 'text:')));
+      emit(refuse(n, 'memory', refusal(err)));
       continue;
     }
     batch.push({
       n,
       record: m.data,
-      service,
-      text: words,
-      key: memoryKey({ ...m.data, service, text: words }),
+      ...checked,
+      key: memoryKey({ ...m.data, ...checked, createdAt: m.data.created_at }),
     });
     if (batch.length >= batchSize) await flush();
   }
@@ -438,8 +348,4 @@ export async function importMemories(
 
 function skip(p: Pending, memoryId: number | null, why: string): ImportItem {
   return { line: p.n, action: 'skipped', kind: 'memory', memoryId, text: p.text, why };
-}
-
-function refuse(n: number, kind: ImportItem['kind'], why: string): ImportItem {
-  return { line: n, action: 'refused', kind, memoryId: null, text: null, why };
 }

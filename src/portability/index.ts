@@ -9,24 +9,30 @@ import type { Stores } from '../db/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { exportChunks, type ExportOptions } from './export.js';
 import { importMemories, type ImportOptions } from './import.js';
-import type { NumberedLine } from './lines.js';
+import type { LineSource, NumberedLine } from './lines.js';
 import { importMcpMemory, type McpItem } from './mcp-memory.js';
 
 export { CSV_HEADER } from './csv.js';
 export { type ExportOptions } from './export.js';
 export { FORMAT } from './format.js';
+export { type ImportOptions } from './import.js';
 export {
   type ImportAction,
   type ImportItem,
-  type ImportOptions,
   type ImportReport,
   MAX_ITEMS,
-} from './import.js';
-export { fileLines, type NumberedLine, textLines } from './lines.js';
+} from './import-items.js';
+export {
+  fileLines,
+  type LineSource,
+  MAX_LINE_BYTES,
+  type NumberedLine,
+  textLines,
+} from './lines.js';
 export { graphType, type McpImportReport, type McpItem, serviceOf } from './mcp-memory.js';
 
 export function createPortability(deps: {
-  stores: Pick<Stores, 'db' | 'memories' | 'portability' | 'search' | 'services'>;
+  stores: Pick<Stores, 'db' | 'memories' | 'portability' | 'search' | 'services' | 'tombstones'>;
   knowledge: Pick<Knowledge, 'memory' | 'embedding'>;
   clock: Clock;
 }) {
@@ -36,13 +42,14 @@ export function createPortability(deps: {
   return {
     exportChunks: (opts: ExportOptions) =>
       exportChunks({ portability: stores.portability, memory: knowledge.memory, now }, opts),
-    importMemories: (lines: AsyncIterable<NumberedLine>, opts?: ImportOptions) =>
+    importMemories: (lines: LineSource, opts?: ImportOptions) =>
       importMemories(
         {
           memories: stores.memories,
           portability: stores.portability,
           search: stores.search,
           services: stores.services,
+          tombstones: stores.tombstones,
           memory: knowledge.memory,
           embedding: knowledge.embedding,
           now,

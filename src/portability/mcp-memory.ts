@@ -16,7 +16,7 @@ import { isAppError } from '../errors.js';
 import { technologyNamed } from '../graph/entities.js';
 import type { MemoryService } from '../knowledge/index.js';
 import { inferCategory, validateObservation, validateService } from '../memory/index.js';
-import type { NumberedLine } from './lines.js';
+import { type NumberedLine, tooLongWhy } from './lines.js';
 
 export type McpAction = 'created' | 'reinforced' | 'superseded' | 'skipped' | 'refused';
 
@@ -298,7 +298,13 @@ export async function importMcpMemory(
     related('created', 'a relation between entities');
   };
 
-  for await (const { n, text } of lines) {
+  for await (const line of lines) {
+    const { n, text } = line;
+    if (line.tooLong !== undefined) {
+      report.malformed += 1;
+      emit({ line: n, kind: 'line', action: 'refused', text: '', why: tooLongWhy(line) });
+      continue;
+    }
     if (text.trim() === '') continue;
     let value: unknown;
     try {

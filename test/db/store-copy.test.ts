@@ -76,6 +76,7 @@ describe('migrate-store copy', () => {
       'events',
       'memories',
       'memory_history',
+      'memory_tombstones',
       'cooldown_actions',
       'conversations',
       'conversation_messages',
@@ -246,6 +247,15 @@ describe('migrate-store copy', () => {
     expect(imports).toEqual([
       { source: 'db-b', kind: 'event', target_id: '6' },
       { source: 'db-b', kind: 'session', target_id: '4' },
+    ]);
+    // A deleted memory's tombstone follows its memory's ids, under the copy's instance.
+    const tombstones = await query(
+      db.url,
+      'SELECT memory_id, deleted_by, instance FROM memory_tombstones ORDER BY id',
+    );
+    expect(tombstones).toEqual([
+      { memory_id: '99', deleted_by: 'cli (ops)', instance: 'cluster-a' },
+      { memory_id: '102', deleted_by: 'cli (ops)', instance: 'cluster-b' },
     ]);
     // The services catalog both instances know keeps the first one's row.
     expect(result.tables.find((t) => t.table === 'services')?.kept).toBe(1);

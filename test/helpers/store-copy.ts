@@ -69,6 +69,8 @@ export function populatedStore(label = 'a'): string {
           related_memory_id) VALUES
         (1, 'created', 0.8, 1, ${t}, NULL), (2, 'superseded', 0.5, 1, ${t + 1}, 1),
         (99, 'deleted', NULL, NULL, ${t + 2}, NULL);
+      INSERT INTO memory_tombstones (memory_id, content_hash, deleted_at, deleted_by, instance)
+        VALUES (99, '${'ab'.repeat(32)}', ${t + 2}, 'cli (ops)', 'local');
       INSERT INTO memory_vectors (memory_id, model, dimension, vector, created_at)
         VALUES (1, 'test-model', 3, x'${vector.toString('hex')}', ${t});
       INSERT INTO services (name, description, description_source, created_at, updated_at)

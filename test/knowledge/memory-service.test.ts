@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS } from '../../src/clock.js';
+import { memoryKey } from '../../src/memory/index.js';
 import { estimateTokens } from '../../src/memory/tokens.js';
 import { seedMemory, testApp, type TestApp } from '../helpers/db.js';
 
@@ -156,6 +157,31 @@ describe('memory service: operator curation', () => {
     expect(app.keeper.remove([a.id, b.id, 9999])).toBe(2);
     expect(app.stores.memories.count({ status: 'all' })).toBe(0);
     expect(app.stores.memories.history(a.id).map((h) => h.action)).toEqual(['created', 'deleted']);
+  });
+
+  it('leaves a tombstone of every wording a deleted memory had, with when and by whom', async () => {
+    const a = (await observe('Takes 60s to start')).memory;
+    app.clock.advance(DAY_MS);
+    app.keeper.edit(a.id, { observation: 'Takes 90s to start' });
+    app.clock.advance(DAY_MS);
+    expect(app.keeper.remove([a.id], 'API token')).toBe(1);
+    const hash = (text: string) =>
+      memoryKey({
+        scope: 'ops',
+        service: 'jellyfin',
+        category: 'timing',
+        text,
+        createdAt: a.createdAt,
+      });
+    expect(app.stores.tombstones.ofMemory(a.id)).toEqual(
+      ['Takes 90s to start', 'Takes 60s to start'].map((text) => ({
+        memoryId: a.id,
+        contentHash: hash(text),
+        deletedAt: a.createdAt + 2 * DAY_MS,
+        deletedBy: 'API token',
+        instance: 'local',
+      })),
+    );
   });
 });
 

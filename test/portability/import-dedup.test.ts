@@ -29,7 +29,7 @@ const file = (...texts: string[]) =>
         service: 'jellyfin',
         category: 'behavior',
         confidence: 0.7,
-        created_at: `2026-02-0${i + 1}T08:00:00.000Z`,
+        created_at: `2025-12-0${i + 1}T08:00:00.000Z`,
       }),
     ),
   ].join('\n');

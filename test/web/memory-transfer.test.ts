@@ -174,6 +174,42 @@ describe('import', () => {
     expect(h.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
+  it('does not bring back what the API or the dashboard deleted since the export', async () => {
+    const { a, c } = seed();
+    const exported = await (
+      await h.request('/api/v1/memories/export?status=all', { headers: bearer })
+    ).text();
+    expect(
+      (await h.request(`/api/v1/memories/${a.id}`, { method: 'DELETE', headers: bearer })).status,
+    ).toBe(204);
+    const removed = await h.request(`/memories/${c.id}`, {
+      method: 'DELETE',
+      headers: htmxHeaders(auth),
+    });
+    expect(removed.status).toBe(200);
+    const post = (dry: boolean) =>
+      h.request(`/api/v1/memories/import${dry ? '?dry_run=true' : ''}`, {
+        method: 'POST',
+        body: exported,
+        headers: { ...bearer, 'Content-Type': 'application/x-ndjson' },
+      });
+    type Report = { counts: Record<string, number>; items: { why: string; text: string }[] };
+    for (const dry of [true, false]) {
+      const report = (await (await post(dry)).json()) as Report;
+      expect(report.counts).toEqual({ created: 0, reinforced: 0, skipped: 3, refused: 0 });
+      const why = (text: string) => report.items.find((i) => i.text === text)!.why;
+      expect(why('takes 60 s to start, "usually"')).toMatch(
+        new RegExp(`^deleted here \\(memory #${a.id}, .* UTC by API token\\); not brought back$`),
+      );
+      expect(why('=renews certificates')).toMatch(
+        /^deleted here \(memory #\d+, .* UTC by .*dashboard.*\)/,
+      );
+    }
+    expect(h.stores.memories.list({ status: 'all' }).map((m) => m.observation)).toEqual([
+      'logs every request twice',
+    ]);
+  });
+
   it('imports an MCP memory server file through the API, and refuses a file of neither kind', async () => {
     const mcp = JSON.stringify({
       type: 'entity',

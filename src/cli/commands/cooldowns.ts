@@ -10,7 +10,7 @@ import { overrideJson } from '../../web/operator-json.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
-import type { CliIo } from '../io.js';
+import { cliActor, type CliIo } from '../io.js';
 
 export const COOLDOWNS_USAGE = `watchkeeper cooldowns list [--json]
 watchkeeper cooldowns reset SERVICE --reason TEXT [--action restart|redeployment]
@@ -107,8 +107,7 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
         },
         io.clock.now(),
       );
-      const actor = `cli (${io.env.USER ?? io.env.LOGNAME ?? 'unknown user'})`;
-      app.stores.cooldownOverrides.insert({ ...input, actor });
+      app.stores.cooldownOverrides.insert({ ...input, actor: cliActor(io) });
       io.stdout(
         sub === 'reset'
           ? `reset: the ${input.actionType ?? 'restart and redeployment'} actions of ${input.service} so far no longer count\n`

@@ -15,7 +15,7 @@ import { openApp } from '../app.js';
 import { searchCommand } from './search.js';
 import { flag, parse, str, toIds, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
-import type { CliIo } from '../io.js';
+import { cliActor, type CliIo } from '../io.js';
 
 export const MEMORIES_USAGE = `watchkeeper memories list [--service S] [--category C] [--instance NAME|fleet] [--all|--inactive] [--limit N] [--json]
 watchkeeper memories add --category C [--service S] [--confidence X] [--pin] [--json] TEXT
@@ -198,7 +198,7 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
       const ids = toIds(p.positionals);
       return withApp(io, (app) => {
         requireMemories(app, ids);
-        const n = app.knowledge.memory.remove(ids);
+        const n = app.knowledge.memory.remove(ids, cliActor(io));
         io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deleted\n`);
       });
     }

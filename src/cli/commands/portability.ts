@@ -24,9 +24,11 @@ export const EXPORT_USAGE = `watchkeeper export [--all] [--service S] > memories
   progress on stderr.
 watchkeeper import FILE [--dry-run]
   An export back in, on this or another instance, through the memory service: one that says
-  what an active memory says reinforces it; each record is imported once, so importing the
-  same file again changes nothing. A bad line is reported with its number and skipped.
-  --dry-run: print what would be created, reinforced, skipped or refused and why.
+  what an active memory says reinforces it; of two that say otherwise the newer stays active.
+  A memory deleted, reworded, merged or superseded here since is skipped, never brought back.
+  Each record is imported once, so importing the same file again changes nothing. A bad line
+  (a field the API would refuse, a repeated id, a cycle of links, over 16 MiB) is refused with
+  its number. --dry-run: print what would be created, reinforced, skipped or refused and why.
 watchkeeper import-mcp-memory PATH [--dry-run]
   The MCP reference memory server's memory.jsonl (or legacy memory.json): entities into the
   memory graph, observations into memories, relations between entities. Again later: only
@@ -86,9 +88,10 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     const report = await portability.importMemories(fileLines(path), {
       dryRun,
       onProgress: (done, total) => progress.update(done, Math.max(done, total)),
-      // A real import lists what did not simply come in; a dry run lists every line.
+      // A real import lists what did not simply come in (a new memory that supersedes one here
+      // is listed); a dry run lists every line.
       onItem: (item) => {
-        if (!dryRun && item.action === 'created') return;
+        if (!dryRun && item.action === 'created' && !item.why.startsWith('new;')) return;
         const what = item.text === null ? '' : ` "${clip(item.text)}"`;
         const verb = VERB[item.action][dryRun ? 1 : 0];
         io.stdout(`line ${item.line}: ${verb} ${item.kind}${what}: ${item.why}\n`);

@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import { historyJson, IMPORTANCES, memoryJson, searchResultJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
+import { actorOf } from '../actor.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import {
@@ -363,7 +364,7 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return outcome.action === 'reinforced' ? c.json(json, 200) : c.json(json, 201);
   });
   app.openapi(bulkDelete, (c) =>
-    c.json({ deleted: keeper.remove(parseIds(c.req.valid('json').ids)) }, 200),
+    c.json({ deleted: keeper.remove(parseIds(c.req.valid('json').ids), actorOf(c)) }, 200),
   );
   app.openapi(getMemory, (c) => c.json(memoryJson(mustGet(parseId(c.req.valid('param').id))), 200));
   app.openapi(updateRoute(memoryFirst), (c) => {
@@ -372,7 +373,8 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   });
   app.openapi(deleteMemory, (c) => {
     const id = parseId(c.req.valid('param').id);
-    if (keeper.remove([id]) === 0) throw new AppError('not_found', `memory ${id} does not exist`);
+    if (keeper.remove([id], actorOf(c)) === 0)
+      throw new AppError('not_found', `memory ${id} does not exist`);
     return c.body(null, 204);
   });
   // A body is optional: `{"reason": "..."}`.

@@ -83,7 +83,7 @@ const importMemories = createRoute({
   path: '/import',
   summary: 'Import a watchkeeper export or an MCP memory server file (the body is the file)',
   description:
-    'Through the memory service: a memory that says what an active one says reinforces it; a record imported before is skipped; a bad line is reported with its number and skipped. At most 16 MB.',
+    'Through the memory service: a memory that says what an active one says reinforces it; of two that say otherwise the newer stays active; a record imported before, or of a memory deleted, reworded, merged or superseded here since, is skipped (never brought back); a bad line (a field the API would refuse, a repeated id, a cycle of links) is refused with its number. At most 16 MB.',
   request: {
     query: z.object({ dry_run: flag().openapi({ description: 'report only, write nothing' }) }),
     body: {

@@ -9,6 +9,7 @@ import { type Context, Hono } from 'hono';
 import { dataVersion, type MemoryRow } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
+import { actorOf } from '../actor.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
@@ -238,16 +239,18 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   });
 
   /** A bulk action over the selected ids, answered with a flash and a table refresh. */
-  const bulk = (verb: string, apply: (ids: number[]) => number) => async (c: Context) => {
-    const n = apply(parseIds(await bulkIds(c)));
-    c.header('HX-Trigger', 'memories-changed');
-    return partial(c, 'partials/flash', {
-      message: `${verb} ${n} ${n === 1 ? 'memory' : 'memories'}.`,
-    });
-  };
+  const bulk =
+    (verb: string, apply: (ids: number[], c: Context<AppEnv>) => number) =>
+    async (c: Context<AppEnv>) => {
+      const n = apply(parseIds(await bulkIds(c)), c);
+      c.header('HX-Trigger', 'memories-changed');
+      return partial(c, 'partials/flash', {
+        message: `${verb} ${n} ${n === 1 ? 'memory' : 'memories'}.`,
+      });
+    };
   app.delete(
     '/memories/bulk',
-    bulk('Deleted', (ids) => keeper.remove(ids)),
+    bulk('Deleted', (ids, c) => keeper.remove(ids, actorOf(c))),
   );
   app.post(
     '/memories/bulk/deactivate',
@@ -256,7 +259,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.delete('/memories/:id{[0-9]+}', (c) => {
     const id = parseId(c.req.param('id'));
-    if (keeper.remove([id]) === 0) throw new AppError('not_found', `memory ${id} does not exist`);
+    if (keeper.remove([id], actorOf(c)) === 0)
+      throw new AppError('not_found', `memory ${id} does not exist`);
     c.header('HX-Trigger', 'memories-changed');
     return c.html('', 200);
   });
