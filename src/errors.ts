@@ -4,6 +4,8 @@ export type ErrorCode =
   | 'usage'
   | 'not_found'
   | 'invalid_input'
+  /** An input file or folder named on the command line is missing or cannot be read. */
+  | 'input_unreadable'
   | 'migration_failed'
   | 'migration_changed'
   | 'io_failed'

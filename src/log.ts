@@ -1,12 +1,14 @@
 /**
  * The process's logger: pino, one JSON object per line (`level`, `time`, `msg` and the fields),
  * or pino-pretty's readable lines for a person at a terminal. Secrets are kept out twice: callers
- * never log them, and the redact paths and value scrub below catch a slip.
+ * never log them, and the redact paths, the value scrub and the configuration's credentials (in
+ * every form: plain, percent-encoded, base64) masked in each line catch a slip.
  */
 import pino from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
 import { AppError } from './errors.js';
+import { redact } from './secrets.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -23,6 +25,11 @@ export interface LoggerOptions {
   format?: LogFormat;
   /** Colours in the pretty format. */
   colorize?: boolean;
+  /**
+   * The configuration's credentials in every form (`configSecrets`): masked in every line
+   * written, whatever field or depth quotes them.
+   */
+  secrets?: readonly string[];
 }
 
 export const REDACTED = '[redacted]';
@@ -97,6 +104,7 @@ export function createLogger(
           translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
         })
       : null;
+  const secrets = options.secrets ?? [];
   const base = pino(
     {
       level,
@@ -107,7 +115,14 @@ export function createLogger(
     },
     // A plain synchronous sink: no worker-thread transport, so lines are written in order and
     // none is lost when the process exits.
-    { write: (line: string) => write(pretty ? pretty(line) : line) },
+    // The line as written is what is masked: a secret in any field, at any depth, quoted raw
+    // or JSON-escaped.
+    {
+      write: (line: string) => {
+        const safe = secrets.length > 0 ? redact(line, secrets) : line;
+        write(pretty ? pretty(safe) : safe);
+      },
+    },
   );
   const at =
     (lvl: Exclude<LogLevel, 'silent'>) =>

@@ -18,15 +18,17 @@ function areaOf(absPath: string): string {
 }
 
 // What each area may import (value imports). Shared leaves are errors, clock, text-rules,
-// make-dir, config and log.
-const SHARED = ['errors', 'clock', 'text-rules', 'make-dir'];
+// make-dir, secrets (the configuration's credentials and the one function masking them), config
+// and log.
+const SHARED = ['errors', 'clock', 'text-rules', 'make-dir', 'secrets'];
 const ALLOWED: Record<string, string[]> = {
   errors: [],
   // Creating a folder with an error at once where the system refuses it (never a spin).
   'make-dir': ['errors'],
   clock: [],
   'text-rules': [],
-  log: ['errors'],
+  secrets: [],
+  log: ['errors', 'secrets'],
   // Prometheus measurements: a leaf that embed and knowledge time into, read by /metrics.
   metrics: [],
   config: ['errors', 'text-rules'],
@@ -121,6 +123,8 @@ const ALLOWED: Record<string, string[]> = {
 };
 // Type-only imports may also reach these.
 const TYPES_ALSO: Record<string, string[]> = {
+  // Which configuration fields hold URLs; the values arrive from the composition root.
+  secrets: ['config'],
   // The background loops' outage record logs through the logger it is handed.
   db: ['memory', 'stream', 'log'],
   knowledge: ['embed'],

@@ -1,6 +1,7 @@
 /** The `watchkeeper` command: dispatch, and the one place CLI errors are reported. */
 import { isAppError } from '../errors.js';
 import { usageError } from './args.js';
+import { EXIT_BAD_INPUT, EXIT_DONE, exitCodeOf } from './exit-codes.js';
 import { conversationsCommand, CONVERSATIONS_USAGE } from './commands/conversations.js';
 import { cooldownsCommand, COOLDOWNS_USAGE } from './commands/cooldowns.js';
 import { eventsCommand, EVENTS_USAGE } from './commands/events.js';
@@ -67,7 +68,8 @@ ${EXPORT_USAGE}
 watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash and
                                 MCP tool calls that restart or redeploy.
 
-Data lives in WATCHKEEPER_DATA_DIR (default ./data). Exit codes: 0 done, 1 failed, 2 bad usage.
+Data lives in WATCHKEEPER_DATA_DIR (default ./data). Exit codes: 0 done, 1 failed, 2 bad usage or
+bad input (a missing input file too), nothing changed.
 `;
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
@@ -116,24 +118,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       io.stdout(USAGE);
-      return name === undefined ? 2 : 0;
+      return name === undefined ? EXIT_BAD_INPUT : EXIT_DONE;
     }
     const command = COMMANDS[name];
     if (!command) throw usageError(`unknown command "${name}"; run \`watchkeeper help\``);
     const ownArgs = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
     if (name !== 'hook' && (ownArgs.includes('--help') || ownArgs.includes('-h'))) {
       io.stdout(usageOf(name));
-      return 0;
+      return EXIT_DONE;
     }
     return await command(rest, io);
   } catch (err) {
-    if (isAppError(err)) {
-      io.stderr(`watchkeeper: ${err.message}\n`);
-      return err.code === 'usage' || err.code === 'invalid_input' || err.code === 'config_invalid'
-        ? 2
-        : 1;
-    }
-    io.stderr(`watchkeeper: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
-    return 1;
+    if (isAppError(err)) io.stderr(`watchkeeper: ${err.message}\n`);
+    else io.stderr(`watchkeeper: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    return exitCodeOf(err);
   }
 }

@@ -74,7 +74,7 @@ export function checkCopySource(path: string): string {
   } catch {
     isFile = false;
   }
-  if (!isFile) throw new AppError('not_found', `--from ${path}: no such file`);
+  if (!isFile) throw new AppError('input_unreadable', `--from ${path}: no such file`);
   const db = openReadOnly(abs, path);
   try {
     appliedVersions(db, path);

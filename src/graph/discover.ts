@@ -38,7 +38,9 @@ export async function transcriptFiles(paths: readonly string[]): Promise<string[
     try {
       s = await stat(abs);
     } catch {
-      throw new AppError('not_found', `${p}: no such file or folder`, { data: { field: 'path' } });
+      throw new AppError('input_unreadable', `${p}: no such file or folder`, {
+        data: { field: 'path' },
+      });
     }
     if (s.isDirectory()) await walk(abs, found);
     else if (isTranscriptFile(abs)) found.push({ path: abs, mtimeMs: s.mtimeMs });

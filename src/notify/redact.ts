@@ -2,11 +2,12 @@
  * Notification URLs carry their secrets in every part (a password, a token as the user, a
  * webhook's token in the path, an ntfy topic anyone could subscribe to, `?token=`), so a target
  * is only ever shown through `redactUrl`, and any text that might quote it (an error, a server's
- * answer, Apprise's output) through `redact` with the target's secret parts.
+ * answer echoing the request, Apprise's output) through `redact` with the target's secret parts,
+ * its credentials in every form (base64 of `user:password` included).
  */
+import { MASK, redact, userinfoSecrets } from '../secrets.js';
 
-/** What `redact` puts where a secret was. */
-export const MASK = '***';
+export { MASK, redact };
 
 /** Query parameters that name where a message goes, not how to get in: shown as they are. */
 const PUBLIC_PARAMS = new Set(['to', 'from', 'smtp', 'cc', 'bcc', 'priority', 'format', 'mode']);
@@ -51,16 +52,10 @@ export function secretParts(url: string, o: RedactOptions = {}): string[] {
     }
   }
   const all = [...parts].flatMap((p) => [p, decode(p)]);
+  all.push(...userinfoSecrets(url, { userIsSecret: true }));
   // Two-character pieces (a port-like path, "v1") would mask half of every message: the whole
   // URL still hides them where they appear in it.
   return [...new Set(all)].filter((p) => p.length >= 3).sort((a, b) => b.length - a.length);
-}
-
-/** `text` with every occurrence of each secret replaced by the mask. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 3) out = out.split(s).join(MASK);
-  return out;
 }
 
 /**

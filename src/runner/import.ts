@@ -174,7 +174,7 @@ async function readHead(
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError(
-      'io_failed',
+      'input_unreadable',
       `reading the transcript failed: ${(err as Error).message}; nothing was imported`,
       { cause: err },
     );

@@ -1,9 +1,12 @@
 /**
  * What the Notifications page and /api/v1/notifications show: the targets (redacted), the
  * settings, delivery totals and the latest notifications with each target's delivery. A target
- * key is already redacted; an error was redacted before it was stored.
+ * key is already redacted; an error was redacted before it was stored, and is masked again here
+ * with the credentials of every configured URL (a row stored by an older version, a server that
+ * echoed another target's credentials).
  */
 import type { DeliveryRow, NotificationRow } from '../db/index.js';
+import { configSecrets, redact } from '../secrets.js';
 import type { WebDeps } from './deps.js';
 
 export const NOTIFICATIONS_PAGE_SIZE = 50;
@@ -18,6 +21,9 @@ export function notificationOverview(deps: WebDeps, page: number) {
   const total = store.total();
   const pages = Math.max(1, Math.ceil(total / NOTIFICATIONS_PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pages);
+  const secrets = configSecrets(deps.config);
+  const shown = (text: string) => (secrets.length > 0 ? redact(text, secrets) : text);
+  const items = store.list(NOTIFICATIONS_PAGE_SIZE, (current - 1) * NOTIFICATIONS_PAGE_SIZE);
   return {
     now: deps.clock.now(),
     wired: deps.notifications !== undefined,
@@ -27,10 +33,13 @@ export function notificationOverview(deps: WebDeps, page: number) {
     total,
     page: current,
     pages,
-    items: store.list(
-      NOTIFICATIONS_PAGE_SIZE,
-      (current - 1) * NOTIFICATIONS_PAGE_SIZE,
-    ) as NotificationView[],
+    items: items.map(({ notification: n, deliveries }) => ({
+      notification: { ...n, title: shown(n.title), body: shown(n.body) },
+      deliveries: deliveries.map((d) => ({
+        ...d,
+        lastError: d.lastError === null ? null : shown(d.lastError),
+      })),
+    })),
   };
 }
 

@@ -149,7 +149,7 @@ describe('watchkeeper migrate-store', () => {
 
     out = await run(['migrate-store', '--from', join(dir, 'missing.db'), '--to', url]);
     expect([out.code, out.stderr]).toEqual([
-      1,
+      2,
       `watchkeeper: --from ${join(dir, 'missing.db')}: no such file\n`,
     ]);
 

@@ -65,7 +65,7 @@ describe('graph index', () => {
     });
     expect(await run(['graph', 'index', PROJECTS, '--all'])).toMatchObject({ code: 2 });
     expect(await run(['graph', 'index', '/nowhere/at/all.jsonl'])).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('/nowhere/at/all.jsonl: no such file or folder'),
     });
     expect(await run(['graph', 'index', 'README.md'])).toMatchObject({

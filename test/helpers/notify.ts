@@ -1,6 +1,7 @@
 /**
  * Receivers on loopback for the notification tests: an HTTP server that records each request
- * (and answers with the statuses it is told, in turn), an SMTP server (smtp-server, the
+ * (and answers with the statuses it is told, in turn, optionally echoing the request's headers in
+ * its answer, as a debugging endpoint or a misconfigured proxy does), an SMTP server (smtp-server, the
  * nodemailer project's own), and a fake `apprise` command: a seam standing in for the Python
  * tool, which records its argv and the config file it was given.
  */
@@ -29,7 +30,7 @@ export interface HttpReceiver {
   close(): Promise<void>;
 }
 
-export async function httpReceiver(): Promise<HttpReceiver> {
+export async function httpReceiver(o: { echoHeaders?: boolean } = {}): Promise<HttpReceiver> {
   const requests: Received[] = [];
   const respond: number[] = [];
   const server = createServer((req, res) => {
@@ -52,7 +53,12 @@ export async function httpReceiver(): Promise<HttpReceiver> {
       });
       const status = respond.shift() ?? 200;
       res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(status === 200 ? 'ok' : `upstream trouble ${status}`);
+      const headers: string[] = [];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        headers.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      }
+      const echo = o.echoHeaders ? ` for ${req.method} ${req.url} ${headers.join('\n')}` : '';
+      res.end(status === 200 ? 'ok' : `upstream trouble ${status}${echo}`);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -43,6 +43,13 @@ describe('redaction of notification URLs', () => {
     expect(out).not.toContain('alice');
     expect(out).toContain('***');
   });
+
+  it('masks the Basic authorization a server echoes, in base64 and base64url', () => {
+    const url = 'json://alice:p%40ss%2Fword@hooks.example.com/in';
+    const pair = Buffer.from('alice:p@ss/word');
+    const text = `HTTP 500: authorization: Basic ${pair.toString('base64')} (${pair.toString('base64url')})`;
+    expect(redact(text, one(url).secrets)).toBe('HTTP 500: authorization: Basic *** (***)');
+  });
 });
 
 describe('notification targets', () => {

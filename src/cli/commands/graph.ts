@@ -112,7 +112,7 @@ async function filesToIndex(
     try {
       found.push(...(await transcriptFiles([root])));
     } catch (err) {
-      if (!isAppError(err) || err.code !== 'not_found') throw err;
+      if (!isAppError(err) || err.code !== 'input_unreadable') throw err;
     }
   }
   return found;

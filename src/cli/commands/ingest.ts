@@ -29,7 +29,7 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
       isDirectory = (await stat(file)).isDirectory();
     } catch (cause) {
       throw new AppError(
-        'io_failed',
+        'input_unreadable',
         `cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
         { cause },
       );

@@ -4,6 +4,7 @@ import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import { parse, str, toInt, usageError } from '../args.js';
+import { EXIT_DONE, EXIT_FAILED } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
@@ -52,7 +53,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await rt.summaries.idle();
     // One delivery round for what the run notified; retries are left to the next `serve`.
     await rt.notifier.tick();
-    return outcome.status === 'completed' ? 0 : 1;
+    return outcome.status === 'completed' ? EXIT_DONE : EXIT_FAILED;
   } finally {
     for (const off of offs) off();
     await rt.close();
