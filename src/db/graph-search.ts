@@ -4,7 +4,9 @@
  * graph/remember.ts ranks them. On PostgreSQL the full-text tables are this instance's local
  * copies (postgres/local-text-index.ts) and the words around an idea live in idea_context.
  */
+import { anyOfWords } from './fts-query.js';
 import type { Intent } from './graph-store.js';
+import { createIdeaWords, type IdeaWords } from './graph-words.js';
 import { type Db, engineOf, statementCache } from './open.js';
 import { tableWatch } from './postgres/change-watch.js';
 import type { PostgresDb } from './postgres/database.js';
@@ -73,6 +75,9 @@ export function isFiltered(f: IdeaFilter): boolean {
   return filterSql(f, 'i').params.length > 0 || f.openOnly === true;
 }
 
+/** One in-memory copy of ideas_fts's words per connection (graph-words.ts), made on first use. */
+const wordsOf = new WeakMap<Db, IdeaWords>();
+
 type VectorTable = 'idea_vectors' | 'span_vectors';
 const REF: Record<VectorTable, string> = { idea_vectors: 'idea_id', span_vectors: 'span_id' };
 
@@ -122,7 +127,16 @@ export function createGraphSearchStore(db: Db) {
     return out;
   };
 
-  return {
+  const words = () => {
+    let w = wordsOf.get(db);
+    if (!w) {
+      w = createIdeaWords(db, IDEA_COLUMN_WEIGHTS);
+      wordsOf.set(db, w);
+    }
+    return w;
+  };
+
+  const self = {
     /** Ideas matching an FTS5 query (by their words or the words around them), best first. */
     lexicalIdeas(
       match: string,
@@ -155,6 +169,16 @@ export function createGraphSearchStore(db: Db) {
         ORDER BY bm25 LIMIT ?`).all(match, ...params, limit) as IdeaHit[];
     },
 
+    /**
+     * The ideas nearest some words, as `lexicalIdeas` ranks an any-of query of them: on SQLite
+     * from the words held in memory (graph-words.ts), which indexing asks once per new idea.
+     */
+    nearestByWords(queryWords: readonly string[], limit: number): GraphHit[] {
+      if (queryWords.length === 0) return [];
+      const hits = localText ? null : words().nearest(queryWords, limit);
+      return hits ?? self.lexicalIdeas(anyOfWords(queryWords), {}, limit);
+    },
+
     /** Sets the words around ideas (the columns given; the others stay). */
     setContext(ids: readonly number[], context: IdeaContext): void {
       const columns = (['turn', 'near', 'far'] as const).filter((c) => context[c] !== undefined);
@@ -167,6 +191,10 @@ export function createGraphSearchStore(db: Db) {
       );
       const texts = columns.map((c) => context[c]!);
       for (const id of ids) stmt.run(...texts, id);
+      wordsOf.get(db)?.set(
+        ids,
+        columns.map((c) => [c, context[c]!]),
+      );
     },
 
     /** Adds words to what is around ideas (a turn said after them). */
@@ -177,6 +205,7 @@ export function createGraphSearchStore(db: Db) {
           : `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
       );
       for (const id of ids) stmt.run(text, id);
+      wordsOf.get(db)?.append(ids, column, text);
     },
 
     /** Spans whose name or summary match, best first (the name weighs more). */
@@ -339,6 +368,7 @@ export function createGraphSearchStore(db: Db) {
       }[];
     },
   };
+  return self;
 }
 
 export type GraphSearchStore = ReturnType<typeof createGraphSearchStore>;

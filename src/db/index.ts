@@ -62,6 +62,7 @@ export {
   type EventGroupStore,
 } from './event-groups.js';
 export { eventTextQuery } from './event-search.js';
+export { anyOfWords } from './fts-query.js';
 export { type SessionFilter } from './session-filter.js';
 export {
   type CooldownBlockRow,

@@ -6,7 +6,7 @@
  * written; what was just stored is known without reading it back.
  */
 import type { GraphStores } from '../db/graph.js';
-import { ftsQuery } from '../knowledge/index.js';
+import { queryWords } from '../memory/index.js';
 import type { RelIdea } from './relations.js';
 import type { GraphVectors } from './vectors.js';
 
@@ -80,7 +80,7 @@ export function createCandidates(stores: GraphStores, vectors: GraphVectors) {
       const recent = stores.rows.recentIdeaIds(idea.session, RECENT + 1);
       const nearest = idea.vector
         ? vectors.nearestIdeas(idea.vector, NEAREST + 1).map((h) => h.id)
-        : stores.search.lexicalIdeas(ftsQuery(idea.content), {}, NEAREST + 1).map((h) => h.id);
+        : stores.search.nearestByWords(queryWords(idea.content), NEAREST + 1).map((h) => h.id);
       const wanted = [...new Set([...recent, ...nearest])].filter((id) => id !== idea.id);
       return load(wanted).filter(
         (c) => c.session !== idea.session || c.sourceLine < idea.sourceLine,

@@ -7,12 +7,13 @@
  * sees this instance's memories and the fleet's, never another instance's.
  */
 import type { Clock } from '../clock.js';
-import type {
-  MemoryRow,
-  MemoryStore,
-  SearchFilter,
-  SearchStore,
-  ServiceStore,
+import {
+  anyOfWords,
+  type MemoryRow,
+  type MemoryStore,
+  type SearchFilter,
+  type SearchStore,
+  type ServiceStore,
 } from '../db/index.js';
 import {
   type Candidate,
@@ -72,9 +73,7 @@ const EXACT_SCAN_MAX = 5000;
 
 /** The FTS5 query for free text: each content word quoted (no operator injection), OR-ed. */
 export function ftsQuery(text: string): string {
-  return queryWords(text)
-    .map((w) => `"${w}"`)
-    .join(' OR ');
+  return anyOfWords(queryWords(text));
 }
 
 export function createSearch(deps: {
