@@ -218,11 +218,9 @@ export function createGraphStore(db: Db) {
     ideas(ids: readonly number[]): IdeaRow[] {
       return chunked(ids, (chunk) =>
         (
-          db
-            .prepare(
-              `SELECT ${IDEA_COLUMNS} FROM ideas i WHERE i.id IN (${placeholders(chunk.length)})`,
-            )
-            .all(...chunk) as IdeaRecord[]
+          cached(
+            `SELECT ${IDEA_COLUMNS} FROM ideas i WHERE i.id IN (${placeholders(chunk.length)})`,
+          ).all(...chunk) as IdeaRecord[]
         ).map(toIdea),
       );
     },
@@ -331,13 +329,11 @@ export function createGraphStore(db: Db) {
       const rows = chunked(
         ideaIds,
         (chunk) =>
-          db
-            .prepare(
-              `SELECT l.idea_id AS ideaId, e.id, e.name, e.type FROM idea_entities l
-               JOIN entities e ON e.id = l.entity_id WHERE l.idea_id IN (${placeholders(chunk.length)})
-               ORDER BY e.type, e.name`,
-            )
-            .all(...chunk) as (EntityRow & { ideaId: number })[],
+          cached(
+            `SELECT l.idea_id AS ideaId, e.id, e.name, e.type FROM idea_entities l
+             JOIN entities e ON e.id = l.entity_id WHERE l.idea_id IN (${placeholders(chunk.length)})
+             ORDER BY e.type, e.name`,
+          ).all(...chunk) as (EntityRow & { ideaId: number })[],
       );
       for (const r of rows) {
         const list = out.get(r.ideaId) ?? [];

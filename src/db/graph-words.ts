@@ -155,11 +155,17 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
   };
 
   /** Adds a column's tokens to an idea (the terms read so far, and the sizes). */
-  const add = (s: State, id: number, col: number, tokens: readonly string[]) => {
+  const add = (
+    s: State,
+    id: number,
+    col: number,
+    tokens: readonly string[],
+    counts = count(tokens),
+  ) => {
     s.sizes = withRoom(s.sizes, 4 * id + 3, (n) => new Int32Array(n));
     s.sizes[4 * id + col] = s.sizes[4 * id + col]! + tokens.length;
     s.totalTokens += tokens.length;
-    for (const [term, n] of count(tokens)) {
+    for (const [term, n] of counts) {
       const p = s.postings.get(term);
       if (!p) continue;
       const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
@@ -224,7 +230,8 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       return;
     }
     const lists = tokens(columns.map(([, text]) => text));
-    for (const id of ids) cols.forEach((c, k) => add(s, id, c, lists[k]!));
+    const counts = lists.map(count);
+    for (const id of ids) cols.forEach((c, k) => add(s, id, c, lists[k]!, counts[k]));
     note.run();
     mark(s, lastLog.get() as { seq: number; nonce: number });
   };

@@ -41,13 +41,21 @@ export function queryCoverage(query: string, text: string): number {
   return n / wanted.size;
 }
 
+/** Texts whose content words are kept: relation detection compares each idea with dozens. */
+const KEPT_WORDS = 4096;
+const keptWords = new Map<string, ReadonlySet<string>>();
+
 /** Content words of a text, folded to a crude stem. */
-export function contentWords(text: string): Set<string> {
+export function contentWords(text: string): ReadonlySet<string> {
+  const kept = keptWords.get(text);
+  if (kept) return kept;
   const out = new Set<string>();
   for (const word of text.toLowerCase().match(WORD) ?? []) {
     if (STOP_WORDS.has(word)) continue;
     out.add(stem(word));
   }
+  if (keptWords.size >= KEPT_WORDS) keptWords.clear();
+  keptWords.set(text, out);
   return out;
 }
 
