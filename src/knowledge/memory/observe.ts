@@ -4,13 +4,12 @@
  * reinforces it whatever its category; one close in topic that states a different fact (another
  * number, duration, version, port, or a negation) supersedes it; anything else is new.
  */
-import type { Importance, MemoryRow, MemorySource } from '../../db/index.js';
+import type { MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import {
   type Category,
   type Contradiction,
   findContradiction,
-  nextDecayAt,
   roundConfidence,
   validateConfidence,
   validateObservation,
@@ -18,23 +17,9 @@ import {
 import { reinforcedChange, supersededChange } from './changes.js';
 import { closest } from './closest.js';
 import type { MemoryContext } from './context.js';
+import { createMemory, type ObserveInput } from './create.js';
 
-export interface Observation {
-  service: string | null;
-  category: Category;
-  observation: string;
-  sessionId: number | null;
-  tier: number;
-  /** What writes it: a marker (default for the agent), a tool call, the operator, ... */
-  source?: MemorySource;
-  /** Which one: a tool call id, "conversation c42 #10-24", a file. */
-  sourceRef?: string | null;
-  /** Evidence given with it, kept in the history (a memory tool's new_evidence). */
-  evidence?: string | null;
-  importance?: Importance;
-  /** 'ops' (default) or a conversation scope; dedup compares within one scope. */
-  scope?: string;
-}
+export { type Observation } from './create.js';
 
 export interface ObserveOutcome {
   /** `superseded`: a new memory was created and `replaced` was deactivated in its favour. */
@@ -46,32 +31,8 @@ export interface ObserveOutcome {
   contradiction?: Contradiction;
 }
 
-type ObserveInput = Observation & { confidence?: number; pinned?: boolean };
-
 export function createObserving(ctx: MemoryContext) {
-  const { memories, embedding, services, clock, policy, mustGet } = ctx;
-
-  const createRow = (input: ObserveInput, observation: string, now: number): MemoryRow =>
-    mustGet(
-      memories.create({
-        service: input.service,
-        category: input.category,
-        observation,
-        confidence: input.confidence ?? policy.newConfidence,
-        sessionId: input.sessionId,
-        tier: input.tier,
-        // Core memories are pinned: never decayed, archived or ranked below their peers.
-        pinned: (input.pinned ?? false) || input.importance === 'core',
-        at: now,
-        nextDecayAt: nextDecayAt(now, now, policy),
-        importance: input.importance ?? 'normal',
-        source: input.source ?? (input.tier === 0 ? 'operator' : 'marker'),
-        sourceRef: input.sourceRef ?? null,
-        scope: input.scope ?? 'ops',
-        evidence: input.evidence ?? null,
-        instance: ctx.instanceFor(input.service, input.category),
-      }),
-    );
+  const { embedding, services, clock, policy } = ctx;
 
   /**
    * An observation (agent, operator, tool): reinforces the active memory of its service that
@@ -93,7 +54,7 @@ export function createObserving(ctx: MemoryContext) {
     if (match && match.similarity >= match.related) {
       const contradiction = findContradiction(match.memory.observation, observation);
       if (contradiction) {
-        const created = createRow(input, observation, now);
+        const created = createMemory(ctx, input, observation, now);
         ctx.storeVector(created.id, vector ?? null);
         const by = { id: created.id, observation, source, evidence, sessionId: input.sessionId };
         const replaced = ctx.record(supersededChange(match.memory, by, now));
@@ -118,7 +79,7 @@ export function createObserving(ctx: MemoryContext) {
         return { action: 'reinforced', memory, match: matchInfo };
       }
     }
-    const created = createRow(input, observation, now);
+    const created = createMemory(ctx, input, observation, now);
     ctx.storeVector(created.id, vector ?? null);
     if (input.tier !== 0) ctx.newMemoryEvent(created, input.sessionId, now);
     return { action: 'created', memory: created, ...(matchInfo ? { match: matchInfo } : {}) };
