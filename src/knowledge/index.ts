@@ -10,7 +10,7 @@ import type { MemoryPolicy } from '../memory/index.js';
 import { createPendingEmbedder } from './embed-pending.js';
 import { createEmbedding } from './embedding.js';
 import { createInjection } from './injection.js';
-import { createMemoryService, type ShareRules } from './memory-service.js';
+import { createMemoryService, type ShareRules } from './memory/service.js';
 import { createSearch } from './search.js';
 import { createServices } from './services.js';
 import { createToolSurfacing } from './tool-surfacing.js';
@@ -32,7 +32,7 @@ export {
   type Observation,
   type ObserveOutcome,
   type ShareRules,
-} from './memory-service.js';
+} from './memory/service.js';
 export {
   ftsQuery,
   type Search,

@@ -16,7 +16,7 @@ import {
   type ScoreParts,
   selectByPriority,
 } from '../memory/index.js';
-import type { MemoryService } from './memory-service.js';
+import type { MemoryService } from './memory/service.js';
 import type { Search } from './search.js';
 
 export interface SessionQuery {

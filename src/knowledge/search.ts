@@ -20,18 +20,15 @@ import {
   DEFAULT_RANKING,
   dot,
   fromBlob,
-  hasEvidence,
-  importanceWeight,
   mergeCandidates,
-  queryCoverage,
   queryWords,
   type RankingPolicy,
-  scoreCandidate,
   type ScoreParts,
 } from '../memory/index.js';
 import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
-import { createVectorIndex, rankExact, type VectorIndex } from './vector-index.js';
+import { CANDIDATES, createCandidateLists } from './search-candidates.js';
+import { noteCoverage, rankCandidates } from './search-rank.js';
 
 export interface SearchOptions extends SearchFilter {
   limit?: number;
@@ -62,15 +59,6 @@ export interface SearchAnswer {
   rankMs: number;
 }
 
-/** How many candidates each list contributes to the fusion. */
-const CANDIDATES = 200;
-/** Hamming candidates re-ranked exactly; bench/search.js measures recall against exact. */
-const COARSE = 400;
-/** How many services whose description matches contribute their memories to the fusion. */
-const SERVICE_LIST_SERVICES = 3;
-/** A filter that selects at most this many memories is scanned exactly. */
-const EXACT_SCAN_MAX = 5000;
-
 /** The FTS5 query for free text: each content word quoted (no operator injection), OR-ed. */
 export function ftsQuery(text: string): string {
   return anyOfWords(queryWords(text));
@@ -88,78 +76,7 @@ export function createSearch(deps: {
 }) {
   const { memories, search, services, embedding, clock } = deps;
   const ranking = deps.ranking ?? DEFAULT_RANKING;
-  let index: VectorIndex | null = null;
-
-  const vectorIndex = (dimension: number): VectorIndex => {
-    if (!index || index.dimension !== dimension) {
-      index = createVectorIndex(search, embedding.model!, dimension);
-    }
-    return index;
-  };
-
-  // Vectors of what each service is (its description), by name; redone when it changes.
-  const serviceVectors = new Map<string, { updatedAt: number; vector: Float32Array }>();
-
-  /**
-   * Memories of the services whose description is close in meaning to the query ("my movies
-   * won't stream" -> jellyfin, "a media server"), the closest services first: the third list of
-   * the fusion. A service must be halfway between the floor and "related" to count.
-   */
-  const serviceCandidates = async (query: Float32Array, filter: SearchFilter) => {
-    const described = services.described();
-    const stale = described.filter((d) => serviceVectors.get(d.name)?.updatedAt !== d.updatedAt);
-    if (stale.length > 0) {
-      const vectors = await embedding.documents(stale.map((d) => d.description));
-      if (!vectors) return [];
-      stale.forEach((d, i) =>
-        serviceVectors.set(d.name, { updatedAt: d.updatedAt, vector: vectors[i]! }),
-      );
-    }
-    const close = described
-      .map((d) => ({ name: d.name, cosine: dot(query, serviceVectors.get(d.name)!.vector) }))
-      // Query-to-description cosines run lower than memory-to-memory ones (a description is
-      // general): between the floor and "related" (0.49-0.57 for matching ops queries here).
-      .filter((s) => s.cosine >= (embedding.thresholds.floor + embedding.thresholds.related) / 2)
-      .filter((s) => filter.service === undefined || filter.service === s.name)
-      .sort((a, b) => b.cosine - a.cosine)
-      .slice(0, SERVICE_LIST_SERVICES);
-    const out: { id: number; serviceCosine: number }[] = [];
-    for (const s of close) {
-      for (const id of search.idsOfService(s.name, filter, CANDIDATES - out.length)) {
-        out.push({ id, serviceCosine: s.cosine });
-      }
-      if (out.length >= CANDIDATES) break;
-    }
-    return out;
-  };
-
-  /** Vector candidates within the filter, best first (exact cosine). */
-  const semanticCandidates = (query: Float32Array, filter: SearchFilter) => {
-    const model = embedding.model!;
-    if (
-      filter.service !== undefined ||
-      filter.category !== undefined ||
-      filter.scopes !== undefined ||
-      (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
-    ) {
-      const n = search.countWhere(filter);
-      if (n <= EXACT_SCAN_MAX) {
-        const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
-        return rankExact(
-          query,
-          rows.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
-          CANDIDATES,
-        );
-      }
-    }
-    const coarse = vectorIndex(query.length).candidates(query, COARSE);
-    const allowed = search.idsWhere(coarse, filter);
-    const vectors = search.vectorsOf(
-      coarse.filter((id) => allowed.has(id)),
-      model,
-    );
-    return rankExact(query, vectors, CANDIDATES);
-  };
+  const lists = createCandidateLists({ search, services, embedding });
 
   const engine = {
     /** The similarity thresholds of the model in use (lexical ones when embeddings are off). */
@@ -168,7 +85,7 @@ export function createSearch(deps: {
     /** Warms the in-memory vector index (serve does this at start so the first search is fast). */
     prepare(): void {
       const dimension = embedding.embedder?.dimension;
-      if (dimension) vectorIndex(dimension).refresh();
+      if (dimension) lists.vectorIndex(dimension).refresh();
     },
 
     async search(text: string, opts: SearchOptions = {}): Promise<SearchAnswer> {
@@ -190,10 +107,10 @@ export function createSearch(deps: {
       const lexical =
         opts.only === 'semantic' ? [] : search.lexical(ftsQuery(text), filter, CANDIDATES);
       const semantic = queryVector
-        ? semanticCandidates(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
+        ? lists.semantic(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
         : [];
       const byService =
-        queryVector && opts.only === undefined ? await serviceCandidates(queryVector, filter) : [];
+        queryVector && opts.only === undefined ? await lists.byService(queryVector, filter) : [];
       const candidates: Candidate[] = mergeCandidates(lexical, semantic, byService).filter(
         (c) => !opts.exclude?.has(c.id),
       );
@@ -206,48 +123,17 @@ export function createSearch(deps: {
         }
       }
       const rows = new Map(memories.getMany(candidates.map((c) => c.id)).map((m) => [m.id, m]));
-      // How much of the query each lexical match covers: its words, service and description.
-      const named = new Set(queryWords(text, 64));
-      const descriptions = new Map<string, string>();
-      for (const c of candidates) {
-        const m = rows.get(c.id);
-        if (!m || c.lexicalRank === null) continue;
-        const service = m.service ?? '';
-        if (service && !descriptions.has(service)) {
-          descriptions.set(service, services.get(service)?.description ?? '');
-        }
-        c.serviceNamed = service !== '' && named.has(service);
-        c.coverage = queryCoverage(
-          text,
-          `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
-        );
-      }
-      const now = clock.now();
+      noteCoverage(text, candidates, rows, services);
       const semanticUsed = queryVector !== null;
-      const floor = opts.minCosine ?? embedding.thresholds.floor;
-      const results: SearchResult[] = [];
-      for (const c of candidates) {
-        const memory = rows.get(c.id);
-        if (!memory) continue;
+      const results = rankCandidates(candidates, rows, {
+        floor: opts.minCosine ?? embedding.thresholds.floor,
         // What a service is counts as evidence when the reader asked (not for unsolicited surfacing).
-        const serviceFloor =
-          opts.minCosine === undefined ? embedding.thresholds.related : undefined;
-        if (!opts.includeBelowThreshold && !hasEvidence(c, floor, serviceFloor)) continue;
-        const why = scoreCandidate(
-          {
-            candidate: c,
-            confidence: memory.confidence,
-            lastReinforcedAt: memory.lastReinforcedAt,
-            importanceWeight: importanceWeight(memory.importance, memory.importanceBoost),
-            now,
-            semanticUsed,
-          },
-          ranking,
-        );
-        if (!opts.includeBelowThreshold && why.score < ranking.threshold) continue;
-        results.push({ memory, why });
-      }
-      results.sort((a, b) => b.why.score - a.why.score || a.memory.id - b.memory.id);
+        serviceFloor: opts.minCosine === undefined ? embedding.thresholds.related : undefined,
+        includeBelowThreshold: opts.includeBelowThreshold ?? false,
+        now: clock.now(),
+        semanticUsed,
+        ranking,
+      });
       const t2 = performance.now();
       const mode = semanticUsed ? 'hybrid' : 'lexical';
       searchDuration.observe({ mode }, (t2 - t0) / 1000);

@@ -1,8 +1,8 @@
 /**
- * The built-in catalog of well-known infrastructure and self-hosted software: what a service is
- * when neither the operator nor the agent has said. The description is indexed with each memory of
- * the service, so it is written in the words an operator searches with ("media server", "reverse
- * proxy", "the database").
+ * Data, not logic: the built-in catalog of well-known infrastructure and self-hosted software,
+ * what a service is when neither the operator nor the agent has said. The description is indexed
+ * with each memory of the service, so it is written in the words an operator searches with
+ * ("media server", "reverse proxy", "the database").
  *
  * Pure data. Names and aliases are lower-case service names (src/text-rules.ts SERVICE_NAME) and
  * unique across entries once `_` and `.` are read as `-`; images are written without tag or

@@ -4,8 +4,8 @@
  * import of an export taken before the deletion does not bring it back. Every way to delete (the
  * CLI, the API, the dashboard) comes through the memory service's `remove`, which calls this.
  */
-import type { MemoryStore, TombstoneStore } from '../db/index.js';
-import { memoryKey, wordingsOf } from '../memory/index.js';
+import type { MemoryStore, TombstoneStore } from '../../db/index.js';
+import { memoryKey, wordingsOf } from '../../memory/index.js';
 
 export function removeMemories(
   deps: { memories: MemoryStore; tombstones: TombstoneStore; now: () => number },

@@ -1,0 +1,49 @@
+/**
+ * Decay: every memory's confidence brought up to date from its timestamps, so running it twice
+ * for the same `now` changes nothing.
+ */
+import { applyDecay, nextDecayAt } from '../../memory/index.js';
+import type { MemoryContext } from './context.js';
+
+export interface DecayReport {
+  decayed: number;
+  deactivated: number;
+}
+
+export function createDecay(ctx: MemoryContext) {
+  const { memories, clock, policy } = ctx;
+  return {
+    /**
+     * Brings every memory's confidence up to date. Idempotent for a given `now`, and atomic: a
+     * reinforcement by another instance meanwhile is kept (the decay is computed again after it).
+     */
+    decay(): DecayReport {
+      return memories.atomically(() => {
+        const now = clock.now();
+        const changes = [];
+        const unchanged = [];
+        let deactivated = 0;
+        for (const m of memories.decayDue(now)) {
+          const outcome = applyDecay(m, now, policy);
+          const next = nextDecayAt(m.lastReinforcedAt, now, policy);
+          if (!outcome.changed) {
+            unchanged.push({ id: m.id, nextDecayAt: next });
+            continue;
+          }
+          if (!outcome.active) deactivated += 1;
+          changes.push({
+            id: m.id,
+            action: outcome.active ? ('decayed' as const) : ('deactivated' as const),
+            confidence: outcome.confidence,
+            active: outcome.active,
+            nextDecayAt: next,
+            at: now,
+          });
+        }
+        memories.change(changes);
+        memories.scheduleDecay(unchanged);
+        return { decayed: changes.length - deactivated, deactivated };
+      });
+    },
+  };
+}

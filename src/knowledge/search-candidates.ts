@@ -1,0 +1,101 @@
+/**
+ * The vector lists of the hybrid search: memories close in meaning to the query, and memories of
+ * the services whose description is. (The lexical list is one FTS5 query in the store.)
+ */
+import type { SearchFilter, SearchStore, ServiceStore } from '../db/index.js';
+import { dot } from '../memory/index.js';
+import type { Embedding } from './embedding.js';
+import { createVectorIndex, rankExact, type VectorIndex } from './vector-index.js';
+
+/** How many candidates each list contributes to the fusion. */
+export const CANDIDATES = 200;
+/** Hamming candidates re-ranked exactly; bench/search.js measures recall against exact. */
+const COARSE = 400;
+/** How many services whose description matches contribute their memories to the fusion. */
+const SERVICE_LIST_SERVICES = 3;
+/** A filter that selects at most this many memories is scanned exactly. */
+const EXACT_SCAN_MAX = 5000;
+
+export function createCandidateLists(deps: {
+  search: SearchStore;
+  services: ServiceStore;
+  embedding: Embedding;
+}) {
+  const { search, services, embedding } = deps;
+  let index: VectorIndex | null = null;
+
+  const vectorIndex = (dimension: number): VectorIndex => {
+    if (!index || index.dimension !== dimension) {
+      index = createVectorIndex(search, embedding.model!, dimension);
+    }
+    return index;
+  };
+
+  // Vectors of what each service is (its description), by name; redone when it changes.
+  const serviceVectors = new Map<string, { updatedAt: number; vector: Float32Array }>();
+
+  return {
+    vectorIndex,
+
+    /**
+     * Memories of the services whose description is close in meaning to the query ("my movies
+     * won't stream" -> jellyfin, "a media server"), the closest services first: the third list of
+     * the fusion. A service must be halfway between the floor and "related" to count.
+     */
+    async byService(query: Float32Array, filter: SearchFilter) {
+      const described = services.described();
+      const stale = described.filter((d) => serviceVectors.get(d.name)?.updatedAt !== d.updatedAt);
+      if (stale.length > 0) {
+        const vectors = await embedding.documents(stale.map((d) => d.description));
+        if (!vectors) return [];
+        stale.forEach((d, i) =>
+          serviceVectors.set(d.name, { updatedAt: d.updatedAt, vector: vectors[i]! }),
+        );
+      }
+      const close = described
+        .map((d) => ({ name: d.name, cosine: dot(query, serviceVectors.get(d.name)!.vector) }))
+        // Query-to-description cosines run lower than memory-to-memory ones (a description is
+        // general): between the floor and "related" (0.49-0.57 for matching ops queries here).
+        .filter((s) => s.cosine >= (embedding.thresholds.floor + embedding.thresholds.related) / 2)
+        .filter((s) => filter.service === undefined || filter.service === s.name)
+        .sort((a, b) => b.cosine - a.cosine)
+        .slice(0, SERVICE_LIST_SERVICES);
+      const out: { id: number; serviceCosine: number }[] = [];
+      for (const s of close) {
+        for (const id of search.idsOfService(s.name, filter, CANDIDATES - out.length)) {
+          out.push({ id, serviceCosine: s.cosine });
+        }
+        if (out.length >= CANDIDATES) break;
+      }
+      return out;
+    },
+
+    /** Vector candidates within the filter, best first (exact cosine). */
+    semantic(query: Float32Array, filter: SearchFilter) {
+      const model = embedding.model!;
+      if (
+        filter.service !== undefined ||
+        filter.category !== undefined ||
+        filter.scopes !== undefined ||
+        (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
+      ) {
+        const n = search.countWhere(filter);
+        if (n <= EXACT_SCAN_MAX) {
+          const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
+          return rankExact(
+            query,
+            rows.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
+            CANDIDATES,
+          );
+        }
+      }
+      const coarse = vectorIndex(query.length).candidates(query, COARSE);
+      const allowed = search.idsWhere(coarse, filter);
+      const vectors = search.vectorsOf(
+        coarse.filter((id) => allowed.has(id)),
+        model,
+      );
+      return rankExact(query, vectors, CANDIDATES);
+    },
+  };
+}
