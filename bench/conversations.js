@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { loadConfig } from '../dist/config.js';
+import { loadConfig } from '../dist/config/index.js';
 import { createConversations } from '../dist/conversations/index.js';
 import { openStores } from '../dist/db/index.js';
 import { createGateway } from '../dist/gateway/index.js';

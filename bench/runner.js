@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
 import { createRuntime } from '../dist/cli/runtime.js';
-import { loadConfig } from '../dist/config.js';
+import { loadConfig } from '../dist/config/index.js';
 import { silentLogger } from '../dist/log.js';
 import { round, summarize } from './stats.js';
 

@@ -6,7 +6,7 @@
  * collected once from the configuration; `redact` is the one function every output edge applies
  * (the logger, a stored delivery response, the pages and the API).
  */
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 
 /** What `redact` puts where a secret was. */
 export const MASK = '***';

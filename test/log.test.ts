@@ -3,7 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 import { cliLogger } from '../src/cli/logger.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { AppError } from '../src/errors.js';
 import { createLogger, type LoggerOptions, type LogLevel } from '../src/log.js';
 import { fakeClock } from './helpers/clock.js';

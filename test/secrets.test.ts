@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { cliLogger } from '../src/cli/logger.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { configSecrets, redact } from '../src/secrets.js';
 import { fakeClock } from './helpers/clock.js';
 import { webHarness } from './helpers/web.js';

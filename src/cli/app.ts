@@ -2,7 +2,7 @@
  * Composition for one CLI command: config, database (migrated) and the knowledge layer. The
  * embedder is created but loads nothing until a command embeds something.
  */
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config/index.js';
 import { openStores, type Stores } from '../db/index.js';
 import { createEmbedder } from '../embed/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';

@@ -1,5 +1,5 @@
 /** The logger of a long-running command: WATCHKEEPER_LOG_LEVEL and _LOG_FORMAT, on stderr. */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { configSecrets, type SecretSources } from '../secrets.js';
 import type { CliIo } from './io.js';

@@ -3,7 +3,7 @@
  * the scheduler. Used by `serve` and `run`; closes everything in the right order.
  */
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { type Conversations, createConversations } from '../conversations/index.js';
 import {
   createDatabaseOutage,

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Clock } from '../clock.js';
-import type { GatewayConfig } from '../config.js';
+import type { GatewayConfig } from '../config/index.js';
 import type { EventStore, GatewayJobStore, JobOutcome } from '../db/index.js';
 import { isAppError } from '../errors.js';
 import type { Logger } from '../log.js';

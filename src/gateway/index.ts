@@ -1,5 +1,5 @@
 /** @module gateway: the one model gateway (CLI, Anthropic, OpenAI-compatible backends). */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createAnthropicBackend } from './anthropic-backend.js';
 import { createCliBackend } from './cli-backend.js';
 import { createOpenAiBackend } from './openai-backend.js';

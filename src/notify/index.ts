@@ -1,6 +1,6 @@
 /** @module notify: notifications of what needs a human, to Apprise and built-in targets. */
 import type { Clock } from '../clock.js';
-import type { NotificationsConfig } from '../config.js';
+import type { NotificationsConfig } from '../config/index.js';
 import type { DatabaseOutage, NotificationStore } from '../db/index.js';
 import type { Logger } from '../log.js';
 import { findOnPath } from './apprise.js';

@@ -14,7 +14,7 @@
  * answers.
  */
 import type { Clock } from '../clock.js';
-import type { NotificationsConfig } from '../config.js';
+import type { NotificationsConfig } from '../config/index.js';
 import {
   type BackgroundLoop,
   createDatabaseOutage,

@@ -6,7 +6,7 @@
  * ends, its summary is started in the background (never awaited: the next run does not wait).
  */
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { SessionStatus, SessionTrigger, Stores } from '../db/index.js';
 import type { Logger } from '../log.js';
 import type { ChainSummarizer } from './chain-summary.js';

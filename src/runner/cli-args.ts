@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 
-import type { Config, TierConfig } from '../config.js';
+import type { Config, TierConfig } from '../config/index.js';
 
 export const WATCHKEEPER_BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 

@@ -8,7 +8,7 @@
  * compose command without a service, an unreadable script) fails closed: it counts against
  * every service it could name.
  */
-import type { CooldownLimits, GuardAllowance } from '../config.js';
+import type { CooldownLimits, GuardAllowance } from '../config/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import { checkServiceName } from '../text-rules.js';
 import type { ServiceCooldown } from './cooldown-policy.js';

@@ -3,7 +3,7 @@
  * actions inside the windows with the operator's resets and allowances applied. This instance's
  * actions count, and every instance's on `sharedServices` (config.fleet.cooldownServices).
  */
-import type { CooldownLimits } from '../config.js';
+import type { CooldownLimits } from '../config/index.js';
 import type { Stores } from '../db/index.js';
 import { cooldownHorizon, cooldownState, type ServiceCooldown } from './cooldown-policy.js';
 

@@ -4,7 +4,7 @@
  * the fleet shares (WATCHKEEPER_FLEET_COOLDOWN_SERVICES), whose rows come from every instance.
  * Pure: rows and `now` in.
  */
-import type { CooldownLimits } from '../config.js';
+import type { CooldownLimits } from '../config/index.js';
 import type { CooldownOverrideRow, CooldownRow } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import { checkServiceName } from '../text-rules.js';

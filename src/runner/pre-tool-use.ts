@@ -5,7 +5,7 @@
  * even when the model never reports them. Everything else passes untouched.
  */
 import type { Clock } from '../clock.js';
-import type { CooldownLimits, GuardAllowance } from '../config.js';
+import type { CooldownLimits, GuardAllowance } from '../config/index.js';
 import type { Stores } from '../db/index.js';
 import type { CooldownAction } from '../stream/index.js';
 import {

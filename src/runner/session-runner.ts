@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Clock } from '../clock.js';
-import { type Config, hasModelCredential } from '../config.js';
+import { type Config, hasModelCredential } from '../config/index.js';
 import {
   type DatabaseOutage,
   probeDatabase,

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-import type { WebConfig } from '../config.js';
+import type { WebConfig } from '../config/index.js';
 
 export type AuthKind = 'bearer' | 'session' | 'anonymous';
 

@@ -2,7 +2,7 @@
  * An operator's cooldown reset or allowance from a form or a JSON body, checked with errors that
  * name the field: the same rules for the dashboard, the API and the CLI.
  */
-import { parseDuration } from '../config.js';
+import { parseDuration } from '../config/index.js';
 import type { NewCooldownOverride } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { checkServiceName } from '../text-rules.js';

@@ -1,6 +1,6 @@
 /** What the web layer is given by the composition root. Runner behaviour arrives injected. */
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Conversations } from '../conversations/index.js';
 import type { DatabaseOutage, Stores } from '../db/index.js';
 import type { Gateway } from '../gateway/index.js';

@@ -5,7 +5,7 @@
  * offline here: a page view or a hook never spends money on the gateway.
  */
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { DatabaseOutage, Stores } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {

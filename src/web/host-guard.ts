@@ -7,7 +7,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 
-import type { WebConfig } from '../config.js';
+import type { WebConfig } from '../config/index.js';
 import type { AppEnv } from './context.js';
 import { apiError } from './errors.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { serve } from '@hono/node-server';
 
-import { isLoopback, type WebConfig } from '../config.js';
+import { isLoopback, type WebConfig } from '../config/index.js';
 import { AppError } from '../errors.js';
 
 /** The key that signs session cookies, kept in the data folder so sign-ins survive restarts. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createGraph } from '../../src/graph/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';

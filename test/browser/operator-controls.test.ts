@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { MINUTE_MS, systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { NewEvent } from '../../src/db/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { intervalSchedule, loadConfig } from '../../src/config.js';
+import { intervalSchedule, loadConfig } from '../../src/config/index.js';
 import { DAY_MS } from '../../src/clock.js';
 
 const FIXTURES = new URL('../fixtures/claudeops/', import.meta.url);

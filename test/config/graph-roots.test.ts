@@ -1,7 +1,7 @@
 /** The folders of transcripts: Claude Code's projects folder and WATCHKEEPER_GRAPH_ROOTS. */
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 
 describe('the folders of transcripts', () => {
   it("finds Claude Code's projects folder and reads WATCHKEEPER_GRAPH_ROOTS", () => {

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Conversations } from '../../src/conversations/index.js';
-import type { GatewayConfig } from '../../src/config.js';
+import type { GatewayConfig } from '../../src/config/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import type { SimScript } from '../../src/sim/messages-api.js';
 import { testApp, type TestApp } from '../helpers/db.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { HOUR_MS, MINUTE_MS } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import { silentLogger } from '../../src/log.js';
 import type { RunnerAlert } from '../../src/runner/alerts.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { GATE_SCHEMA, GATE_SYSTEM } from '../../src/conversations/index.js';
 import { createBackend, createGateway } from '../../src/gateway/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { withGatewayJobs } from '../../src/sim/gateway-jobs.js';
 import {

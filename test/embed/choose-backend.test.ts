@@ -1,7 +1,7 @@
 /** WATCHKEEPER_EMBEDDINGS* from the environment to an embedder, through the real config parser. */
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createEmbedder } from '../../src/embed/create.js';
 
 const embedderFor = (env: Record<string, string>) => createEmbedder(loadConfig(env).embeddings);

@@ -1,7 +1,7 @@
 /** The gateway's and conversation memory's settings: defaults, backends, refusals. */
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 
 describe('gateway and conversation config', () => {
   it('uses the Claude CLI when it has a credential, and is off (with the reason) otherwise', () => {

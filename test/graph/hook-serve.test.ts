@@ -25,7 +25,7 @@ import {
   removeServeEndpoint,
   writeServeEndpoint,
 } from '../../src/cli/serve-endpoint.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { graphOf, indexQueueOf } from '../../src/web/graph-instance.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';

@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../../src/config.js';
+import type { GatewayConfig } from '../../src/config/index.js';
 import {
   createConversations,
   type ConversationOptions,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { systemClock } from '../../src/clock.js';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import type { Embedder } from '../../src/embed/index.js';
 import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';

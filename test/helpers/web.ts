@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { afterEach, beforeEach } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { AppError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChainRequest } from '../../src/runner/chain.js';
@@ -69,7 +69,7 @@ export function fakeRunner(): RunnerControl & {
       return { outcome: 'cancelled' as const, ticket };
     },
     cooldownState: () => [],
-    // The widest default window (the 24 h of REDEPLOY_WINDOW in src/config.ts).
+    // The widest default window (the 24 h of REDEPLOY_WINDOW in src/config/guard.ts).
     cooldownHorizon: (now: number) => now - 24 * 3_600_000,
   };
   return fake;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createRuntime, type Runtime } from '../../src/cli/runtime.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { fakeClock } from '../helpers/clock.js';
 import { fakeApprise, type FakeApprise } from '../helpers/notify.js';

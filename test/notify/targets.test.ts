@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { AppError } from '../../src/errors.js';
 import { buildTargets, redact, redactUrl, secretParts } from '../../src/notify/index.js';
 

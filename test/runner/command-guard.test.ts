@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { HOUR_MS } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import {
   conflictDetail,
   findConflict,

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import { createKnowledge } from '../../src/knowledge/index.js';
 import type { Logger } from '../../src/log.js';

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { hookSettings, MEMORY_TOOLS } from '../../src/runner/cli-args.js';
 import { identifierWords, mcpToolIntents } from '../../src/runner/guard/mcp-tools.js';
 import { decidePreToolUse } from '../../src/runner/pre-tool-use.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { HOUR_MS } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { decidePreToolUse } from '../../src/runner/pre-tool-use.js';
 import { testApp, type TestApp, cooldownRow } from '../helpers/db.js';
 

@@ -119,7 +119,7 @@ describe('scheduler', () => {
   });
 
   it('accepts only valid cron schedules through the config', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/config/index.js');
     expect(loadConfig({ WATCHKEEPER_SCHEDULE: '*/5 * * * *' }).runner.schedule).toBe('*/5 * * * *');
     expect(loadConfig({ WATCHKEEPER_SCHEDULE: 'off' }).runner.schedule).toBeNull();
     expect(() => loadConfig({ WATCHKEEPER_SCHEDULE: 'every hour' })).toThrow(
@@ -131,7 +131,7 @@ describe('scheduler', () => {
   });
 
   it('reads the cron schedule in WATCHKEEPER_TZ, and refuses a zone that does not exist', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/config/index.js');
     const config = loadConfig({ WATCHKEEPER_SCHEDULE: '0 3 * * *', WATCHKEEPER_TZ: 'Asia/Tokyo' });
     expect(config.timeZone).toBe('Asia/Tokyo');
     const s = createScheduler({

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createRuntime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { tokensOf } from '../../src/db/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createChainRunner } from '../../src/runner/chain.js';

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 

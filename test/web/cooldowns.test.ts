@@ -5,7 +5,7 @@ import type { NewCooldownAction } from '../../src/db/index.js';
 import { cooldownHorizon, cooldownState } from '../../src/runner/cooldown-policy.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 
-// The defaults of src/config.ts, which the harness uses.
+// The defaults of src/config/guard.ts, which the harness uses.
 const LIMITS = {
   restart: { limit: 2, windowMs: 4 * HOUR_MS },
   redeployment: { limit: 1, windowMs: 24 * HOUR_MS },

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { webHarness, type WebHarness } from '../helpers/web.js';
 
 const PAGES = ['/', '/sessions', '/events', '/memories', '/cooldowns'];

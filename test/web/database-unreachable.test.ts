@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import { createKnowledge } from '../../src/knowledge/index.js';
 import { silentLogger } from '../../src/log.js';

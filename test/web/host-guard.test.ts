@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 
 let h: WebHarness;

@@ -11,7 +11,7 @@ import { currentCooldowns } from '../../src/runner/cooldown-now.js';
 import { parseTime } from '../../src/web/time-range.js';
 import { type SignedIn, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 
-// The defaults of src/config.ts, which the harness uses.
+// The defaults of src/config/guard.ts, which the harness uses.
 const LIMITS = {
   restart: { limit: 2, windowMs: 4 * HOUR_MS },
   redeployment: { limit: 1, windowMs: 24 * HOUR_MS },

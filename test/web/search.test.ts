@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createEmbedder } from '../../src/embed/index.js';
 import { createKnowledge } from '../../src/knowledge/index.js';
 import { silentLogger } from '../../src/log.js';

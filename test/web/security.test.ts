@@ -265,7 +265,7 @@ describe('sign-in and headers', () => {
   });
 
   it('refuses to start an open dashboard on a non-loopback address', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/config/index.js');
     const { checkListenAddress } = await import('../../src/web/server.js');
     expect(() => checkListenAddress(loadConfig({ WATCHKEEPER_HOST: '0.0.0.0' }).web)).toThrow(
       /refusing to serve the dashboard on 0.0.0.0 without a credential/,

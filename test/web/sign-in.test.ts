@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
 import { createApp } from '../../src/web/app.js';

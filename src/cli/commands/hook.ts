@@ -3,7 +3,7 @@
  * of another server's MCP tool in a session (registered through --settings). Exit 0 lets the call run; exit 2 blocks it, and the reason on
  * stderr becomes the tool result the model sees.
  */
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/index.js';
 import { openStores } from '../../db/index.js';
 import { recordTrigger } from '../../notify/index.js';
 import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';

@@ -1,5 +1,5 @@
 /** `watchkeeper context`, `decay`, `reindex` and `migrate`. */
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/index.js';
 import { migrate, openDatabase } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { openApp } from '../app.js';

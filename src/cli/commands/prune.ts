@@ -9,7 +9,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 
 import type { Clock } from '../../clock.js';
-import { parseDuration } from '../../config.js';
+import { parseDuration } from '../../config/index.js';
 import type { PrunedSession, Stores } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { formatBytes } from '../../web/overview-data.js';

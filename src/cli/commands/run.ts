@@ -1,5 +1,5 @@
 /** `watchkeeper run`: one chain now, in the foreground. Exit 0 when it completed. */
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/index.js';
 import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';

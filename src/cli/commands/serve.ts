@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/index.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Conversations } from '../../conversations/index.js';
 import { DEMO_CONVERSATION_ID, DEMO_ROUNDS } from '../../sim/demo-conversation.js';
 import { demoScript } from '../../sim/demo-scenario.js';

@@ -1,5 +1,5 @@
 /** `watchkeeper stop`: ends the session the running `serve` or `run` is executing. */
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/index.js';
 import { AppError } from '../../errors.js';
 import { lockHolder } from '../../runner/lock.js';
 import { parse } from '../args.js';
