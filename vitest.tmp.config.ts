@@ -1,0 +1,78 @@
+import { defineConfig } from 'vitest/config';
+
+/** Options both projects share. */
+const shared = {
+  environment: 'node',
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+} as const;
+
+/**
+ * The store-level suites that run a second time on PostgreSQL: files whose stores come from
+ * testApp() (test/helpers/db.ts) and that start no serve process.
+ */
+const POSTGRES_SUITES = ['test/zz-*.test.ts',
+  'test/db/claudeops-import.test.ts',
+  'test/db/fleet-instances.test.ts',
+  'test/db/metrics.test.ts',
+  'test/db/operator-controls.test.ts',
+  'test/db/postgres-server.test.ts',
+  'test/db/background-loop.test.ts',
+  'test/db/stats.test.ts',
+  'test/knowledge/memory-archive.test.ts',
+  'test/knowledge/memory-service.test.ts',
+  'test/knowledge/scopes.test.ts',
+  'test/knowledge/search.test.ts',
+  'test/knowledge/fleet-scope.test.ts',
+  'test/graph/remember.test.ts',
+  'test/graph/indexing.test.ts',
+  'test/conversations/extraction.test.ts',
+  'test/conversations/summaries.test.ts',
+  'test/conversations/fleet-extraction.test.ts',
+  'test/db/fleet-background.test.ts',
+  'test/notify/fleet-delivery.test.ts',
+  'test/graph/fleet-index.test.ts',
+  'test/gateway/gateway.test.ts',
+  'test/gateway/openai-backend.test.ts',
+  'test/graph/incremental.test.ts',
+  'test/notify/delivery.test.ts',
+  'test/runner/ingest.test.ts',
+  'test/runner/mcp-tool-guard.test.ts',
+  'test/runner/pre-tool-use.test.ts',
+  // These run the CLI in-process on the test app's database (test/helpers/cli.ts).
+  'test/portability/import-dedup.test.ts',
+  'test/portability/import-history.test.ts',
+  'test/portability/import-validation.test.ts',
+  'test/portability/mcp-memory.test.ts',
+  'test/portability/merge.test.ts',
+  'test/portability/round-trip.test.ts',
+  // Not here: test/stream/fuzz.test.ts (PostgreSQL text cannot hold NUL characters, which the
+  // fuzzed transcripts carry); suites whose stores are SQLite files of their own (test/cli/*,
+  // test/db/migrate*, runnerHarness) would only run on SQLite again.
+];
+
+export default defineConfig({
+  test: {
+    // One PostgreSQL server for the whole run (both projects); see the file.
+    globalSetup: ['test/global-postgres.ts'],
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+          env: { WATCHKEEPER_TEST_ENGINE: 'sqlite' },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'postgres',
+          include: POSTGRES_SUITES,
+          env: { WATCHKEEPER_TEST_ENGINE: 'postgres' },
+          setupFiles: ['test/setup-postgres-project.ts'],
+        },
+      },
+    ],
+  },
+});
