@@ -7,6 +7,9 @@ const shared = {
   environment: 'node',
   testTimeout: 30_000,
   hookTimeout: 30_000,
+  // expect.poll waits for what another process or thread does: on a busy machine that takes
+  // longer than vitest's 1 s default. It returns as soon as the assertion holds.
+  expect: { poll: { timeout: 20_000 } },
 } as const;
 
 /**
