@@ -102,6 +102,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
           'fsync = off',
           'synchronous_commit = off',
           'full_page_writes = off',
+          // Test databases live for one test: vacuuming them is work nobody needs.
+          'autovacuum = off',
           '',
         ].join('\n'),
         { mode: 0o600 },
