@@ -226,8 +226,9 @@ describe('session runner with a fixture CLI', () => {
 
   it('ends a session whose CLI argument is over 128 KiB (E2BIG) as failed at once, and the next run works', async () => {
     // A 1 s timeout: had the process started, the session would end timed_out, not failed.
+    // The harness's session timeout: a start that hung would end as timed_out, not failed, and
+    // the next run has the time a busy machine needs.
     h = runnerHarness({
-      WATCHKEEPER_SESSION_TIMEOUT: '1s',
       WATCHKEEPER_TIER1_ALLOWED_TOOLS: `Bash,${'x'.repeat(200 * 1024)}`,
     });
     const out = await h.runSession(request('ok'));
@@ -244,7 +245,6 @@ describe('session runner with a fixture CLI', () => {
 
   it('ends a session whose CLI argument holds a NUL as failed at once, and the next run works', async () => {
     h = runnerHarness({
-      WATCHKEEPER_SESSION_TIMEOUT: '1s',
       WATCHKEEPER_TIER1_MODEL: 'haiku\u0000',
     });
     const out = await h.runSession(request('ok'));
