@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 import { defineConfig } from 'vitest/config';
 
 /** Options both projects share. */
@@ -5,6 +7,9 @@ const shared = {
   environment: 'node',
   testTimeout: 30_000,
   hookTimeout: 30_000,
+  // expect.poll waits for what another process or thread does: on a busy machine that takes
+  // longer than vitest's 1 s default. It returns as soon as the assertion holds.
+  expect: { poll: { timeout: 20_000 } },
 } as const;
 
 /**
@@ -55,6 +60,10 @@ export default defineConfig({
   test: {
     // One PostgreSQL server for the whole run (both projects); see the file.
     globalSetup: ['test/global-postgres.ts'],
+    // Vitest's default leaves a core free, which is one worker on 2 cores. Much of the suite
+    // waits on child processes, PostgreSQL and the browser, so a worker per core (both projects
+    // sharing them) keeps the cores busy; no test depends on how busy the machine is.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       {
         test: {

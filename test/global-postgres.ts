@@ -1,6 +1,7 @@
 /**
  * Vitest global setup: one real PostgreSQL cluster for the whole test run, in a fresh temporary
- * folder, listening on 127.0.0.1 and a free port, tuned for speed (no fsync). Tests reach it
+ * folder, listening on 127.0.0.1 and a free port, tuned for speed (no fsync), with a migrated
+ * template database (TEMPLATE_DB) that test databases are copied from. Tests reach it
  * through `inject('postgresUrl')` (see helpers/postgres.ts); it is stopped and removed at the end.
  *
  * PostgreSQL refuses to run as root: as root, the folder is given to the `postgres` user and the
@@ -16,14 +17,14 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
-import { findBinDir, freePort, postgresUser } from './helpers/pg-tools.js';
+import { migrate } from '../src/db/migrate.js';
+import { openPostgres } from '../src/db/postgres/open.js';
+import { findBinDir, freePort, postgresUser, TEMPLATE_DB } from './helpers/pg-tools.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The test server's base URL (`postgres://postgres@127.0.0.1:PORT`), null when off. */
     postgresUrl: string | null;
-    /** The server's own psql, for the synchronous helpers; null when off. */
-    postgresPsql: string | null;
     /** The server's server_version_num (150004 for 15.4); null when off. */
     postgresVersionNum: number | null;
     /** Why there is no server (WATCHKEEPER_TEST_POSTGRES=off), null when there is one. */
@@ -32,9 +33,6 @@ declare module 'vitest' {
 }
 
 const run = promisify(execFile);
-
-/** The template database every migrated test database can be copied from. */
-export const TEMPLATE_DB = 'wk_template';
 
 const INSTALL_HINT =
   'PostgreSQL is needed for the tests but initdb and pg_ctl were not found under ' +
@@ -46,7 +44,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const off = process.env.WATCHKEEPER_TEST_POSTGRES === 'off';
   if (off) {
     project.provide('postgresUrl', null);
-    project.provide('postgresPsql', null);
     project.provide('postgresVersionNum', null);
     project.provide(
       'postgresOffReason',
@@ -105,6 +102,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
           'fsync = off',
           'synchronous_commit = off',
           'full_page_writes = off',
+          // Test databases live for one test: vacuuming them is work nobody needs.
+          'autovacuum = off',
           '',
         ].join('\n'),
         { mode: 0o600 },
@@ -131,11 +130,32 @@ export default async function setup(project: TestProject): Promise<() => Promise
         `CREATE DATABASE ${TEMPLATE_DB} TEMPLATE template0 IS_TEMPLATE true` +
           (versionNum >= 150000 ? ' STRATEGY FILE_COPY' : ''),
       );
+      // Migrated once here, so that each test database is a copy rather than a migration.
+      const template = openPostgres(`${url}/${TEMPLATE_DB}`);
+      try {
+        migrate(template);
+      } finally {
+        template.close();
+      }
+      // A template can only be copied once nobody is connected to it.
+      await client.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1',
+        [TEMPLATE_DB],
+      );
+      while (
+        (
+          await client.query<{ n: string }>(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1',
+            [TEMPLATE_DB],
+          )
+        ).rows[0]!.n !== '0'
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     } finally {
       await client.end();
     }
     project.provide('postgresUrl', url);
-    project.provide('postgresPsql', existsSync(join(bin, 'psql')) ? join(bin, 'psql') : 'psql');
     project.provide('postgresVersionNum', versionNum);
     project.provide('postgresOffReason', null);
   } catch (err) {

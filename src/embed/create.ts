@@ -6,7 +6,7 @@
  */
 import { AppError } from '../errors.js';
 import type { Embedder, EmbeddingsOptions } from './embedder.js';
-import { createLocalEmbedder, LOCAL_MODEL } from './local.js';
+import { createLocalEmbedder, LOCAL_LOAD_TIMEOUT_MS, LOCAL_MODEL } from './local.js';
 import { createOllamaEmbedder, OLLAMA_DEFAULT_MODEL, OLLAMA_DEFAULT_URL } from './ollama.js';
 import { createOpenAiEmbedder, OPENAI_DEFAULT_MODEL, OPENAI_DEFAULT_URL } from './openai.js';
 
@@ -24,7 +24,10 @@ export function createEmbedder(options: EmbeddingsOptions): Embedder | null {
           { data: { variable: 'WATCHKEEPER_EMBEDDINGS_MODEL' } },
         );
       }
-      return createLocalEmbedder({ timeoutMs });
+      return createLocalEmbedder({
+        timeoutMs,
+        loadTimeoutMs: Math.max(timeoutMs, LOCAL_LOAD_TIMEOUT_MS),
+      });
     case 'ollama':
       return createOllamaEmbedder({
         url: options.url ?? OLLAMA_DEFAULT_URL,

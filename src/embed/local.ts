@@ -25,6 +25,11 @@ import { toUnitVectors } from './unit-vectors.js';
 export const LOCAL_MODEL = 'use-lite-512';
 export const LOCAL_DIMENSION = 512;
 export const LOCAL_BATCH = 32;
+/**
+ * Longest wait for the model to load, apart from the per-batch bound: a load takes seconds on
+ * an idle machine and many more on a busy one, and a slow load is not a hung model.
+ */
+export const LOCAL_LOAD_TIMEOUT_MS = 120_000;
 
 const WHO = 'local embedding model';
 
@@ -44,8 +49,10 @@ export const spawnLocalWorker: SpawnWorker = (workerData) =>
   new Worker(WORKER_SOURCE, { eval: true, workerData });
 
 export interface LocalOptions {
-  /** Longest wait for one batch, the model load included for the first. */
+  /** Longest wait for one batch once the model is loaded. */
   timeoutMs: number;
+  /** Longest wait for a batch sent while the model loads (default: timeoutMs). */
+  loadTimeoutMs?: number;
   spawnWorker?: SpawnWorker;
 }
 
@@ -73,7 +80,9 @@ interface Part {
 interface Batch {
   id: number;
   parts: Part[];
-  timer: NodeJS.Timeout;
+  /** How many texts it holds, for the timeout's message. */
+  texts: number;
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -174,6 +183,8 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
       loadMs = answer.loadMs;
       for (const r of readyWaiters) r.resolve();
       readyWaiters = [];
+      // A batch sent during the load now waits for the model alone.
+      if (inFlight) armTimer(inFlight);
       return;
     }
     const batch = inFlight;
@@ -258,19 +269,26 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     }
     worker.ref();
     const texts = parts.flatMap((p) => p.texts);
-    const id = nextId++;
-    const timer = setTimeout(() => {
-      if (inFlight?.id !== id) return;
+    inFlight = { id: nextId++, parts, texts: texts.length, timer: undefined };
+    armTimer(inFlight);
+    const request: WorkerRequest = { id: inFlight.id, texts };
+    worker.postMessage(request);
+  }
+
+  /** (Re)starts the batch's bound: the load's while the model loads, then the batch's own. */
+  function armTimer(batch: Batch): void {
+    clearTimeout(batch.timer);
+    const loading = loadMs === null;
+    const ms = loading ? (options.loadTimeoutMs ?? options.timeoutMs) : options.timeoutMs;
+    batch.timer = setTimeout(() => {
+      if (inFlight !== batch) return;
       void dropWorker(
         crashError(
-          `no answer within ${options.timeoutMs} ms for a batch of ${texts.length} texts` +
-            `${loadMs === null ? ' (the model was still loading)' : ''}, so the worker thread was stopped`,
+          `no answer within ${ms} ms for a batch of ${batch.texts} texts` +
+            `${loading ? ' (the model was still loading)' : ''}, so the worker thread was stopped`,
         ),
       );
-    }, options.timeoutMs);
-    inFlight = { id, parts, timer };
-    const request: WorkerRequest = { id, texts };
-    worker.postMessage(request);
+    }, ms);
   }
 
   function schedulePump(): void {

@@ -162,7 +162,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       confidence: 0.9,
     });
     // With the edit closed, the refresh brings in what the agent added meanwhile.
-    await rowOf('Needs VACUUM weekly').waitFor({ timeout: 8000 });
+    await rowOf('Needs VACUUM weekly').waitFor({ timeout: 20_000 });
   });
 
   it('filters by category and keeps the filter across refreshes', async () => {

@@ -20,6 +20,7 @@ const add = (run: ReturnType<typeof fresh>, service: string, text: string) =>
   run(['memories', 'add', '--category', 'behavior', '--service', service, text]);
 
 describe('semantic recall from the command line', () => {
+  // Each command loads the real model, which takes many seconds on a busy machine.
   it('searches by meaning, reinforces a paraphrase, builds the block for an alert', async () => {
     const run = fresh();
     expect(
@@ -56,7 +57,7 @@ describe('semantic recall from the command line', () => {
     const re = await run(['reindex']);
     expect(re.code).toBe(0);
     expect(re.stdout).toMatch(/^3 memories embedded with use-lite-512 in /);
-  });
+  }, 180_000);
 
   it('lists services with what they are; the operator describes one', async () => {
     const run = fresh({ WATCHKEEPER_EMBEDDINGS: 'off' });

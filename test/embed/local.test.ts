@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import {
   createLocalEmbedder,
+  LOCAL_LOAD_TIMEOUT_MS,
   type LocalEmbedder,
   spawnLocalWorker,
   type SpawnWorker,
@@ -47,7 +48,12 @@ function recordingSpawn() {
 
 const open: LocalEmbedder[] = [];
 function embedder(options: Partial<Parameters<typeof createLocalEmbedder>[0]> = {}) {
-  const e = createLocalEmbedder({ timeoutMs: 20_000, ...options });
+  // The model's load gets the product's own bound: it is slow on a busy machine.
+  const e = createLocalEmbedder({
+    timeoutMs: 20_000,
+    loadTimeoutMs: LOCAL_LOAD_TIMEOUT_MS,
+    ...options,
+  });
   open.push(e);
   return e;
 }
@@ -56,7 +62,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()));
 });
 
-describe('local embeddings (USE-lite in a worker thread)', () => {
+// Each test loads the real model, which takes many seconds on a busy machine.
+describe('local embeddings (USE-lite in a worker thread)', { timeout: 180_000 }, () => {
   it('puts a paraphrase of a problem near it and an unrelated text far away', async () => {
     const e = embedder();
     const [wifi, network, banana] = await e.embedQueries([WIFI, NETWORK, BANANA]);
@@ -198,6 +205,7 @@ describe('local embeddings (USE-lite in a worker thread)', () => {
     const stopped: number[] = [];
     const e = embedder({
       timeoutMs: 300,
+      loadTimeoutMs: 300,
       spawnWorker: () => {
         // A thread that takes messages and never answers: a hung model.
         const w = new Worker('require("node:worker_threads").parentPort.on("message", () => {});', {

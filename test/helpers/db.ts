@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,7 +12,7 @@ import { type Category, DEFAULT_POLICY, nextDecayAt } from '../../src/memory/ind
 import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';
 import type { FakeClock } from './clock.js';
 import { fakeClock } from './clock.js';
-import { freshDatabaseSync } from './postgres.js';
+import { migratedDatabaseSync } from './postgres.js';
 
 export interface TestApp {
   stores: Stores;
@@ -35,17 +35,37 @@ export function testDatabaseUrl(dataDir: string): string | undefined {
   return databaseUrls.get(dataDir);
 }
 
+let sqliteTemplate: string | null = null;
+
 /**
- * A fresh data folder with a real SQLite file run through the real migrator; in the `postgres`
+ * A new SQLite file with every migration applied: a copy of one this process ran through the
+ * real migrator once (migrating takes longer than copying, and most tests want a fresh store).
+ */
+export function migratedSqliteFile(path: string): void {
+  if (!sqliteTemplate) {
+    const dir = mkdtempSync(join(tmpdir(), 'watchkeeper-template-'));
+    const file = join(dir, 'watchkeeper.db');
+    openStores(file).close();
+    // Closing the last connection folds the write-ahead log into the file: it is whole alone.
+    if (existsSync(`${file}-wal`)) throw new Error(`${file}-wal is left after closing`);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    sqliteTemplate = file;
+  }
+  copyFileSync(sqliteTemplate, path);
+}
+
+/**
+ * A fresh data folder with a real SQLite file run through the real migrator (a copy of a
+ * migrated file, see migratedSqliteFile); in the `postgres`
  * test project (WATCHKEEPER_TEST_ENGINE=postgres), a fresh database on the run's PostgreSQL
- * server instead, dropped on close.
+ * server instead (a copy of its migrated template), dropped on close.
  */
 export function testApp(): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-test-'));
   let dropDatabase = () => {};
   let stores: Stores;
   if (process.env.WATCHKEEPER_TEST_ENGINE === 'postgres') {
-    const database = freshDatabaseSync();
+    const database = migratedDatabaseSync();
     dropDatabase = () => {
       databaseUrls.delete(dataDir);
       database.drop();
@@ -63,7 +83,9 @@ export function testApp(): TestApp {
       throw err;
     }
   } else {
-    stores = openStores(join(dataDir, 'watchkeeper.db'));
+    const file = join(dataDir, 'watchkeeper.db');
+    migratedSqliteFile(file);
+    stores = openStores(file);
   }
   const clock = fakeClock();
   const knowledge = createKnowledge({ stores, embedder: null, clock });

@@ -10,6 +10,9 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/** The run's migrated database (test/global-postgres.ts) that fresh test databases copy. */
+export const TEMPLATE_DB = 'wk_template';
+
 /** The folder holding initdb and pg_ctl: the newest /usr/lib/postgresql/<v>/bin, else PATH. */
 export function findBinDir(): string | null {
   const root = '/usr/lib/postgresql';

@@ -1,13 +1,17 @@
 /**
  * Databases on the run's PostgreSQL test server (started by test/global-postgres.ts): each test
  * gets its own, uniquely named, dropped when it is done. A synchronous variant serves the
- * synchronous store helpers (testApp); it runs the server's psql.
+ * synchronous store helpers (testApp); it runs its statements on one connection per test
+ * process, through the product's own synchronous PostgreSQL bridge.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import pg from 'pg';
 import { beforeEach, inject } from 'vitest';
+
+import { openPostgres } from '../../src/db/postgres/open.js';
+import type { PostgresDb } from '../../src/db/postgres/database.js';
+import { TEMPLATE_DB } from './pg-tools.js';
 
 export interface FreshDatabase {
   /** postgres://postgres@127.0.0.1:PORT/NAME */
@@ -24,7 +28,7 @@ export interface SyncFreshDatabase extends FreshDatabase {
 }
 
 export interface FreshDatabaseOptions {
-  /** The database to copy: template0 (empty) unless asked, e.g. wk_template. */
+  /** The database to copy: template0 (empty) unless asked, e.g. TEMPLATE_DB. */
   template?: string;
 }
 
@@ -95,25 +99,26 @@ export async function freshDatabase(o: FreshDatabaseOptions = {}): Promise<Async
   };
 }
 
-function psqlSync(sql: string): void {
-  const psql = inject('postgresPsql');
-  if (psql === null) throw new Error(postgresOffReason());
-  execFileSync(
-    psql,
-    ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', `${baseUrl()}/postgres`, '-c', sql],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+let admin: PostgresDb | null = null;
+
+/** A statement on the server's `postgres` database, on this process's admin connection. */
+function adminSync(sql: string): void {
+  admin ??= openPostgres(`${baseUrl()}/postgres`, { applicationName: 'watchkeeper tests' });
+  admin.exec(sql);
+}
+
+/** A new database with every migration applied: a copy of the run's migrated template. */
+export function migratedDatabaseSync(): SyncFreshDatabase {
+  return freshDatabaseSync({ template: TEMPLATE_DB });
 }
 
 /** freshDatabase for synchronous callers (the store helpers). */
 export function freshDatabaseSync(o: FreshDatabaseOptions = {}): SyncFreshDatabase {
   const name = uniqueName();
-  psqlSync(createSql(name, o.template ?? 'template0'));
+  adminSync(createSql(name, o.template ?? 'template0'));
   return {
     name,
     url: `${baseUrl()}/${name}`,
-    drop: () => psqlSync(dropSql(name)),
+    drop: () => adminSync(dropSql(name)),
   };
 }

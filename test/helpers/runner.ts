@@ -117,8 +117,11 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Polls until `pid` is gone or `ms` pass (a SIGKILL takes effect asynchronously). */
-export async function gone(pid: number, ms = 2000): Promise<boolean> {
+/**
+ * Polls until `pid` is gone or `ms` pass (a SIGKILL takes effect asynchronously, and later on a
+ * busy machine).
+ */
+export async function gone(pid: number, ms = 20_000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
     if (!alive(pid)) return true;
   }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { openStores, type Stores } from '../../src/db/index.js';
-import { freshDatabaseSync } from './postgres.js';
+import { migratedSqliteFile } from './db.js';
+import { migratedDatabaseSync } from './postgres.js';
 
 export interface SharedStores {
   /** The stores of each instance, by name. */
@@ -23,9 +24,11 @@ export function sharedStores(instances: string[]): SharedStores {
   let drop = () => {};
   let target = join(root, 'watchkeeper.db');
   if (process.env.WATCHKEEPER_TEST_ENGINE === 'postgres') {
-    const database = freshDatabaseSync();
+    const database = migratedDatabaseSync();
     drop = database.drop;
     target = database.url;
+  } else {
+    migratedSqliteFile(target);
   }
   const of: Record<string, Stores> = {};
   const dataDir: Record<string, string> = {};

@@ -4,7 +4,8 @@
  * where npx resolves the package's own bin; offline, so nothing can be downloaded) and asks it
  * for its tools over stdio.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -18,11 +19,24 @@ describe('npx watchkeeper mcp', () => {
   });
 
   it('answers tools/list with the four memory tools', async () => {
+    // npx links the package into a cache of its own here, and, dist/ being built by `npm test`,
+    // runs no install script: linking runs `prepare`, a whole build that rewrites dist/ while
+    // other tests run it.
+    const cache = mkdtempSync(join(tmpdir(), 'watchkeeper-npx-'));
     const mcp = await connectMcp({
       command: 'npx',
       args: ['watchkeeper', 'mcp'],
       cwd: REPO,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', npm_config_offline: 'true' },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        npm_config_offline: 'true',
+        npm_config_cache: cache,
+        npm_config_ignore_scripts: 'true',
+        npm_config_update_notifier: 'false',
+      },
+    }).catch((err: unknown) => {
+      rmSync(cache, { recursive: true, force: true });
+      throw err;
     });
     try {
       const { tools } = await mcp.client.listTools();
@@ -35,6 +49,7 @@ describe('npx watchkeeper mcp', () => {
       expect(mcp.client.getServerVersion()).toMatchObject({ name: 'watchkeeper' });
     } finally {
       await mcp.close();
+      rmSync(cache, { recursive: true, force: true });
     }
   }, 60_000);
 });

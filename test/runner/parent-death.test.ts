@@ -82,7 +82,7 @@ setInterval(() => {}, 1000);
         expect(alive(childPid)).toBe(true);
 
         parent.kill('SIGKILL');
-        expect(await gone(childPid, 5000)).toBe(true);
+        expect(await gone(childPid)).toBe(true);
       } finally {
         parent.kill('SIGKILL');
         try {
