@@ -3,33 +3,19 @@
  * memories and 100,000 events; autocannon (32 connections on loopback) requests the first page
  * of memories (50 rows) and of events. Reports requests/s and p50/p99 latency.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import autocannon from 'autocannon';
-
 import { openStores } from '../dist/db/index.js';
 import { round } from './stats.js';
+import { freePort, hasWrk, load, TOKEN } from './wrk.js';
 
 const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
 const ROWS = 100_000;
-const TOKEN = 'bench-token-0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function seed(dbPath) {
   const stores = openStores(dbPath);
@@ -67,52 +53,6 @@ function seed(dbPath) {
     }
   })();
   stores.close();
-}
-
-export const hasWrk = () =>
-  new Promise((resolve) =>
-    execFile('wrk', ['--version'], (err) => resolve(!err || err.code !== 'ENOENT')),
-  );
-
-function ms(value, unit) {
-  return Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
-}
-
-/** wrk (C, from Debian) keeps up with the server on 2 cores; autocannon (JS) is the fallback. */
-export async function load(url, seconds, tool) {
-  if (tool === 'wrk') {
-    const out = await new Promise((resolve, reject) =>
-      execFile(
-        'wrk',
-        ['-t1', '-c32', `-d${seconds}s`, '--latency', '-H', `Authorization: Bearer ${TOKEN}`, url],
-        (err, stdout) => (err ? reject(err) : resolve(stdout)),
-      ),
-    );
-    const pct = (p) => {
-      const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
-      return m ? ms(m[1], m[2]) : null;
-    };
-    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-    return {
-      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-      p50: pct(50),
-      p99: pct(99),
-      bad: non2xx + (errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
-    };
-  }
-  const r = await autocannon({
-    url,
-    connections: 32,
-    duration: seconds,
-    headers: { Authorization: `Bearer ${TOKEN}` },
-  });
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    bad: r.non2xx + r.errors,
-  };
 }
 
 export async function runDashboardBench(ctx) {

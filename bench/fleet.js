@@ -23,14 +23,13 @@ import { fileURLToPath } from 'node:url';
 import { openStores } from '../dist/db/index.js';
 import { createKnowledge } from '../dist/knowledge/index.js';
 import { normalise, toBlob } from '../dist/memory/index.js';
-import { freePort, hasWrk, load } from './dashboard.js';
 import { startPostgres } from './postgres-server.js';
 import { createRng } from './prng.js';
 import { round } from './stats.js';
+import { freePort, hasWrk, load, TOKEN } from './wrk.js';
 
 const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
 const ROWS = Number(process.env.BENCH_FLEET_ROWS ?? 20_000);
-const TOKEN = 'bench-token-0123456789abcdef';
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
 const REINFORCE_SECONDS = Number(process.env.BENCH_REINFORCE_SECONDS ?? 5);
 const DIM = 512;

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 
 import pg from 'pg';
 
-import { freePort } from './dashboard.js';
+import { freePort } from './wrk.js';
 
 const run = promisify(execFile);
 

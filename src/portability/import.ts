@@ -13,53 +13,18 @@
  * rules the API and the memory service apply (record-rules.ts); a bad line is refused with its
  * number, and so is a line too long to read.
  */
-import type {
-  MemoryStore,
-  PortabilityStore,
-  SearchStore,
-  ServiceStore,
-  TombstoneStore,
-} from '../db/index.js';
 import { AppError } from '../errors.js';
-import type { Embedding, Judgement, MemoryService } from '../knowledge/index.js';
-import { DEFAULT_POLICY, type MemoryPolicy, memoryKey } from '../memory/index.js';
+import { DEFAULT_POLICY, memoryKey } from '../memory/index.js';
 import { FORMAT, firstIssue, MemoryLine, ServiceLine } from './format.js';
-import { historyVerdicts, utcMinute } from './import-history.js';
+import { importBatch } from './import-batch.js';
 import { type ImportItem, type ImportReport, MAX_ITEMS, refuse } from './import-items.js';
 import { headerTotal, importServiceLine, parseJson } from './import-lines.js';
 import { linkProblems } from './import-links.js';
-import { writeRecord } from './import-write.js';
+import type { ImportDeps, ImportOptions, ImportRun, Pending } from './import-run.js';
 import { type LineSource, tooLongWhy } from './lines.js';
 import { checkMemory, refusal } from './record-rules.js';
 
-export interface ImportDeps {
-  memories: MemoryStore;
-  portability: PortabilityStore;
-  search: SearchStore;
-  services: ServiceStore;
-  tombstones: TombstoneStore;
-  memory: MemoryService;
-  embedding: Embedding;
-  now: () => number;
-  policy?: MemoryPolicy;
-}
-
-export interface ImportOptions {
-  dryRun?: boolean;
-  /** Records per transaction (and per call to the embedder). */
-  batchSize?: number;
-  /** Every item as it is decided (the CLI prints them). */
-  onItem?: (item: ImportItem) => void;
-  onProgress?: (done: number, total: number) => void;
-}
-
-interface Pending {
-  n: number;
-  record: MemoryLine;
-  service: string | null;
-  text: string;
-  key: string;
-}
+export type { ImportDeps, ImportOptions } from './import-run.js';
 
 export async function importMemories(
   deps: ImportDeps,
@@ -71,7 +36,7 @@ export async function importMemories(
   const dryRun = opts.dryRun ?? false;
   const batchSize = opts.batchSize ?? 500;
   const policy = deps.policy ?? DEFAULT_POLICY;
-  const { portability, memory } = deps;
+  const { portability } = deps;
   const report: ImportReport = {
     dryRun,
     counts: { created: 0, reinforced: 0, skipped: 0, refused: 0 },
@@ -88,176 +53,28 @@ export async function importMemories(
   const linkRefusals = await linkProblems(lines);
   // Memories made before the import began: the only ones a record may reinforce, so that two
   // memories of one file never fold into one.
-  const maxIdBefore = portability.maxMemoryId();
-  // The exporting database's ids -> ids here, for the links between lines.
-  const idMap = new Map<number, number>();
-  const memoryLinks: { id: number; supersededBy: number | null; mergedInto: number | null }[] = [];
-  const historyLinks: { historyId: number; related: number }[] = [];
-  const keysSeen = new Map<string, number>();
+  const run: ImportRun = {
+    deps,
+    dryRun,
+    policy,
+    emit,
+    maxIdBefore: portability.maxMemoryId(),
+    idMap: new Map(),
+    memoryLinks: [],
+    historyLinks: [],
+    keysSeen: new Map(),
+  };
+  const { idMap, memoryLinks, historyLinks } = run;
   let total = 0;
   let done = 0;
   let header = false;
   let batch: Pending[] = [];
 
-  const known = (p: Pending, id: number | null, why: string) => {
-    if (id !== null && p.record.id !== undefined) idMap.set(p.record.id, id);
-    emit(skip(p, id, why));
-  };
-
   const flush = async () => {
     if (batch.length === 0) return;
     const todo = batch;
     batch = [];
-    const fresh: Pending[] = [];
-    // Records found here as they are: recorded as imported with the batch's writes.
-    const recognised: { key: string; id: number }[] = [];
-    const verdicts = historyVerdicts(
-      { portability, tombstones: deps.tombstones, instance: memory.instance },
-      todo.map((p) => ({
-        ...p.record,
-        service: p.service,
-        text: p.text,
-        createdAt: p.record.created_at,
-        key: p.key,
-      })),
-    );
-    const importedBefore = portability.importedMany(
-      'watchkeeper',
-      todo.map((p) => p.key),
-    );
-    for (const [i, p] of todo.entries()) {
-      const earlier = keysSeen.get(p.key);
-      if (earlier !== undefined) {
-        emit(skip(p, null, `the same memory as line ${earlier}`));
-        continue;
-      }
-      keysSeen.set(p.key, p.n);
-      const here = verdicts[i];
-      if (here) {
-        if (here.memoryId !== null && !importedBefore.has(p.key))
-          recognised.push({ key: p.key, id: here.memoryId });
-        known(p, here.memoryId, here.why);
-        continue;
-      }
-      const before = importedBefore.get(p.key);
-      if (before !== undefined) {
-        known(p, before, `imported before${before === null ? '' : ` (memory #${before})`}`);
-        continue;
-      }
-      fresh.push(p);
-    }
-    const vectors =
-      fresh.length > 0 && deps.embedding.model !== null
-        ? await deps.embedding.documents(fresh.map((p) => p.text))
-        : null;
-    const decided: { p: Pending; vector: Float32Array | null; judged: Judgement }[] = [];
-    for (const [i, p] of fresh.entries()) {
-      const vector = vectors?.[i] ?? null;
-      const judged = await memory.judge({
-        service: p.service,
-        scope: p.record.scope,
-        observation: p.text,
-        vector,
-        maxId: maxIdBefore,
-      });
-      decided.push({ p, vector, judged });
-    }
-    const apply = () => {
-      const now = deps.now();
-      if (!dryRun)
-        for (const k of recognised)
-          portability.recordImport('watchkeeper', k.key, 'memory', k.id, now);
-      for (const { p, vector, judged } of decided) {
-        const r = p.record;
-        if (judged.kind === 'duplicate') {
-          const how = `${judged.measure} ${judged.similarity.toFixed(2)}`;
-          if (!dryRun)
-            portability.recordImport('watchkeeper', p.key, 'memory', judged.memory.id, now);
-          if (!r.active) {
-            emit(
-              skip(
-                p,
-                judged.memory.id,
-                `inactive in the file, and memory #${judged.memory.id} says the same (${how})`,
-              ),
-            );
-            continue;
-          }
-          if (!dryRun)
-            memory.reinforceDuplicate(judged.memory.id, {
-              observation: p.text,
-              source: 'import',
-              evidence: `imported line ${p.n}`,
-            });
-          if (r.id !== undefined) idMap.set(r.id, judged.memory.id);
-          emit({
-            line: p.n,
-            action: 'reinforced',
-            kind: 'memory',
-            memoryId: judged.memory.id,
-            text: p.text,
-            why: `says what memory #${judged.memory.id} says (${how})`,
-          });
-          continue;
-        }
-        // Of two memories that say otherwise, the newer stays active: an older record is
-        // not brought in beside it, a newer one supersedes it.
-        let supersedes: number | null = null;
-        if (judged.kind === 'contradicts' && r.active) {
-          const local = judged.memory;
-          const assertedAt = r.last_reinforced_at ?? r.created_at;
-          if (local.lastReinforcedAt >= assertedAt) {
-            emit(
-              skip(
-                p,
-                local.id,
-                `says otherwise than memory #${local.id} here, which is newer (${utcMinute(local.lastReinforcedAt)} UTC, this one ${utcMinute(assertedAt)} UTC); the newer stays`,
-              ),
-            );
-            continue;
-          }
-          supersedes = local.id;
-        }
-        let id: number | null = null;
-        if (!dryRun) {
-          const written = writeRecord({ ...deps, policy }, p, vector, now);
-          id = written.id;
-          if (supersedes !== null)
-            memory.supersede(supersedes, {
-              id,
-              observation: p.text,
-              source: 'import',
-              evidence: `imported line ${p.n}`,
-            });
-          if (r.superseded_by !== null || r.merged_into !== null)
-            memoryLinks.push({ id, supersededBy: r.superseded_by, mergedInto: r.merged_into });
-          written.history.forEach((h, i) => {
-            if (h.related_memory_id !== null)
-              historyLinks.push({
-                historyId: written.historyIds[i]!,
-                related: h.related_memory_id,
-              });
-          });
-          if (r.id !== undefined) idMap.set(r.id, id);
-          portability.recordImport('watchkeeper', p.key, 'memory', id, now);
-        }
-        emit({
-          line: p.n,
-          action: 'created',
-          kind: 'memory',
-          memoryId: id,
-          text: p.text,
-          why:
-            supersedes === null
-              ? r.active
-                ? 'new'
-                : 'new (inactive in the file)'
-              : `new; supersedes memory #${supersedes} here, which says otherwise and is older`,
-        });
-      }
-    };
-    if (dryRun) apply();
-    else portability.transaction(apply);
+    await importBatch(run, todo);
     done += todo.length;
     opts.onProgress?.(done, total);
   };
@@ -344,8 +161,4 @@ export async function importMemories(
     });
   }
   return report;
-}
-
-function skip(p: Pending, memoryId: number | null, why: string): ImportItem {
-  return { line: p.n, action: 'skipped', kind: 'memory', memoryId, text: p.text, why };
 }
