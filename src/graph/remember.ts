@@ -23,7 +23,10 @@ import { dot, queryCoverage, type SimilarityThresholds } from '../memory/index.j
 import { assembleAnswer, type AnswerGroup } from './answer.js';
 import type { GraphModel } from './model-port.js';
 import { analyseQuery, type QueryAnalysis } from './query.js';
+import type { RankedIdea, Via, Why } from './ranked-idea.js';
 import type { GraphVectors } from './vectors.js';
+
+export type { RankedIdea, Via, Why } from './ranked-idea.js';
 
 export interface RememberOptions {
   /** Token budget of the answer (characters / 4); default 1,000. */
@@ -34,37 +37,6 @@ export interface RememberOptions {
   limit?: number;
   /** Use HyDE for a vague query when a model is configured (default true). */
   hyde?: boolean;
-}
-
-export interface Why {
-  lexicalRank: number | null;
-  semanticRank: number | null;
-  cosine: number | null;
-  spanRank: number | null;
-  entityRank: number | null;
-  hydeRank: number | null;
-  fused: number;
-  confidenceWeight: number;
-  recencyWeight: number;
-  intentWeight: number;
-}
-
-export interface RankedIdea {
-  idea: IdeaRow;
-  score: number;
-  why: Why;
-  /** Reached by graph expansion from another result, along this relation. */
-  via: Via | null;
-}
-
-/**
- * `out`: this idea -> `from` (it supersedes, builds on, answers it, or is the reply to it);
- * `in`: `from` -> this idea. `reply` is no stored relation: the turn said right after another.
- */
-export interface Via {
-  from: number;
-  relation: RelationType | 'reply';
-  direction: 'out' | 'in';
 }
 
 export interface RememberAnswer {
