@@ -1,8 +1,10 @@
 /**
  * The import direction of ARCHITECTURE.md, checked on every source file: layers import
- * downwards only, the two leaves stay pure, and only the composition root reads the environment.
+ * downwards only, the two leaves stay pure, only the composition root reads the environment,
+ * and no two files import each other, however indirectly.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -142,6 +144,7 @@ interface Import {
   file: string;
   spec: string;
   typeOnly: boolean;
+  dynamic: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -160,12 +163,64 @@ function importsOf(file: string): Import[] {
   const re =
     /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const m of text.matchAll(re)) {
-    out.push({ file, spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]) });
+    out.push({ file, spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]), dynamic: m[4] !== undefined });
   }
   return out;
 }
 
 const files = sourceFiles(SRC);
+
+/** The source file a relative specifier names (`./x.js` is written for `./x.ts`), if it is one. */
+function targetOf(file: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null;
+  const path = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+  return existsSync(path) ? path : null;
+}
+
+/**
+ * Every import circle among the source files (type imports included), one per strongly
+ * connected group (Tarjan's algorithm), each listed from one of its files. A dynamic `import()`
+ * is left out: it is loaded later, once both files have run, so it orders nothing.
+ */
+function importCycles(all: string[]): string[][] {
+  const edges = new Map(
+    all.map((f) => [
+      f,
+      importsOf(f)
+        .filter((i) => !i.dynamic)
+        .map((i) => targetOf(f, i.spec))
+        .filter((t): t is string => t !== null),
+    ]),
+  );
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || edges.get(v)!.includes(v)) cycles.push(group.reverse());
+  };
+  for (const f of all) if (!index.has(f)) visit(f);
+  return cycles;
+}
 
 describe('import direction (ARCHITECTURE.md)', () => {
   it('finds the source files it checks', () => {
@@ -193,6 +248,29 @@ describe('import direction (ARCHITECTURE.md)', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('has no import circles', () => {
+    const circles = importCycles(files).map((group) =>
+      group.map((f) => relative(SRC, f)).join(' -> '),
+    );
+    expect(circles).toEqual([]);
+  });
+
+  it('finds an import circle where there is one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'circle-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js';\nexport type A = B;\n");
+      writeFileSync(join(dir, 'b.ts'), "import { c } from './c.js';\nexport type B = number;\n");
+      writeFileSync(join(dir, 'c.ts'), "export { type A } from './a.js';\nexport const c = 1;\n");
+      writeFileSync(join(dir, 'd.ts'), "import { c } from './c.js';\nexport const d = c;\n");
+      const found = importCycles(['a', 'b', 'c', 'd'].map((n) => join(dir, `${n}.ts`)));
+      expect(found.map((g) => g.map((f) => relative(dir, f)).sort())).toEqual([
+        ['a.ts', 'b.ts', 'c.ts'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps the stream and memory leaves free of I/O', () => {

@@ -1,5 +1,5 @@
 /** The Sessions list filters (status, trigger, tier, start time, instance) as a WHERE clause. */
-import type { SessionStatus, SessionTrigger } from './sessions.js';
+import type { SessionStatus, SessionTrigger } from './session-types.js';
 
 export interface SessionFilter {
   status?: SessionStatus;

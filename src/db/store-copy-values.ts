@@ -10,8 +10,8 @@ import {
   conflictPolicy,
   INSTANCE_NAME_COLUMNS,
   SESSION_LABEL_COLUMNS,
-  type SourceTable,
-} from './store-copy-schema.js';
+} from './store-copy-rules.js';
+import type { SourceTable } from './store-copy-schema.js';
 
 /** A column of the target table: its SQL type (for casts) and the kind of value it holds. */
 export interface TargetColumn {

@@ -6,7 +6,7 @@
  */
 import type { GraphSessionRow, GraphStores, IdeaRow, SpanRow } from '../db/graph.js';
 import { estimateTokens } from '../memory/index.js';
-import type { RankedIdea, Via } from './remember.js';
+import type { RankedIdea, Via } from './ranked-idea.js';
 
 export interface ChainLink {
   id: number;

@@ -7,8 +7,8 @@
  * keeps a detached `graph index` of the same file from running at the same time.
  */
 import { type DatabaseOutage, isUnreachableError, untilReachable } from '../db/index.js';
+import type { IndexOutcome } from './index-outcome.js';
 import type { IndexOptions } from './indexer.js';
-import type { IndexOutcome } from './index.js';
 
 export interface IndexQueueDeps {
   index(file: string, opts: IndexOptions): Promise<IndexOutcome>;

@@ -11,7 +11,8 @@ import { createGraphStores } from '../db/graph.js';
 import type { Db, SessionRow } from '../db/index.js';
 import type { Embedding } from '../knowledge/index.js';
 import { withFileLock } from './file-lock.js';
-import { createIndexer, type IndexOptions, type IndexReport } from './indexer.js';
+import type { IndexOutcome } from './index-outcome.js';
+import { createIndexer, type IndexOptions } from './indexer.js';
 import { type GraphModel, offlineModel } from './model-port.js';
 import { createRemember, type ListWeights } from './remember.js';
 import { sourceOf } from './sources/kind.js';
@@ -23,6 +24,7 @@ export { type AnswerGroup, type AnswerIdea, day, sessionLabel, viaText } from '.
 export { currentTranscripts, transcriptFiles } from './discover.js';
 export { countNewLines, fileIdentity } from './file-reader.js';
 export { GRAPH_JOB_KINDS, gatewayModel } from './gateway-model.js';
+export { type IndexOutcome } from './index-outcome.js';
 export { type IndexOptions, type IndexReport } from './indexer.js';
 export { createIndexQueue, type Enqueued, type IndexQueue } from './index-queue.js';
 export {
@@ -71,9 +73,6 @@ export interface GraphDeps {
   /** The instance indexing (its transcript files are on its disk); `local` when alone. */
   instance?: string;
 }
-
-export type IndexOutcome =
-  IndexReport | (Omit<IndexReport, 'status'> & { status: 'queued'; holder: number });
 
 export function createGraph(deps: GraphDeps) {
   const stores = createGraphStores(deps.db, deps.instance);

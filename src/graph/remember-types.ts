@@ -3,11 +3,12 @@
  * where it did, and the answer assembled within the budget.
  */
 import type { Clock } from '../clock.js';
-import type { GraphStores, IdeaRow, RelationType } from '../db/graph.js';
+import type { GraphStores } from '../db/graph.js';
 import type { SimilarityThresholds } from '../memory/index.js';
 import type { AnswerGroup } from './answer.js';
 import type { GraphModel } from './model-port.js';
 import type { QueryAnalysis } from './query.js';
+import type { RankedIdea } from './ranked-idea.js';
 import type { GraphVectors } from './vectors.js';
 import type { ListWeights } from './remember-weights.js';
 
@@ -22,36 +23,8 @@ export interface RememberOptions {
   hyde?: boolean;
 }
 
-export interface Why {
-  lexicalRank: number | null;
-  semanticRank: number | null;
-  cosine: number | null;
-  spanRank: number | null;
-  entityRank: number | null;
-  hydeRank: number | null;
-  fused: number;
-  confidenceWeight: number;
-  recencyWeight: number;
-  intentWeight: number;
-}
-
-export interface RankedIdea {
-  idea: IdeaRow;
-  score: number;
-  why: Why;
-  /** Reached by graph expansion from another result, along this relation. */
-  via: Via | null;
-}
-
-/**
- * `out`: this idea -> `from` (it supersedes, builds on, answers it, or is the reply to it);
- * `in`: `from` -> this idea. `reply` is no stored relation: the turn said right after another.
- */
-export interface Via {
-  from: number;
-  relation: RelationType | 'reply';
-  direction: 'out' | 'in';
-}
+// The ranked idea is shared with the answer's assembly (answer.ts), which this file imports.
+export type { RankedIdea, Via, Why } from './ranked-idea.js';
 
 export interface RememberAnswer {
   query: string;

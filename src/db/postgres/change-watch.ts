@@ -3,7 +3,7 @@
  * instance's change was heard (change-feed.ts), when this process wrote it, or while the feed is
  * down; on SQLite always (reading a table's new rows there costs less than asking).
  */
-import type { Db } from '../open.js';
+import type { Db } from '../engine.js';
 import { PostgresDb } from './database.js';
 
 /**

@@ -1,12 +1,12 @@
 /**
- * The PostgreSQL engine behind the stores' synchronous database interface (`Db`, open.ts):
+ * The PostgreSQL engine behind the stores' synchronous database interface (`Db`, engine.ts):
  * statements translated once (sql-dialect.ts), run through the worker's pool (sync-bridge.ts).
  * Transactions are SERIALIZABLE and run again when PostgreSQL reports a conflict with another
  * instance's transaction, so two sidecars changing the same rows give the result of one after
  * the other; a nested transaction is a savepoint, as in better-sqlite3.
  */
 import { AppError } from '../../errors.js';
-import type { ArgsOf, Db, RunResult, Statement } from '../open.js';
+import type { ArgsOf, Db, RunResult, Statement } from '../engine.js';
 import { translateSql, type TranslatedSql } from './sql-dialect.js';
 import { BridgeTimeout, SyncBridge } from './sync-bridge.js';
 import { type ChangeFeed, startChangeFeed } from './change-feed.js';

@@ -1,13 +1,13 @@
 /**
  * PostgreSQL's migrations: `migrations/postgres/NNNN_name.sql`, numbered, hashed and forward-only
- * like SQLite's (../migrate.ts). Any number of instances may start at once: all pending
+ * like SQLite's (../migrate.ts, ../migration-files.ts). Any number of instances may start at once: all pending
  * migrations run in one transaction under an advisory lock, so one instance applies them and the
  * others, once the lock is theirs, find them recorded.
  */
 import { fileURLToPath } from 'node:url';
 
 import { AppError } from '../../errors.js';
-import { checkRecorded, type MigrateResult, readMigrations } from '../migrate.js';
+import { checkRecorded, type MigrateResult, readMigrations } from '../migration-files.js';
 import type { PostgresDb } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
