@@ -17,7 +17,7 @@ import { DEFAULT_POLICY, type MemoryPolicy, toBlob } from '../../memory/index.js
 import type { Embedding } from '../embedding.js';
 import type { Services } from '../services.js';
 import { restartAt } from './changes.js';
-import { placement, type ShareRules } from './sharing.js';
+import { placement, type ShareRules } from './placement.js';
 
 export interface MemoryDeps {
   memories: MemoryStore;

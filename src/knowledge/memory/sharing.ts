@@ -6,25 +6,7 @@
 import { FLEET, type MemoryRow } from '../../db/index.js';
 import type { MemoryContext } from './context.js';
 
-/** New memories about these services, or in these categories, are shared with the fleet. */
-export interface ShareRules {
-  memoryServices?: readonly string[];
-  memoryCategories?: readonly string[];
-}
-
-/** Where a new memory goes: the fleet when a share rule names its service or category. */
-export function placement(
-  instance: string,
-  share: ShareRules | undefined,
-): (service: string | null, category: string) => string {
-  const sharedServices = new Set((share?.memoryServices ?? []).map((s) => s.toLowerCase()));
-  const sharedCategories = new Set((share?.memoryCategories ?? []).map((s) => s.toLowerCase()));
-  return (service, category) =>
-    (service !== null && sharedServices.has(service.toLowerCase())) ||
-    sharedCategories.has(category.toLowerCase())
-      ? FLEET
-      : instance;
-}
+export { placement, type ShareRules } from './placement.js';
 
 export function createSharing(ctx: MemoryContext) {
   const { memories, clock, instance, mustGet } = ctx;
