@@ -16,9 +16,10 @@ import { bashParser } from './guard/bash-parser.js';
 import { classifyCommand } from './guard/classify.js';
 import { BOTH, type Engine, type Env, everything, NO_INPUT, type Refusal } from './guard/env.js';
 import { intentMatch, type Matched, type RemediationIntent } from './guard/intent.js';
-import { analyseScript, clip, type GuardState } from './guard/script.js';
+import { analyseScript } from './guard/script.js';
+import { clip, type GuardState } from './guard/walk.js';
 
-export { mentions, targetMatches } from './guard/glob.js';
+export { mentions, targetMatches } from './guard/service-match.js';
 export { targetName, type RemediationIntent } from './guard/intent.js';
 export type { Refusal } from './guard/env.js';
 

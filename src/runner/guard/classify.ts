@@ -8,7 +8,9 @@ import { alias, shopt } from './aliases.js';
 import { compose, docker } from './docker.js';
 import { type Env, type Handler, type Input, unknownProgram, unresolved } from './env.js';
 import { kill, killall, pkill } from './killers.js';
-import { ansible, ansiblePlaybook, helm, kubectl } from './orchestrators.js';
+import { ansible, ansiblePlaybook } from './ansible.js';
+import { helm } from './helm.js';
+import { kubectl } from './kubectl.js';
 import {
   initScript,
   launchctl,
@@ -24,7 +26,8 @@ import {
 } from './services.js';
 import { literal, type Word } from './words.js';
 import { awk, interpreterFor, sed } from './interpreters.js';
-import { runFile, shell, source, WRAPPERS } from './wrappers.js';
+import { runFile, shell, source } from './shells.js';
+import { WRAPPERS } from './wrappers.js';
 
 const HANDLERS: Record<string, Handler> = {
   ...WRAPPERS,
