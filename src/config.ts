@@ -247,6 +247,16 @@ const SCHEMA = z.object({
     })
     .default([]),
   GUARD_ALLOW_ALIASES: bool.default(false),
+  GUARD_ALLOW_HOOKS: list
+    .superRefine((items, ctx) => {
+      const bad = items.filter((i) => i !== 'all' && !GUARD_HOOKS.includes(i));
+      if (bad.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown hook ${bad.join(', ')}: use ${GUARD_HOOKS.join(', ')} or all`,
+        });
+    })
+    .optional(),
   RESTART_LIMIT: int(0, 1000).default(2),
   RESTART_WINDOW: duration(60_000).default(4 * 3_600_000),
   REDEPLOY_LIMIT: int(0, 1000).default(1),
@@ -335,12 +345,31 @@ export const GUARD_INTERPRETERS: readonly string[] = [
   'osascript',
 ];
 
+/**
+ * Programs and variables that run a command the cooldown guard cannot follow, from an option
+ * or a variable (`git -c alias.x='!cmd'`, `tar --to-command`, `BASH_ENV`), refused unless the
+ * operator allows them by name (WATCHKEEPER_GUARD_ALLOW_HOOKS); `vi`, `ex`, `nvim` go by `vim`.
+ */
+export const GUARD_HOOKS: readonly string[] = [
+  'git',
+  'tar',
+  'ssh',
+  'vim',
+  'sort',
+  'less',
+  'fc',
+  'BASH_ENV',
+  'ENV',
+];
+
 /** What the cooldown guard lets through that it would otherwise refuse as unreadable. */
 export interface GuardAllowance {
   /** Interpreter names (GUARD_INTERPRETERS) whose process-starting code may run; `all`. */
   interpreters: string[];
   /** Scripts may define aliases and turn on alias expansion. */
   aliases: boolean;
+  /** Hook names (GUARD_HOOKS) whose command-running options and variables may be used; `all`. */
+  hooks?: string[];
 }
 
 export interface CooldownLimits {
@@ -854,7 +883,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       restart: { limit: c.RESTART_LIMIT, windowMs: c.RESTART_WINDOW },
       redeployment: { limit: c.REDEPLOY_LIMIT, windowMs: c.REDEPLOY_WINDOW },
     },
-    guard: { interpreters: c.GUARD_ALLOW_INTERPRETERS, aliases: c.GUARD_ALLOW_ALIASES },
+    guard: {
+      interpreters: c.GUARD_ALLOW_INTERPRETERS,
+      aliases: c.GUARD_ALLOW_ALIASES,
+      hooks: c.GUARD_ALLOW_HOOKS,
+    },
     web: {
       host: c.HOST,
       port: c.PORT,

@@ -109,10 +109,12 @@ export async function remediationIntents(command: string): Promise<RemediationIn
 
 /** The refusals the operator has not allowed (WATCHKEEPER_GUARD_ALLOW_*). */
 export function unallowedRefusals(refusals: readonly Refusal[], allow: GuardAllowance): Refusal[] {
+  const allowed = (names: readonly string[], name: string) =>
+    names.includes('all') || names.includes(name);
   return refusals.filter((r) =>
     r.kind === 'alias'
       ? !allow.aliases
-      : !allow.interpreters.includes('all') && !allow.interpreters.includes(r.name),
+      : !allowed(r.kind === 'hook' ? (allow.hooks ?? []) : allow.interpreters, r.name),
   );
 }
 
@@ -122,7 +124,9 @@ export function refusalDetail(r: Refusal): string {
   const allow =
     r.kind === 'alias'
       ? 'WATCHKEEPER_GUARD_ALLOW_ALIASES=true'
-      : `WATCHKEEPER_GUARD_ALLOW_INTERPRETERS=${r.name}`;
+      : r.kind === 'hook'
+        ? `WATCHKEEPER_GUARD_ALLOW_HOOKS=${r.name}`
+        : `WATCHKEEPER_GUARD_ALLOW_INTERPRETERS=${r.name}`;
   return `Refused ${cmd}: ${r.why}. The operator can allow this with ${allow}`;
 }
 

@@ -1,9 +1,11 @@
 /**
  * ssh: the remote command is a script the guard checks like a local one; with none, the
- * remote shell reads the local input. Pure.
+ * remote shell reads the local input. Its `-o` options that run a command are hooks
+ * (option-hooks.ts). Pure.
  */
 import { type Env, type Input, unknownProgram } from './env.js';
-import { has, type OptionSpec, scanOptions } from './options.js';
+import { sshOptionHooks } from './option-hooks.js';
+import { has, type OptionSpec, scanOptions, values } from './options.js';
 import { shellFromStdin } from './shells.js';
 import { joinWords, unknownWord, type Word, wordSource } from './words.js';
 
@@ -15,8 +17,10 @@ export function ssh(args: Word[], stdin: Input, env: Env, program: string): void
   if (before.unresolved) return unknownProgram(env, [unknownWord(program), ...args]);
   const [host, ...afterHost] = before.operands;
   if (!host) return;
-  if (has(before, '-N', '-O')) return;
   const after = scanOptions(afterHost, SSH);
+  // A proxy or local command runs with -N too.
+  sshOptionHooks(env, program, [...values(before, '-o'), ...values(after, '-o')]);
+  if (has(before, '-N', '-O')) return;
   if (after.unresolved) return unknownProgram(env, [unknownWord(program), ...args]);
   if (has(after, '-N', '-O')) return;
   const remote = after.operands;
