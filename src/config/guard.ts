@@ -1,5 +1,5 @@
 /**
- * The cooldown guard's settings: which interpreters and alias tricks it lets through, and how
+ * The cooldown guard's settings: which interpreters, alias tricks and command hooks it lets through, and how
  * many restarts and redeployments of one service it allows in a window.
  */
 import type { z } from 'zod';
@@ -27,12 +27,31 @@ export const GUARD_INTERPRETERS: readonly string[] = [
   'osascript',
 ];
 
+/**
+ * Programs and variables that run a command the cooldown guard cannot follow, from an option
+ * or a variable (`git -c alias.x='!cmd'`, `tar --to-command`, `BASH_ENV`), refused unless the
+ * operator allows them by name (WATCHKEEPER_GUARD_ALLOW_HOOKS); `vi`, `ex`, `nvim` go by `vim`.
+ */
+export const GUARD_HOOKS: readonly string[] = [
+  'git',
+  'tar',
+  'ssh',
+  'vim',
+  'sort',
+  'less',
+  'fc',
+  'BASH_ENV',
+  'ENV',
+];
+
 /** What the cooldown guard lets through that it would otherwise refuse as unreadable. */
 export interface GuardAllowance {
   /** Interpreter names (GUARD_INTERPRETERS) whose process-starting code may run; `all`. */
   interpreters: string[];
   /** Scripts may define aliases and turn on alias expansion. */
   aliases: boolean;
+  /** Hook names (GUARD_HOOKS) whose command-running options and variables may be used; `all`. */
+  hooks?: string[];
 }
 
 export interface CooldownLimits {
@@ -52,6 +71,16 @@ export const guardShape = {
     })
     .default([]),
   GUARD_ALLOW_ALIASES: bool.default(false),
+  GUARD_ALLOW_HOOKS: list
+    .superRefine((items, ctx) => {
+      const bad = items.filter((i) => i !== 'all' && !GUARD_HOOKS.includes(i));
+      if (bad.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown hook ${bad.join(', ')}: use ${GUARD_HOOKS.join(', ')} or all`,
+        });
+    })
+    .optional(),
   RESTART_LIMIT: int(0, 1000).default(2),
   RESTART_WINDOW: duration(60_000).default(4 * 3_600_000),
   REDEPLOY_LIMIT: int(0, 1000).default(1),
@@ -68,5 +97,9 @@ export function cooldownLimits(c: GuardSettings): CooldownLimits {
 }
 
 export function guardAllowance(c: GuardSettings): GuardAllowance {
-  return { interpreters: c.GUARD_ALLOW_INTERPRETERS, aliases: c.GUARD_ALLOW_ALIASES };
+  return {
+    interpreters: c.GUARD_ALLOW_INTERPRETERS,
+    aliases: c.GUARD_ALLOW_ALIASES,
+    hooks: c.GUARD_ALLOW_HOOKS,
+  };
 }

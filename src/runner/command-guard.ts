@@ -16,9 +16,10 @@ import { bashParser } from './guard/bash-parser.js';
 import { classifyCommand } from './guard/classify.js';
 import { BOTH, type Engine, type Env, everything, NO_INPUT, type Refusal } from './guard/env.js';
 import { intentMatch, type Matched, type RemediationIntent } from './guard/intent.js';
-import { analyseScript, clip, type GuardState } from './guard/script.js';
+import { analyseScript } from './guard/script.js';
+import { clip, type GuardState } from './guard/walk.js';
 
-export { mentions, targetMatches } from './guard/glob.js';
+export { mentions, targetMatches } from './guard/service-match.js';
 export { targetName, type RemediationIntent } from './guard/intent.js';
 export type { Refusal } from './guard/env.js';
 
@@ -108,10 +109,12 @@ export async function remediationIntents(command: string): Promise<RemediationIn
 
 /** The refusals the operator has not allowed (WATCHKEEPER_GUARD_ALLOW_*). */
 export function unallowedRefusals(refusals: readonly Refusal[], allow: GuardAllowance): Refusal[] {
+  const allowed = (names: readonly string[], name: string) =>
+    names.includes('all') || names.includes(name);
   return refusals.filter((r) =>
     r.kind === 'alias'
       ? !allow.aliases
-      : !allow.interpreters.includes('all') && !allow.interpreters.includes(r.name),
+      : !allowed(r.kind === 'hook' ? (allow.hooks ?? []) : allow.interpreters, r.name),
   );
 }
 
@@ -121,7 +124,9 @@ export function refusalDetail(r: Refusal): string {
   const allow =
     r.kind === 'alias'
       ? 'WATCHKEEPER_GUARD_ALLOW_ALIASES=true'
-      : `WATCHKEEPER_GUARD_ALLOW_INTERPRETERS=${r.name}`;
+      : r.kind === 'hook'
+        ? `WATCHKEEPER_GUARD_ALLOW_HOOKS=${r.name}`
+        : `WATCHKEEPER_GUARD_ALLOW_INTERPRETERS=${r.name}`;
   return `Refused ${cmd}: ${r.why}. The operator can allow this with ${allow}`;
 }
 

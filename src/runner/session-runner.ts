@@ -266,6 +266,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
           // What the operator lets the guard pass (aliases, interpreters that start processes).
           WATCHKEEPER_GUARD_ALLOW_INTERPRETERS: config.guard.interpreters.join(','),
           WATCHKEEPER_GUARD_ALLOW_ALIASES: String(config.guard.aliases),
+          WATCHKEEPER_GUARD_ALLOW_HOOKS: (config.guard.hooks ?? []).join(','),
           WATCHKEEPER_RESTART_LIMIT: String(config.cooldowns.restart.limit),
           WATCHKEEPER_RESTART_WINDOW: `${config.cooldowns.restart.windowMs}ms`,
           WATCHKEEPER_REDEPLOY_LIMIT: String(config.cooldowns.redeployment.limit),

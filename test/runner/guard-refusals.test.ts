@@ -191,3 +191,133 @@ describe('the alias form runs in real bash', () => {
     }
   });
 });
+
+describe('commands run from an option or a variable are refused, unless the operator allows them', () => {
+  it.each([
+    ["git -c alias.x='!docker restart jellyfin' x", 'hook:git'],
+    ["git -c core.fsmonitor='docker restart jellyfin' status", 'hook:git'],
+    ["git -c core.sshCommand='sh -c x' fetch", 'hook:git'],
+    ["git -c core.pager='sh -c x' log", 'hook:git'],
+    ['git -c "$KEY=$VALUE" log', 'hook:git'],
+    ['git --exec-path=/tmp/bin status', 'hook:git'],
+    ["git config --global alias.r '!docker restart jellyfin'", 'hook:git'],
+    ["tar -xf a.tar --to-command='docker restart jellyfin'", 'hook:tar'],
+    ['tar --to-com=sh -xf a.tar', 'hook:tar'],
+    ["tar -I 'sh -c x' -xf a.tar", 'hook:tar'],
+    ['tar -cf a.tar --use-compress-program=./x dir', 'hook:tar'],
+    [
+      "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='docker restart jellyfin' dir",
+      'hook:tar',
+    ],
+    ["ssh -o ProxyCommand='docker restart jellyfin' host uptime", 'hook:ssh'],
+    ["ssh -o 'LocalCommand docker restart jellyfin' -o PermitLocalCommand=yes host", 'hook:ssh'],
+    ['ssh -oPermitLocalCommand=yes -N host', 'hook:ssh'],
+    ["vim -c '!docker restart jellyfin' -c q", 'hook:vim'],
+    ["vi +'!docker restart jellyfin' file", 'hook:vim'],
+    ["printf ':!docker restart jellyfin\\n' | ex", 'hook:vim'],
+    ['vim -S /tmp/session.vim', 'hook:vim'],
+    ["sort --compress-program='sh -c x' big.txt", 'hook:sort'],
+    ["LESSOPEN='|docker restart jellyfin %s' less file", 'hook:less'],
+    ['fc -s', 'hook:fc'],
+    ['fc', 'hook:fc'],
+    ["BASH_ENV=/tmp/x bash -c 'echo hi'", 'hook:BASH_ENV'],
+    ['export BASH_ENV=$HOME/.profile', 'hook:BASH_ENV'],
+    ['ENV=/tmp/x sh -i', 'hook:ENV'],
+  ])('%s', async (command, expected) => {
+    expect(await refusals(command)).toContain(expected);
+  });
+
+  it('says why, and which switch would allow it', async () => {
+    const [git] = (await checkCommand("git -c alias.x='!docker restart jellyfin' x")).refusals;
+    expect(refusalDetail(git!)).toBe(
+      "Refused `git -c alias.x='!docker restart jellyfin' x`: `git -c alias.x` runs a command (`docker restart jellyfin`), and the guard cannot follow what it runs. The operator can allow this with WATCHKEEPER_GUARD_ALLOW_HOOKS=git",
+    );
+    const [env] = (await checkCommand("BASH_ENV=/tmp/x bash -c 'echo hi'")).refusals;
+    expect(refusalDetail(env!)).toBe(
+      "Refused `BASH_ENV=/tmp/x bash -c 'echo hi'`: `BASH_ENV=/tmp/x` makes the shell run a file first, which the guard cannot read. The operator can allow this with WATCHKEEPER_GUARD_ALLOW_HOOKS=BASH_ENV",
+    );
+  });
+
+  it('lets through what the operator allows, the cooldowns still applying', async () => {
+    const found = await checkCommand("git -c alias.x='!docker restart jellyfin' x");
+    expect(unallowedRefusals(found.refusals, { interpreters: [], aliases: false })).toHaveLength(1);
+    const allow = { interpreters: [], aliases: false, hooks: ['git'] };
+    expect(unallowedRefusals(found.refusals, allow)).toEqual([]);
+    expect(unallowedRefusals(found.refusals, { ...allow, hooks: ['all'] })).toEqual([]);
+    expect(found.intents.some((i) => i.targets.includes('jellyfin'))).toBe(true);
+    expect(loadConfig({ WATCHKEEPER_GUARD_ALLOW_HOOKS: 'git,BASH_ENV' }).guard.hooks).toEqual([
+      'git',
+      'BASH_ENV',
+    ]);
+    expect(() => loadConfig({ WATCHKEEPER_GUARD_ALLOW_HOOKS: 'gti' })).toThrow(
+      /WATCHKEEPER_GUARD_ALLOW_HOOKS.*unknown hook gti/,
+    );
+  });
+
+  it.each([
+    'git -c color.ui=always log --oneline',
+    'git -c core.pager=cat log',
+    'git -c alias.st=status st',
+    'git config --global user.name ops',
+    'git --exec-path',
+    'git -C /srv/app pull',
+    'tar -czf a.tgz dir',
+    'tar czf a.tgz dir',
+    'tar -xzf a.tgz -C /tmp',
+    'tar -tvf a.tar',
+    'ssh -o ConnectTimeout=5 host uptime',
+    'ssh -o StrictHostKeyChecking=no -o PermitLocalCommand=no host uptime',
+    'sort -n file',
+    'sort -k2 -t: file | uniq',
+    'less file',
+    'LESS=-R less file',
+    'fc -l',
+    'fc -ln -5',
+    "vim -c 'set number' file",
+    'vi +10 file',
+    "vim -c '%s/a/b/g' -c 'wq!' file",
+    'ENV=prod make deploy-docs',
+    'BASH_ENV= bash -c true',
+  ])('passes %s', async (command) => {
+    expect(await refusals(command)).toEqual([]);
+  });
+});
+
+describe('wrappers that run a restart are followed (jellyfin in cooldown)', () => {
+  it.each([
+    "find /srv -name x -exec docker restart jellyfin ';'",
+    "find /srv -execdir docker restart jellyfin '{}' +",
+    'echo jellyfin | xargs docker restart',
+    'echo jellyfin | xargs -I{} docker restart {}',
+    "watch 'docker restart jellyfin'",
+    'watch -n 5 -x docker restart jellyfin',
+    'timeout 5 docker restart jellyfin',
+    'timeout -s KILL 5 docker restart jellyfin',
+    'nice -n 5 docker restart jellyfin',
+    'nohup docker restart jellyfin',
+    'env -u X FOO=1 docker restart jellyfin',
+    'setsid docker restart jellyfin',
+    'stdbuf -oL docker restart jellyfin',
+    "git -c alias.x='!docker restart jellyfin' x",
+    "ssh -o ProxyCommand='docker restart jellyfin' host uptime",
+    "BASH_ENV=<(echo 'docker restart jellyfin') bash -c true",
+  ])('refuses %s', async (command) => {
+    const { intents } = await checkCommand(command);
+    const cooling = (action: 'restart' | 'redeployment'): ServiceCooldown => ({
+      service: 'jellyfin',
+      action,
+      count: 2,
+      limit: 2,
+      windowMs: 4 * HOUR_MS,
+      inCooldown: true,
+      lastAt: 0,
+      freeAt: 4 * HOUR_MS,
+    });
+    const conflict = findConflict(
+      intents,
+      [cooling('restart'), cooling('redeployment')],
+      loadConfig({}).cooldowns,
+    );
+    expect(conflict?.service).toBe('jellyfin');
+  });
+});

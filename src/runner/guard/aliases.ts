@@ -4,9 +4,11 @@
  * hidden behind `shopt -s expand_aliases`). A script that defines an alias, or turns on alias
  * expansion (`shopt -s expand_aliases`, `BASHOPTS=...expand_aliases`), is refused unless the
  * operator allows aliases. Listing aliases (`alias`, `alias -p`, `alias r`) and `unalias` pass.
- * Also here: the other variables the shell acts on (a prompt command runs). Pure.
+ * Also here: the other variables the shell acts on (a prompt command runs; hooks.ts for the
+ * variables that make a program run a command or a file). Pure.
  */
 import { type Env, type Handler, NO_INPUT } from './env.js';
+import { hookVariable } from './hooks.js';
 import { literal, UNKNOWN_MARK, type Word, wordSource, wordText } from './words.js';
 
 const WHY = 'an alias can hide a restart from the guard';
@@ -42,6 +44,7 @@ const RUN_VARIABLES = new Set(['PROMPT_COMMAND', 'PS0', 'PS1', 'PS2', 'PS4']);
  * `BASHOPTS=expand_aliases` starts a new bash with alias expansion on; a prompt command runs.
  */
 export function shellVariable(env: Env, name: string, value: string): void {
+  hookVariable(env, name, value);
   if (RUN_VARIABLES.has(name))
     return env.engine.script(value, NO_INPUT, `\`${name}\` runs it`, env);
   if (name !== 'BASHOPTS') return;

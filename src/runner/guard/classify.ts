@@ -7,8 +7,12 @@
 import { alias, shopt } from './aliases.js';
 import { compose, docker } from './docker.js';
 import { type Env, type Handler, type Input, unknownProgram, unresolved } from './env.js';
+import { git } from './git.js';
 import { kill, killall, pkill } from './killers.js';
-import { ansible, ansiblePlaybook, helm, kubectl } from './orchestrators.js';
+import { fc, sort, tar } from './option-hooks.js';
+import { ansible, ansiblePlaybook } from './ansible.js';
+import { helm } from './helm.js';
+import { kubectl } from './kubectl.js';
 import {
   initScript,
   launchctl,
@@ -24,7 +28,9 @@ import {
 } from './services.js';
 import { literal, type Word } from './words.js';
 import { awk, interpreterFor, sed } from './interpreters.js';
-import { runFile, shell, source, WRAPPERS } from './wrappers.js';
+import { runFile, shell, source } from './shells.js';
+import { vim } from './vim.js';
+import { WRAPPERS } from './wrappers.js';
 
 const HANDLERS: Record<string, Handler> = {
   ...WRAPPERS,
@@ -87,6 +93,19 @@ const HANDLERS: Record<string, Handler> = {
   gsed: sed,
   alias,
   shopt,
+  git,
+  tar,
+  sort,
+  fc,
+  vi: vim,
+  vim,
+  'vim.basic': vim,
+  'vim.tiny': vim,
+  nvim: vim,
+  gvim: vim,
+  vimdiff: vim,
+  view: vim,
+  ex: vim,
 };
 
 /** Wrappers that hand their arguments to a sub-tool: `k3s kubectl`, `microk8s kubectl`. */
@@ -98,13 +117,13 @@ const TOOLBOXES = new Set(['k3s', 'microk8s', 'minikube', 'k0s']);
  */
 const QUIET = new Set(
   (
-    'echo printf cat tac less more head tail grep egrep fgrep rg ag zgrep wc sort uniq cut tr ' +
+    'echo printf cat tac less more head tail grep egrep fgrep rg ag zgrep wc uniq cut tr ' +
     'column jq yq diff cmp comm ls ll stat file du df free uptime date whoami id hostname ' +
     'uname ps pgrep pidof top htop lsof ss netstat ip ifconfig ping traceroute tracepath mtr ' +
     'dig nslookup host journalctl dmesg test [ [[ true false : sleep cd pwd pushd popd which ' +
     'type whereis man help readlink realpath basename dirname mkdir touch cp mv ln chmod chown ' +
-    'rm rmdir tee xxd od hexdump base64 md5sum sha1sum sha256sum sha512sum openssl tar gzip ' +
-    'gunzip zcat bzip2 xz unzip zip vi vim nano git history unalias export unset set ' +
+    'rm rmdir tee xxd od hexdump base64 md5sum sha1sum sha256sum sha512sum openssl gzip ' +
+    'gunzip zcat bzip2 xz unzip zip nano history unalias export unset set ' +
     'declare local readonly typeset read wait jobs fg bg disown shift getopts let ' +
     'return exit break continue nproc lscpu lsblk blkid mount findmnt env-update locale tput ' +
     'clear stty seq yes nl fold fmt paste join split expand unexpand iconv strings sum cksum ' +

@@ -25,12 +25,13 @@ export const NO_INPUT: Input = { kind: 'none' };
 
 /**
  * Something the guard refuses whatever the cooldowns say, because it could hide a restart from
- * the guard: an alias, or interpreter code that can start a process. The operator can allow
- * each kind (WATCHKEEPER_GUARD_ALLOW_ALIASES, WATCHKEEPER_GUARD_ALLOW_INTERPRETERS).
+ * the guard: an alias, interpreter code that can start a process, or a command run from an
+ * option or variable (a hook: `git -c alias.x='!cmd'`, `tar --to-command`). The operator can
+ * allow each kind (WATCHKEEPER_GUARD_ALLOW_ALIASES, _INTERPRETERS, _HOOKS).
  */
 export interface Refusal {
-  kind: 'alias' | 'interpreter';
-  /** The interpreter's name as the operator allows it (`python`, `awk`); `alias` for aliases. */
+  kind: 'alias' | 'interpreter' | 'hook';
+  /** The name as the operator allows it (`python`, `awk`, `git`, `BASH_ENV`); `alias` for aliases. */
   name: string;
   /** The simple command it came from, as written. */
   command: string;

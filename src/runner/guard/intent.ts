@@ -4,7 +4,8 @@
  * Pure.
  */
 import type { CooldownAction } from '../../stream/index.js';
-import { type GlobToken, mentions, patternMatchesService, targetMatches } from './glob.js';
+import type { GlobToken } from './glob.js';
+import { mentions, patternMatchesService, targetMatches } from './service-match.js';
 import { literal, type Word, wordGlob, wordSource } from './words.js';
 
 export interface TargetPattern {

@@ -20,7 +20,7 @@ import {
 import { has, type OptionSpec, scanOptions, values, wordsOf } from './options.js';
 import { interpreterFamily, spawnPrimitive } from './spawn-code.js';
 import { literal, litWord, UNKNOWN_MARK, unknownWord, type Word, wordText } from './words.js';
-import { runFile } from './wrappers.js';
+import { runFile } from './shells.js';
 
 interface Interpreter {
   /** Options whose argument is code (as scanOptions names them: `-c`, `--eval`). */

@@ -8,7 +8,7 @@
  */
 import type { CooldownAction } from '../../stream/index.js';
 import { type RemediationIntent, targetName } from './intent.js';
-import { clip } from './script.js';
+import { clip } from './walk.js';
 
 /** The memory tools' own server: never remediation. */
 const OWN_SERVER = 'watchkeeper';

@@ -2,7 +2,7 @@
  * The text a few printing commands produce, as far as the guard reads them (`printf` with
  * %s-style conversions, `base64 -d`): enough to see a command piped into a shell. Pure.
  */
-import { ansiC } from './expand.js';
+import { ansiC } from './quoting.js';
 
 export function decodeBase64(text: string): string | null {
   const compact = text.replace(/\s+/g, '');
