@@ -5,58 +5,24 @@
  * through its outbox (marker-outbox.ts), which holds them while the database is unreachable.
  */
 import type { Clock } from '../clock.js';
-import { isUnreachableError, type ServiceCheck, type Stores } from '../db/index.js';
-import { isCategory } from '../memory/index.js';
-import { stripControlCharacters } from '../text-rules.js';
+import type { ServiceCheck, Stores } from '../db/index.js';
 import {
-  type Marker,
   markerKey,
   markersFromMessage,
   type StreamMessage,
   type StreamStats,
   TranscriptTracker,
-  type TranscriptSummary,
 } from '../stream/index.js';
 import type { Knowledge } from '../knowledge/index.js';
-import { emitAlert, type OnAlert } from './alerts.js';
-import type { HeldWrite, MarkerOutbox } from './marker-outbox.js';
+import type { OnAlert } from './alerts.js';
+import type { MarkerOutbox } from './marker-outbox.js';
+import { ingestMarker, type MarkerSink } from './ingest/markers.js';
+import { createMemoryWrites } from './ingest/memory-writes.js';
+import { streamIssuesText } from './ingest/stream-issues.js';
+import { emptyCounts, type EscalationRequest, type SessionIngest } from './ingest/types.js';
 
-export interface IngestCounts {
-  events: number;
-  memoriesCreated: number;
-  memoriesReinforced: number;
-  /** Created memories that replaced a contradicted one (also counted as created). */
-  memoriesSuperseded: number;
-  servicesDescribed: number;
-  cooldowns: number;
-  /** Markers reported instead of stored: bad form, over-long, unknown memory category. */
-  rejected: number;
-  duplicates: number;
-}
-
-export interface EscalationRequest {
-  tier: number;
-  reason: string;
-}
-
-export interface SessionIngest {
-  onMessage(message: StreamMessage): void;
-  /**
-   * Resolves when every memory write queued so far has landed (memory writes wait on the
-   * embedder, so they run in order behind onMessage). Never rejects: a failed write is counted
-   * and its reason kept in `failure`.
-   */
-  settled(): Promise<void>;
-  /** The first memory write that failed, if any. */
-  readonly failure: string | null;
-  readonly counts: IngestCounts;
-  readonly escalations: readonly EscalationRequest[];
-  /** `[HEALTH:status:service]` markers, in order (stored with the final response's when it ends). */
-  readonly healthMarkers: readonly ServiceCheck[];
-  readonly transcript: TranscriptSummary;
-  /** Reports what the parser had to skip as one system event, if anything was skipped. */
-  reportStreamIssues(stats: StreamStats, maxLineBytes: number): void;
-}
+export type { EscalationRequest, IngestCounts, SessionIngest } from './ingest/types.js';
+export { transcriptFields } from './ingest/transcript-fields.js';
 
 // A session that repeats thousands of distinct markers must not grow memory without bound.
 const MAX_REMEMBERED_MARKERS = 50_000;
@@ -75,22 +41,10 @@ export function createSessionIngest(deps: {
    */
   outbox?: MarkerOutbox;
 }): SessionIngest {
-  const { stores, knowledge, clock, sessionId, tier } = deps;
-  // Memory writes in marker order, one at a time, behind the synchronous rows.
-  let queue: Promise<void> = Promise.resolve();
-  let failure: string | null = null;
+  const { stores, clock, sessionId } = deps;
   const tracker = new TranscriptTracker();
   const seen = new Set<string>();
-  const counts: IngestCounts = {
-    events: 0,
-    memoriesCreated: 0,
-    memoriesReinforced: 0,
-    memoriesSuperseded: 0,
-    servicesDescribed: 0,
-    cooldowns: 0,
-    rejected: 0,
-    duplicates: 0,
-  };
+  const counts = emptyCounts();
   const escalations: EscalationRequest[] = [];
   const healthMarkers: ServiceCheck[] = [];
   let identified = false;
@@ -108,115 +62,15 @@ export function createSessionIngest(deps: {
     });
   };
 
-  const ingestMarker = (marker: Marker): void => {
-    switch (marker.kind) {
-      case 'event': {
-        const createdAt = clock.now();
-        store(marker, () => {
-          stores.events.insert({
-            sessionId,
-            source: 'agent',
-            level: marker.level,
-            service: marker.service,
-            message: marker.message,
-            createdAt,
-          });
-          counts.events += 1;
-        });
-        if (marker.level === 'critical') {
-          emitAlert(deps.onAlert, {
-            kind: 'critical_event',
-            service: marker.service,
-            message: marker.message,
-            sessionId,
-            tier,
-          });
-        }
-        return;
-      }
-      case 'memory': {
-        if (!isCategory(marker.category)) {
-          counts.rejected += 1;
-          systemEvent(
-            'warning',
-            marker.service,
-            `Session ${sessionId}: memory with unknown category "${marker.category}" not stored: ${marker.observation}`,
-          );
-          return;
-        }
-        const service = marker.service === 'general' ? null : marker.service;
-        const category = marker.category;
-        const write: HeldWrite = {
-          what: marker,
-          run: async () => {
-            const outcome = await knowledge.memory.observe({
-              service,
-              category,
-              observation: marker.observation,
-              sessionId,
-              tier,
-            });
-            if (outcome.action === 'reinforced') counts.memoriesReinforced += 1;
-            else counts.memoriesCreated += 1;
-            if (outcome.action === 'superseded') counts.memoriesSuperseded += 1;
-          },
-        };
-        const outbox = deps.outbox;
-        queue = queue.then(async () => {
-          // Behind writes already held: held too, to keep the order.
-          if (outbox?.holding) return outbox.hold(write, null);
-          try {
-            await write.run();
-          } catch (err) {
-            if (outbox && isUnreachableError(err)) outbox.hold(write, err);
-            else failure ??= (err as Error).message;
-          }
-        });
-        return;
-      }
-      case 'service':
-        store(marker, () => {
-          if (knowledge.services.describe(marker.service, marker.description, 'agent')) {
-            counts.servicesDescribed += 1;
-          }
-        });
-        return;
-      case 'cooldown': {
-        const createdAt = clock.now();
-        store(marker, () => {
-          stores.cooldowns.report({
-            service: marker.service,
-            actionType: marker.action,
-            success: marker.success,
-            message: marker.message || null,
-            tier,
-            sessionId,
-            createdAt,
-          });
-          counts.cooldowns += 1;
-        });
-        return;
-      }
-      case 'escalate':
-        escalations.push({ tier: marker.tier, reason: marker.reason });
-        return;
-      case 'health':
-        healthMarkers.push({
-          service: marker.service,
-          health: marker.health,
-          detail: marker.detail,
-          source: 'marker',
-        });
-        return;
-      case 'rejected':
-        counts.rejected += 1;
-        systemEvent(
-          'warning',
-          null,
-          `Session ${sessionId}: ${marker.markerKind} marker not stored (${marker.reason}): ${marker.line}`,
-        );
-        return;
-    }
+  const memories = createMemoryWrites({ ...deps, counts });
+  const sink: MarkerSink = {
+    ...deps,
+    counts,
+    escalations,
+    healthMarkers,
+    memories,
+    store,
+    systemEvent,
   };
 
   return {
@@ -239,12 +93,12 @@ export function createSessionIngest(deps: {
           continue;
         }
         if (seen.size < MAX_REMEMBERED_MARKERS) seen.add(key);
-        ingestMarker(marker);
+        ingestMarker(sink, marker);
       }
     },
-    settled: () => queue,
+    settled: () => memories.settled(),
     get failure() {
-      return failure;
+      return memories.failure;
     },
     counts,
     escalations,
@@ -253,49 +107,13 @@ export function createSessionIngest(deps: {
       return tracker.summary;
     },
     reportStreamIssues(stats: StreamStats, maxLineBytes: number): void {
-      const parts: string[] = [];
-      if (stats.oversizedLines > 0) {
-        parts.push(`${stats.oversizedLines} over the ${formatBytes(maxLineBytes)} line limit`);
-      }
-      if (stats.nonJsonLines > 0) parts.push(`${stats.nonJsonLines} not JSON`);
-      if (stats.invalidUtf8Lines > 0)
-        parts.push(
-          `${stats.invalidUtf8Lines} with invalid UTF-8 (read with replacement characters)`,
-        );
-      if (parts.length === 0) return;
+      const issues = streamIssuesText(stats, maxLineBytes);
+      if (issues === null) return;
       systemEvent(
         'warning',
         null,
-        `Session ${sessionId}: stream lines skipped or repaired: ${parts.join(', ')}`,
+        `Session ${sessionId}: stream lines skipped or repaired: ${issues}`,
       );
     },
   };
-}
-
-/**
- * The session-row fields a transcript fills: result line, final text, CLI identity, stream stats.
- * The final text is model text, stored without control characters like the markers.
- */
-export function transcriptFields(t: TranscriptSummary, stats: StreamStats) {
-  const r = t.result;
-  return {
-    // '' when the line's subtype was missing or not text: stored as unknown.
-    resultSubtype: r?.subtype || null,
-    isError: r ? r.isError : null,
-    costUsd: r?.totalCostUsd ?? null,
-    numTurns: r?.numTurns ?? null,
-    durationMs: r?.durationMs ?? null,
-    durationApiMs: r?.durationApiMs ?? null,
-    usage: r?.usage ?? null,
-    response: t.finalText === null ? null : stripControlCharacters(t.finalText),
-    cliSessionId: t.cliSessionId,
-    model: t.model,
-    streamStats: stats,
-  };
-}
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;
-  return `${n} B`;
 }

@@ -21,7 +21,7 @@ import {
 } from '../hook-requests.js';
 import type { CliIo } from '../io.js';
 import { dataDirOf } from '../serve-endpoint.js';
-import { openGraph } from './graph.js';
+import { openGraph } from './graph/open.js';
 
 /** `paths` (with `untilText`): requests given on the command line, read with the others. */
 export async function indexFromHook(
