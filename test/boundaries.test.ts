@@ -137,6 +137,21 @@ const TYPES_ALSO: Record<string, string[]> = {
   // The notifier reads the runner's alert type; the runner never sees the notifier.
   notify: ['runner'],
 };
+// The store's folders, one per table family, all of them the db layer; the engine core (open,
+// the interface both engines implement, migrate) and the outage record stay in db/ itself.
+const DB_FOLDERS = [
+  'memories',
+  'sessions',
+  'events',
+  'graph',
+  'conversations',
+  'notifications',
+  'cooldowns',
+  'overview',
+  'claudeops',
+  'store-copy',
+  'postgres',
+];
 const IO_MODULES =
   /^node:(fs|fs\/promises|net|http|https|child_process|dgram|worker_threads|cluster|os)$/;
 
@@ -271,6 +286,21 @@ describe('import direction (ARCHITECTURE.md)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('keeps the store in its folders, each saying what it offers', () => {
+    const DB = join(SRC, 'db');
+    const stray = files
+      .filter((f) => areaOf(f) === 'db')
+      .map((f) => relative(DB, f).split(/[\\/]/))
+      .filter((parts) => parts.length > 1 && !DB_FOLDERS.includes(parts[0]!))
+      .map((parts) => parts.join('/'));
+    expect(stray).toEqual([]);
+    const undescribed = DB_FOLDERS.filter((d) => d !== 'postgres').filter((d) => {
+      const index = join(DB, d, 'index.ts');
+      return !existsSync(index) || !readFileSync(index, 'utf8').startsWith('/**');
+    });
+    expect(undescribed).toEqual([]);
   });
 
   it('keeps the stream and memory leaves free of I/O', () => {

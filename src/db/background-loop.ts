@@ -10,7 +10,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { EventStore } from './events.js';
+import type { EventStore } from './events/events.js';
 import { isUnreachableError } from './reachability.js';
 
 /** The first pause after a lost database; it doubles up to the loop's own period. */

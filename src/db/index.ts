@@ -1,29 +1,32 @@
-/** @module db: better-sqlite3 stores, one per table family, and the migrator. */
-import { createAlertRepeatStore } from './alert-repeats.js';
-import { createClaudeOpsImportStore } from './claudeops-import.js';
-import { createCooldownOverrideStore } from './cooldown-overrides.js';
-import { createEventGroupStore } from './event-groups.js';
-import { createConversationStore } from './conversations.js';
-import { createCooldownStore } from './cooldowns.js';
-import { createEventStore } from './events.js';
-import { createExtractionStore } from './extractions.js';
-import { createGatewayJobStore } from './gateway-jobs.js';
-import { createMemoryStore } from './memories.js';
-import { createMetricsStore } from './metrics.js';
-import { createPortabilityStore } from './portability.js';
-import { createTombstoneStore } from './tombstones.js';
-import { createNotificationStore } from './notifications.js';
+/**
+ * @module db: all SQL, one folder per table family (each folder's index.ts says what it
+ * offers), the engines and the migrator.
+ */
+import { createAlertRepeatStore } from './sessions/alert-repeats.js';
+import { createClaudeOpsImportStore } from './claudeops/claudeops-import.js';
+import { createCooldownOverrideStore } from './cooldowns/cooldown-overrides.js';
+import { createEventGroupStore } from './events/event-groups.js';
+import { createConversationStore } from './conversations/conversations.js';
+import { createCooldownStore } from './cooldowns/cooldowns.js';
+import { createEventStore } from './events/events.js';
+import { createExtractionStore } from './conversations/extractions.js';
+import { createGatewayJobStore } from './conversations/gateway-jobs.js';
+import { createMemoryStore } from './memories/memories.js';
+import { createMetricsStore } from './overview/metrics.js';
+import { createPortabilityStore } from './memories/portability.js';
+import { createTombstoneStore } from './memories/tombstones.js';
+import { createNotificationStore } from './notifications/notifications.js';
 import { createRetentionStore } from './retention.js';
-import { createSearchStore } from './search.js';
-import { createServiceStore } from './services.js';
+import { createSearchStore } from './memories/search.js';
+import { createServiceStore } from './memories/services.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
-import { createScopeStore } from './scopes.js';
-import { createSessionRecordStore } from './session-records.js';
-import { createSessionStore } from './sessions.js';
-import { createStatsStore } from './stats.js';
-import { createSummaryStore } from './summaries.js';
-import { createSurfacingStore } from './surfacing.js';
+import { createScopeStore } from './memories/scopes.js';
+import { createSessionRecordStore } from './sessions/session-records.js';
+import { createSessionStore } from './sessions/sessions.js';
+import { createStatsStore } from './overview/stats.js';
+import { createSummaryStore } from './conversations/summaries.js';
+import { createSurfacingStore } from './memories/surfacing.js';
 import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/url.js';
 
@@ -35,35 +38,35 @@ export {
   type ImportKind,
   type ImportRemark,
   type KindCounts,
-} from './claudeops-import.js';
+} from './claudeops/claudeops-import.js';
 export {
   type ClaudeOpsSource,
   parseClaudeOpsTime,
   readClaudeOpsDatabase,
-} from './claudeops-source.js';
+} from './claudeops/claudeops-source.js';
 export {
   createRetentionStore,
   type PrunedSession,
   type PrunePlan,
   type RetentionStore,
 } from './retention.js';
-export { type AlertRepeatStore, createAlertRepeatStore } from './alert-repeats.js';
+export { type AlertRepeatStore, createAlertRepeatStore } from './sessions/alert-repeats.js';
 export {
   type CooldownOverrideKind,
   type CooldownOverrideRow,
   type CooldownOverrideStore,
   createCooldownOverrideStore,
   type NewCooldownOverride,
-} from './cooldown-overrides.js';
+} from './cooldowns/cooldown-overrides.js';
 export {
   createEventGroupStore,
   type EventGroupFilter,
   type EventGroupRow,
   type EventGroupStore,
-} from './event-groups.js';
-export { eventTextQuery } from './event-search.js';
+} from './events/event-groups.js';
+export { eventTextQuery } from './events/event-search.js';
 export { anyOfWords } from './fts-query.js';
-export { type SessionFilter } from './session-filter.js';
+export { type SessionFilter } from './sessions/session-filter.js';
 export {
   type CooldownBlockRow,
   type CooldownRow,
@@ -71,7 +74,7 @@ export {
   createCooldownStore,
   type NewCooldownAction,
   type ReportedOutcome,
-} from './cooldowns.js';
+} from './cooldowns/cooldowns.js';
 export {
   type AppendOutcome,
   type ConversationListRow,
@@ -83,7 +86,7 @@ export {
   type MessageRow,
   type MessageSpan,
   type NewMessage,
-} from './conversations.js';
+} from './conversations/conversations.js';
 export {
   type ConversationMemoryRow,
   createExtractionStore,
@@ -95,7 +98,7 @@ export {
   MEMORY_TYPES,
   type NewExtractionWindow,
   type WindowStatus,
-} from './extractions.js';
+} from './conversations/extractions.js';
 export {
   createGatewayJobStore,
   type DayCost,
@@ -105,8 +108,8 @@ export {
   type JobFinish,
   JOB_OUTCOMES,
   type JobOutcome,
-} from './gateway-jobs.js';
-export { createScopeStore, OPS_SCOPE, type ScopeRow, type ScopeStore } from './scopes.js';
+} from './conversations/gateway-jobs.js';
+export { createScopeStore, OPS_SCOPE, type ScopeRow, type ScopeStore } from './memories/scopes.js';
 export {
   createSummaryStore,
   type GenerationStats,
@@ -115,7 +118,7 @@ export {
   type SummaryRow,
   type SummaryStatus,
   type SummaryStore,
-} from './summaries.js';
+} from './conversations/summaries.js';
 export {
   createEventStore,
   type EventFilter,
@@ -123,7 +126,7 @@ export {
   type EventSource,
   type EventStore,
   type NewEvent,
-} from './events.js';
+} from './events/events.js';
 export {
   createMemoryStore,
   FLEET,
@@ -139,7 +142,7 @@ export {
   type MemorySource,
   type MemoryStore,
   type NewMemory,
-} from './memories.js';
+} from './memories/memories.js';
 export {
   type CreatedMemory,
   createPortabilityStore,
@@ -150,8 +153,12 @@ export {
   type ImportRecordKind,
   type PortabilityStore,
   type PortableMemory,
-} from './portability.js';
-export { createTombstoneStore, type Tombstone, type TombstoneStore } from './tombstones.js';
+} from './memories/portability.js';
+export {
+  createTombstoneStore,
+  type Tombstone,
+  type TombstoneStore,
+} from './memories/tombstones.js';
 export {
   createSearchStore,
   type LexicalHit,
@@ -159,21 +166,21 @@ export {
   type SearchFilter,
   type SearchStore,
   type StoredVector,
-} from './search.js';
+} from './memories/search.js';
 export {
   createServiceStore,
   type DescriptionSource,
   type ServiceInfo,
   type ServiceRow,
   type ServiceStore,
-} from './services.js';
+} from './memories/services.js';
 export {
   createSurfacingStore,
   type SessionMemoryRow,
   type Surfaced,
   type SurfacedVia,
   type SurfacingStore,
-} from './surfacing.js';
+} from './memories/surfacing.js';
 export {
   createNotificationStore,
   DELIVERY_STATUSES,
@@ -187,7 +194,7 @@ export {
   type NotificationRow,
   type NotificationStore,
   type RecordOutcome,
-} from './notifications.js';
+} from './notifications/notifications.js';
 export {
   type BackgroundLoop,
   type BackgroundLoopOptions,
@@ -223,7 +230,7 @@ export {
   type StoreCopyOptions,
   type StoreCopyResult,
   type TableCopy,
-} from './store-copy.js';
+} from './store-copy/store-copy.js';
 export {
   checkCopySource,
   checkPostgresUrl,
@@ -231,8 +238,8 @@ export {
   type CopySource,
   migrateCopyTarget,
   openCopySource,
-} from './store-copy-open.js';
-export { type TableCheck, verifyCopy } from './store-copy-verify.js';
+} from './store-copy/store-copy-open.js';
+export { type TableCheck, verifyCopy } from './store-copy/store-copy-verify.js';
 export {
   createSessionStore,
   type ExpiredLease,
@@ -245,7 +252,7 @@ export {
   type SessionStatus,
   type SessionStore,
   type SessionTrigger,
-} from './sessions.js';
+} from './sessions/sessions.js';
 export {
   createSessionRecordStore,
   HEALTH_STATES,
@@ -258,15 +265,15 @@ export {
   type SummarySource,
   type TokenCounts,
   tokensOf,
-} from './session-records.js';
-export { createMetricsStore, type MetricsStore, type StoredMetrics } from './metrics.js';
+} from './sessions/session-records.js';
+export { createMetricsStore, type MetricsStore, type StoredMetrics } from './overview/metrics.js';
 export {
   type ActivityItem,
   createStatsStore,
   type LastRun,
   type OverviewCounts,
   type StatsStore,
-} from './stats.js';
+} from './overview/stats.js';
 
 export interface Stores {
   db: Db;
@@ -369,4 +376,4 @@ export {
   messageJson,
   scopeJson,
   summaryJson,
-} from './conversation-json.js';
+} from './conversations/conversation-json.js';

@@ -2,13 +2,13 @@
  * The stable JSON form of each row, shared by `--json` output and the HTTP API: snake_case
  * field names, times as ISO 8601 strings (null when unset). Documented in README.md.
  */
-import type { CooldownBlockRow, CooldownRow } from './cooldowns.js';
-import type { EventRow } from './events.js';
+import type { CooldownBlockRow, CooldownRow } from './cooldowns/cooldowns.js';
+import type { EventRow } from './events/events.js';
 import type { ScoreParts } from '../memory/ranking.js';
-import { FLEET, type HistoryRow, type MemoryRow } from './memories.js';
-import type { ServiceRow } from './services.js';
-import type { SessionMemoryRow } from './surfacing.js';
-import type { SessionRow } from './sessions.js';
+import { FLEET, type HistoryRow, type MemoryRow } from './memories/memories.js';
+import type { ServiceRow } from './memories/services.js';
+import type { SessionMemoryRow } from './memories/surfacing.js';
+import type { SessionRow } from './sessions/sessions.js';
 
 export function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();

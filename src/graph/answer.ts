@@ -4,7 +4,7 @@
  * within a token budget: an idea that does not fit is left out and smaller ones may still come
  * in, and the whole text never exceeds the budget (tokens are characters / 4, as everywhere).
  */
-import type { GraphSessionRow, GraphStores, IdeaRow, SpanRow } from '../db/graph.js';
+import type { GraphSessionRow, GraphStores, IdeaRow, SpanRow } from '../db/graph/graph.js';
 import { estimateTokens } from '../memory/index.js';
 import type { RankedIdea, Via } from './ranked-idea.js';
 

@@ -4,7 +4,7 @@
  * latest of the same session and the nearest of any. Synchronous: the caller runs it in the one
  * transaction that also advances the file's index state, so a batch is stored whole or not at all.
  */
-import type { GraphStores } from '../db/graph.js';
+import type { GraphStores } from '../db/graph/graph.js';
 import type { SimilarityThresholds } from '../memory/index.js';
 import { createCandidates, entityKeys } from './candidates.js';
 import type { Carry } from './carry.js';

@@ -5,7 +5,7 @@
  * from the database once and then kept, with the answers given to its question as they are
  * written; what was just stored is known without reading it back.
  */
-import type { GraphStores } from '../db/graph.js';
+import type { GraphStores } from '../db/graph/graph.js';
 import { queryWords } from '../memory/index.js';
 import type { RelIdea } from './relations.js';
 import type { GraphVectors } from './vectors.js';

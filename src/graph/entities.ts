@@ -4,7 +4,7 @@
  * hardware part numbers, projects, people and concepts. Spellings are folded to one name per
  * entity ("Postgres", "postgresql" and "PG" are PostgreSQL) so that ideas link across sessions.
  */
-import type { EntityType } from '../db/graph.js';
+import type { EntityType } from '../db/graph/graph.js';
 import { lookupCatalogName } from './catalog.js';
 
 export interface EntityMention {

@@ -5,7 +5,7 @@
  * "additionally"). Sentences that say nothing typed are kept together as one context idea of the
  * turn, so that background stays findable without an idea per sentence.
  */
-import type { Intent } from '../db/graph.js';
+import type { Intent } from '../db/graph/graph.js';
 import { queryWords } from '../memory/index.js';
 import { type EntityMention, entitiesIn } from './entities.js';
 import { sentencesOf } from './sentences.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { FileIdentity } from '../db/graph.js';
+import type { FileIdentity } from '../db/graph/graph.js';
 import { AppError } from '../errors.js';
 
 /** How often a transcript is looked at again while its last message is awaited. */

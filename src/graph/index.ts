@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 
 import type { Clock } from '../clock.js';
-import { createGraphStores } from '../db/graph.js';
+import { createGraphStores } from '../db/graph/graph.js';
 import type { Db, SessionRow } from '../db/index.js';
 import type { Embedding } from '../knowledge/index.js';
 import { withFileLock } from './file-lock.js';

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 import type { Clock } from '../clock.js';
-import type { FileIdentity, GraphStores, IndexState } from '../db/graph.js';
+import type { FileIdentity, GraphStores, IndexState } from '../db/graph/graph.js';
 import type { SessionRow } from '../db/index.js';
 import { AppError } from '../errors.js';
 import type { SimilarityThresholds } from '../memory/index.js';

@@ -2,7 +2,13 @@
  * The graph's JSON, shared by `graph ... --json` and the HTTP API: snake_case fields, times as
  * ISO 8601 strings, like every other row (src/db/json.ts).
  */
-import type { EntityRow, GraphCounts, GraphSessionRow, IdeaRow, SpanRow } from '../db/graph.js';
+import type {
+  EntityRow,
+  GraphCounts,
+  GraphSessionRow,
+  IdeaRow,
+  SpanRow,
+} from '../db/graph/graph.js';
 import { isoTime } from '../db/json.js';
 import type { AnswerGroup } from './answer.js';
 import type { IndexReport } from './indexer.js';

@@ -6,7 +6,7 @@
  * gateway adapter (gateway-model.ts) runs them through the model gateway and falls back to the
  * rules whenever a job fails, so indexing never stops for a model.
  */
-import { ENTITY_TYPES, type EntityType, type Intent, INTENTS } from '../db/graph.js';
+import { ENTITY_TYPES, type EntityType, type Intent, INTENTS } from '../db/graph/graph.js';
 import { entitiesIn, type EntityMention, technologyNamed } from './entities.js';
 import { cueOf, type ExtractedIdea, type ExtractHints, extractIdeas } from './extract.js';
 import { extractiveSummary, keywordName, type SpanIdea } from './summary.js';

@@ -5,7 +5,7 @@
  * and embedder) happens here, so that the write (apply.ts) is one synchronous transaction.
  * Spans this batch creates carry negative placeholder ids until they are written.
  */
-import type { GraphStore } from '../db/graph.js';
+import type { GraphStore } from '../db/graph/graph.js';
 import { normalise } from '../memory/index.js';
 import type { Carry } from './carry.js';
 import type { ExtractedIdea } from './extract.js';

@@ -5,7 +5,7 @@
  * are UTC days.
  */
 import { DAY_MS } from '../clock.js';
-import type { Intent } from '../db/graph.js';
+import type { Intent } from '../db/graph/graph.js';
 import { NUMBER_WORDS, queryWords } from '../memory/index.js';
 import { type EntityMention, entitiesIn } from './entities.js';
 

@@ -2,7 +2,7 @@
  * An idea as /remember ranks it, with why it ranks there: shared by the ranking (remember.ts)
  * and the answer's assembly (answer.ts), so neither imports the other's types.
  */
-import type { IdeaRow, RelationType } from '../db/graph.js';
+import type { IdeaRow, RelationType } from '../db/graph/graph.js';
 
 export interface Why {
   lexicalRank: number | null;

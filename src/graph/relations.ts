@@ -6,7 +6,7 @@
  * contradicts it, and a near-duplicate elsewhere relates to it. Pure: similarities are computed
  * here from the vectors (cosine) or, without them, from the words.
  */
-import type { Intent, RelationType } from '../db/graph.js';
+import type { Intent, RelationType } from '../db/graph/graph.js';
 import {
   dot,
   findContradiction,

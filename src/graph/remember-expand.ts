@@ -2,7 +2,7 @@
  * What /remember adds around its matches: the ideas the top matches supersede, build on, answer
  * or contradict (graph expansion), and the turns said right after the best matches (replies).
  */
-import type { GraphStores, RelationType } from '../db/graph.js';
+import type { GraphStores, RelationType } from '../db/graph/graph.js';
 import type { RankedIdea, Via } from './remember-types.js';
 import { EXPAND_FROM, FOLLOWED, REPLIES_OF, REPLY_SHARE } from './remember-weights.js';
 

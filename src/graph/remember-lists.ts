@@ -2,7 +2,7 @@
  * The ranked lists /remember fuses: ideas by vector (exact within a small filtered set), by their
  * words and their topic's, by the topics (spans) that match, and the entities the query names.
  */
-import { type IdeaFilter, isFiltered } from '../db/graph.js';
+import { type IdeaFilter, isFiltered } from '../db/graph/graph.js';
 import { ftsQuery } from '../knowledge/index.js';
 import { rankExact } from '../knowledge/vector-index.js';
 import { dot, queryCoverage } from '../memory/index.js';

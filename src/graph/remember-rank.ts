@@ -4,7 +4,7 @@
  * and whether the idea was superseded.
  */
 import { DAY_MS } from '../clock.js';
-import type { IdeaFilter, IdeaRow, Intent } from '../db/graph.js';
+import type { IdeaFilter, IdeaRow, Intent } from '../db/graph/graph.js';
 import { dot, queryCoverage } from '../memory/index.js';
 import type { QueryAnalysis } from './query.js';
 import { fuseLists, type Lists } from './remember-fuse.js';

@@ -3,7 +3,7 @@
  * where it did, and the answer assembled within the budget.
  */
 import type { Clock } from '../clock.js';
-import type { GraphStores } from '../db/graph.js';
+import type { GraphStores } from '../db/graph/graph.js';
 import type { SimilarityThresholds } from '../memory/index.js';
 import type { AnswerGroup } from './answer.js';
 import type { GraphModel } from './model-port.js';

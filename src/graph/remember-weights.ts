@@ -2,7 +2,7 @@
  * The tuning of /remember: fusion weights, how many candidates each list brings, how far graph
  * expansion and replies reach, and how fast recency decays.
  */
-import type { RelationType } from '../db/graph.js';
+import type { RelationType } from '../db/graph/graph.js';
 
 export const DEFAULT_BUDGET = 1000;
 

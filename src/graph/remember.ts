@@ -7,7 +7,7 @@
  * along supersedes / builds on / answers / contradicts from the top matches, and assembly within
  * the caller's token budget (answer.ts).
  */
-import type { IdeaFilter } from '../db/graph.js';
+import type { IdeaFilter } from '../db/graph/graph.js';
 import { assembleAnswer } from './answer.js';
 import { analyseQuery } from './query.js';
 import { expandRanked, withReplies } from './remember-expand.js';

@@ -3,7 +3,7 @@
  * first), the summary extractive, in seed 004 section 4.4's parts: the main focus, decisions made,
  * conclusions reached and questions still open.
  */
-import type { EntityType, Intent } from '../db/graph.js';
+import type { EntityType, Intent } from '../db/graph/graph.js';
 import { queryWords } from '../memory/index.js';
 
 export interface SpanIdea {

@@ -3,7 +3,7 @@
  * embedder (never blocking: a failing backend leaves them pending, found by words until the next
  * `graph index` embeds them), and searched with the same sign-bit index as memories.
  */
-import type { GraphSearchStore } from '../db/graph.js';
+import type { GraphSearchStore } from '../db/graph/graph.js';
 import type { Embedding } from '../knowledge/index.js';
 import { createVectorIndex, rankExact, type VectorIndex } from '../knowledge/vector-index.js';
 import { fromBlob, toBlob } from '../memory/index.js';

@@ -10,7 +10,7 @@ import type {
   Intent,
   RelationRow,
   SpanRow,
-} from '../db/graph.js';
+} from '../db/graph/graph.js';
 import { AppError } from '../errors.js';
 
 export interface TopicNode {

@@ -4,7 +4,7 @@
  * knowledge graph into memories and graph entities.
  */
 import type { Clock } from '../clock.js';
-import { createGraphStore } from '../db/graph.js';
+import { createGraphStore } from '../db/graph/graph.js';
 import type { Stores } from '../db/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { exportChunks, type ExportOptions } from './export.js';

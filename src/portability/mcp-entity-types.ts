@@ -2,7 +2,7 @@
  * How an MCP memory entity's free-text type maps onto the graph's entity types, and which
  * entities are services (their observations become memories of that service).
  */
-import type { EntityType } from '../db/graph.js';
+import type { EntityType } from '../db/graph/graph.js';
 import { validateService } from '../memory/index.js';
 
 // Matched against each word of the entity's type ("Home Server" -> server).

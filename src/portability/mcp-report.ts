@@ -2,7 +2,7 @@
  * What an import of the MCP memory server's graph reports, and what its steps share: the
  * stores, whether it is a dry run, and the entities of the file met so far.
  */
-import type { GraphStore } from '../db/graph.js';
+import type { GraphStore } from '../db/graph/graph.js';
 import type { PortabilityStore } from '../db/index.js';
 import type { MemoryService } from '../knowledge/index.js';
 

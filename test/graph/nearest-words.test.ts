@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createGraphStores, type GraphStores } from '../../src/db/graph.js';
+import { createGraphStores, type GraphStores } from '../../src/db/graph/graph.js';
 import { ftsQuery } from '../../src/knowledge/index.js';
 import { queryWords } from '../../src/memory/index.js';
 import { type TestApp, testApp } from '../helpers/db.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-import { createGraphStore } from '../../src/db/graph.js';
+import { createGraphStore } from '../../src/db/graph/graph.js';
 import { createPortability, fileLines, graphType } from '../../src/portability/index.js';
 import { cliIn } from '../helpers/cli.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { basename, dirname } from 'node:path';
 
-import type { GraphSessionKind } from '../../db/graph.js';
+import type { GraphSessionKind } from '../../db/graph/graph.js';
 import type { ParsedLine } from '../turns.js';
 import { claudeCodeLine } from './claude-code.js';
 import { watchkeeperLogLine } from './watchkeeper-log.js';

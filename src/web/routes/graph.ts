@@ -7,7 +7,7 @@
  */
 import { Hono } from 'hono';
 
-import { INTENTS, type Intent } from '../../db/graph.js';
+import { INTENTS, type Intent } from '../../db/graph/graph.js';
 import { AppError } from '../../errors.js';
 import {
   DEFAULT_BUDGET,

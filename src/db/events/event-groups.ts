@@ -1,0 +1,117 @@
+/**
+ * Groups of identical events (same service, level and message), kept by the triggers of
+ * migration 0014: a count, first and last seen, and an acknowledgement (who, when) that covers
+ * the group's events up to its time; a later occurrence reopens the group.
+ */
+import type { EventLevel } from '../../stream/markers.js';
+import { type TextMatch, textMatch } from './event-search.js';
+import { type Db, statementCache } from '../open.js';
+
+export interface EventGroupRow {
+  id: number;
+  service: string | null;
+  level: EventLevel;
+  message: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+  ackedAt: number | null;
+  ackedBy: string | null;
+  /** True while the acknowledgement covers the newest occurrence. */
+  acked: boolean;
+}
+
+export interface EventGroupFilter {
+  level?: EventLevel;
+  service?: string;
+  /** An FTS5 query over the group's message and service. */
+  text?: string;
+  /** Groups seen at or after `from` and before `to` (last seen), epoch ms. */
+  from?: number;
+  to?: number;
+  /** Absent or false: only groups not acknowledged (or reopened since). */
+  includeAcked?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+const COLUMNS = `id, NULLIF(service, '') AS service, level, message, count,
+  first_seen AS firstSeen, last_seen AS lastSeen, acked_at AS ackedAt, acked_by AS ackedBy,
+  (acked_at IS NOT NULL AND acked_at >= last_seen) AS acked`;
+
+type RawGroup = Omit<EventGroupRow, 'acked'> & { acked: number };
+const fromRaw = (r: RawGroup): EventGroupRow => ({ ...r, acked: r.acked === 1 });
+
+function groupWhere(f: EventGroupFilter, text: TextMatch) {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.level) {
+    where.push('level = ?');
+    params.push(f.level);
+  }
+  if (f.service) {
+    where.push('service = ?');
+    params.push(f.service);
+  }
+  if (f.from !== undefined) {
+    where.push('last_seen >= ?');
+    params.push(f.from);
+  }
+  if (f.to !== undefined) {
+    where.push('first_seen < ?');
+    params.push(f.to);
+  }
+  if (f.text) {
+    const [clause, param] = text('id', f.text);
+    where.push(clause);
+    params.push(param);
+  }
+  if (!f.includeAcked) where.push('(acked_at IS NULL OR acked_at < last_seen)');
+  return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+export function createEventGroupStore(db: Db) {
+  const cached = statementCache(db);
+  const text = textMatch(db, 'event_groups_fts');
+  const getOne = db.prepare(`SELECT ${COLUMNS} FROM event_groups WHERE id = ?`);
+  const ack = db.prepare('UPDATE event_groups SET acked_at = ?, acked_by = ? WHERE id = ?');
+  const unack = db.prepare('UPDATE event_groups SET acked_at = NULL, acked_by = NULL WHERE id = ?');
+
+  return {
+    get(id: number): EventGroupRow | null {
+      const raw = getOne.get(id) as RawGroup | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
+    /** Most recently seen first. */
+    list(filter: EventGroupFilter = {}): EventGroupRow[] {
+      const { where, params } = groupWhere(filter, text);
+      const sql = `SELECT ${COLUMNS} FROM event_groups ${where}
+        ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`;
+      return (
+        cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as RawGroup[]
+      ).map(fromRaw);
+    },
+    count(filter: EventGroupFilter = {}): number {
+      const { where, params } = groupWhere(filter, text);
+      return (
+        cached(`SELECT COUNT(*) AS n FROM event_groups ${where}`).get(...params) as { n: number }
+      ).n;
+    },
+    /**
+     * Acknowledges the group's events up to `at` (its newest one at least, so that an ack sent
+     * with a clock a little behind still covers what the operator saw). False: no such group.
+     */
+    acknowledge(id: number, actor: string, at: number): boolean {
+      const g = getOne.get(id) as RawGroup | undefined;
+      if (!g) return false;
+      ack.run(Math.max(at, g.lastSeen), actor, id);
+      return true;
+    },
+    /** Withdraws the acknowledgement. False: no such group. */
+    reopen(id: number): boolean {
+      return unack.run(id).changes === 1;
+    },
+  };
+}
+
+export type EventGroupStore = ReturnType<typeof createEventGroupStore>;

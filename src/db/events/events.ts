@@ -1,0 +1,147 @@
+/** The events table: what the agent reported (`agent`) and what watchkeeper itself noticed (`system`). */
+import type { EventLevel } from '../../stream/markers.js';
+import { type TextMatch, textMatch } from './event-search.js';
+import { type Db, statementCache } from '../open.js';
+
+export type EventSource = 'agent' | 'system';
+
+export interface EventRow {
+  id: number;
+  sessionId: number | null;
+  source: EventSource;
+  level: EventLevel;
+  service: string | null;
+  message: string;
+  createdAt: number;
+  /** The sidecar that wrote it (WATCHKEEPER_INSTANCE); `local` for a lone sidecar. */
+  instance: string;
+}
+
+/** An event to write: the store stamps its own instance. */
+export type NewEvent = Omit<EventRow, 'id' | 'instance'>;
+
+export interface EventFilter {
+  level?: EventLevel;
+  service?: string;
+  sessionId?: number;
+  source?: EventSource;
+  /** An FTS5 query over message and service (see eventTextQuery). */
+  text?: string;
+  /** created_at from (inclusive) and to (exclusive), epoch ms. */
+  from?: number;
+  to?: number;
+  /** False hides events their group's acknowledgement covers; absent or true shows them. */
+  includeAcked?: boolean;
+  /** Only the events this instance wrote. */
+  instance?: string;
+  limit?: number;
+  offset?: number;
+}
+
+const COLUMNS = `id, session_id AS sessionId, source, level, service, message,
+  created_at AS createdAt, instance`;
+
+/**
+ * The filter as a WHERE clause over `events` (columns qualified, so that it also works joined
+ * with event_groups). The acknowledgement is left to the callers: a count subtracts the
+ * acknowledged events, a page of rows tests each row.
+ */
+function eventWhere(
+  filter: EventFilter,
+  text: TextMatch,
+): { clauses: string[]; params: (string | number)[] } {
+  const clauses: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (clause: string, value: string | number) => {
+    clauses.push(clause);
+    params.push(value);
+  };
+  if (filter.level) add('events.level = ?', filter.level);
+  if (filter.service) add('events.service = ?', filter.service);
+  if (filter.sessionId !== undefined) add('events.session_id = ?', filter.sessionId);
+  if (filter.source) add('events.source = ?', filter.source);
+  if (filter.from !== undefined) add('events.created_at >= ?', filter.from);
+  if (filter.to !== undefined) add('events.created_at < ?', filter.to);
+  if (filter.instance !== undefined) add('events.instance = ?', filter.instance);
+  if (filter.text) add(...text('events.id', filter.text));
+  return { clauses, params };
+}
+
+const whereSql = (clauses: readonly string[]) =>
+  clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+
+/** An event its group's acknowledgement covers. */
+const ACKED = `EXISTS (SELECT 1 FROM event_groups g
+  WHERE g.id = events.group_id AND g.acked_at >= events.created_at)`;
+
+/** `instance`: this sidecar's name, written on every event it inserts. */
+export function createEventStore(db: Db, instance = 'local') {
+  const cached = statementCache(db);
+  const text = textMatch(db, 'events_fts');
+  const insert = db.prepare(`INSERT INTO events
+    (session_id, source, level, service, message, created_at, instance)
+    VALUES (@sessionId, @source, @level, @service, @message, @createdAt, @instance)`);
+  const instances = db.prepare(`WITH RECURSIVE i(name) AS (
+      SELECT MIN(instance) FROM events
+      UNION ALL
+      SELECT (SELECT MIN(instance) FROM events WHERE instance > i.name) FROM i
+      WHERE i.name IS NOT NULL
+    ) SELECT name FROM i WHERE name IS NOT NULL LIMIT ?`);
+
+  const recentServices = db.prepare(`SELECT service FROM events
+    WHERE created_at >= ? AND service IS NOT NULL AND level IN (SELECT value FROM json_each(?))
+    GROUP BY service ORDER BY MAX(created_at) DESC LIMIT ?`);
+
+  return {
+    /** Services named by events at these levels since `since`, most recent first. */
+    recentServices(since: number, levels: readonly EventLevel[], limit: number): string[] {
+      return (
+        recentServices.all(since, JSON.stringify(levels), limit) as { service: string }[]
+      ).map((r) => r.service);
+    },
+
+    insert(event: NewEvent): number {
+      return Number(
+        insert.run({
+          sessionId: event.sessionId,
+          source: event.source,
+          level: event.level,
+          service: event.service,
+          message: event.message,
+          createdAt: event.createdAt,
+          instance,
+        }).lastInsertRowid,
+      );
+    },
+    /** The instances that wrote events, by name (at most `limit`). */
+    instances(limit = 100): string[] {
+      return (instances.all(limit) as { name: string }[]).map((r) => r.name);
+    },
+    list(filter: EventFilter = {}): EventRow[] {
+      const { clauses, params } = eventWhere(filter, text);
+      if (filter.includeAcked === false) clauses.push(`NOT ${ACKED}`);
+      const sql = `SELECT ${COLUMNS} FROM events ${whereSql(clauses)}
+        ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
+      return cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
+    },
+    /**
+     * How many events the filter matches (limit and offset aside). Without acknowledged ones:
+     * all of them less those of the acknowledged groups, read through the groups' index, so
+     * that the count stays an index count however many events there are.
+     */
+    count(filter: EventFilter = {}): number {
+      const { clauses, params } = eventWhere(filter, text);
+      const n = (sql: string) => (cached(sql).get(...params) as { n: number }).n;
+      const all = n(`SELECT COUNT(*) AS n FROM events ${whereSql(clauses)}`);
+      if (filter.includeAcked !== false || all === 0) return all;
+      return (
+        all -
+        n(`SELECT COUNT(*) AS n FROM event_groups g
+          JOIN events ON events.group_id = g.id AND events.created_at <= g.acked_at
+          ${whereSql(['g.acked_at IS NOT NULL', ...clauses])}`)
+      );
+    },
+  };
+}
+
+export type EventStore = ReturnType<typeof createEventStore>;

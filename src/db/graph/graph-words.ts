@@ -1,0 +1,296 @@
+/**
+ * The words of ideas_fts held in memory, so that indexing a long transcript can ask "which
+ * ideas are nearest this one by its words" once per new idea without FTS5 scoring every idea
+ * that shares a common word (the query that made indexing quadratic). The answer is FTS5's own:
+ * the same tokens (its tokenizer, fts-tokens.ts), the same statistics (rows, tokens per row,
+ * rows per term) and SQLite's bm25 formula (fts5_aux.c) with the same column weights, ranked
+ * best first; only the ideas that cannot reach the top are skipped (MaxScore: a term's share of
+ * a score is below idf * (k1 + 1), so once the tenth best beats what the remaining terms could
+ * add, their other ideas are never scored). Written by hand: no library ranks exactly as FTS5.
+ *
+ * Kept true to the table: terms are read from FTS5 (fts5vocab) the first time a query needs
+ * them and changed with every write after that. Ideas written on this connection are logged by
+ * temporary triggers and caught up before each use; the words around ideas are written through
+ * graph-search.ts, which reports them here. Anything it cannot follow (another connection's
+ * commit, a deleted or reworded idea, a rolled-back transaction, a column rewritten that held
+ * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
+ * query runs in FTS5 as before.
+ */
+import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
+import type { Db } from '../open.js';
+
+/** ideas_fts's columns, in order, and their bm25 weights (graph-search.ts IDEA_COLUMN_WEIGHTS). */
+const COLUMNS = ['content', 'turn', 'near', 'far'] as const;
+export type IdeaColumn = (typeof COLUMNS)[number];
+/** Texts whose tokens are kept (cleared whole when full). */
+const CACHED_TEXTS = 20_000;
+const K1 = 1.2;
+const B = 0.75;
+
+interface Posting {
+  /** Idea ids containing the term, ascending. */
+  ids: number[];
+  /** Weighted occurrences (sum of column weights) per idea, beside `ids`. */
+  freqs: number[];
+}
+
+interface State {
+  /** Tokens per column of every idea: four numbers per idea id (0 for an id with no row). */
+  sizes: Int32Array;
+  rows: number;
+  totalTokens: number;
+  postings: Map<string, Posting>;
+  dataVersion: number;
+  /** The last log row applied, and its nonce (a rolled-back row is gone or another). */
+  seq: number;
+  nonce: number | null;
+}
+
+export interface WordHit {
+  id: number;
+  bm25: number;
+}
+
+/** SQLite's varint (FTS5's docsize rows are one per column). */
+function varints(buf: Uint8Array): number[] {
+  const out: number[] = [];
+  let p = 0;
+  while (p < buf.length) {
+    let v = 0;
+    for (let i = 0; i < 9; i += 1) {
+      const b = buf[p++]!;
+      if (i === 8) {
+        v = v * 256 + b;
+        break;
+      }
+      v = v * 128 + (b & 0x7f);
+      if ((b & 0x80) === 0) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+function indexOf(ids: readonly number[], id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function count(tokens: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of tokens) out.set(t, (out.get(t) ?? 0) + 1);
+  return out;
+}
+
+/** `a` with room for index `n` (doubled, so growth costs little). */
+function withRoom<T extends Int32Array | Float64Array>(a: T, n: number, make: (n: number) => T): T {
+  if (n < a.length) return a;
+  const b = make(Math.max(n + 1, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+export function createIdeaWords(db: Db, weights: readonly number[]) {
+  db.exec(`CREATE TEMP TABLE IF NOT EXISTS idea_words_log (seq INTEGER PRIMARY KEY,
+      id INTEGER NOT NULL, op TEXT NOT NULL, nonce INTEGER NOT NULL DEFAULT (abs(random() % 9007199254740991)));
+    CREATE TEMP TRIGGER IF NOT EXISTS idea_words_insert AFTER INSERT ON main.ideas BEGIN
+      INSERT INTO idea_words_log (id, op) VALUES (new.id, 'insert'); END;
+    CREATE TEMP TRIGGER IF NOT EXISTS idea_words_delete AFTER DELETE ON main.ideas BEGIN
+      INSERT INTO idea_words_log (id, op) VALUES (old.id, 'delete'); END;
+    CREATE TEMP TRIGGER IF NOT EXISTS idea_words_update AFTER UPDATE OF content ON main.ideas BEGIN
+      INSERT INTO idea_words_log (id, op) VALUES (new.id, 'update'); END;
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.idea_words_vocab
+      USING fts5vocab(main, ideas_fts, instance);`);
+  const tokenizer: FtsTokenizer = createFtsTokenizer();
+  // The same texts come back: a query's words, and a turn's words given to the turns after it.
+  const cache = new Map<string, string[]>();
+  const tokens = (texts: readonly string[]): string[][] => {
+    const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+    if (cache.size + missing.length > CACHED_TEXTS) cache.clear();
+    tokenizer.tokens(missing).forEach((list, k) => cache.set(missing[k]!, list));
+    return texts.map((t) => cache.get(t) ?? tokenizer.tokens([t])[0]!);
+  };
+  const lastLog = db.prepare('SELECT seq, nonce FROM idea_words_log ORDER BY seq DESC LIMIT 1');
+  const logAt = db.prepare('SELECT nonce FROM idea_words_log WHERE seq = ?');
+  const logAfter = db.prepare(
+    'SELECT seq, id, op, nonce FROM idea_words_log WHERE seq > ? ORDER BY seq',
+  );
+  const prune = db.prepare('DELETE FROM idea_words_log WHERE seq < ?');
+  const note = db.prepare("INSERT INTO idea_words_log (id, op) VALUES (0, 'words')");
+  const docsizes = db.prepare('SELECT id, sz FROM ideas_fts_docsize');
+  const contents = db.prepare('SELECT content FROM ideas WHERE id = ?');
+  const instances = db.prepare('SELECT doc, col FROM idea_words_vocab WHERE term = ?');
+  const colIndex = new Map<string, number>(COLUMNS.map((c, i) => [c, i]));
+  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  let state: State | null = null;
+
+  const load = (): State => {
+    let sizes = new Int32Array(1024);
+    let rows = 0;
+    let totalTokens = 0;
+    for (const r of docsizes.all() as { id: number; sz: Uint8Array }[]) {
+      sizes = withRoom(sizes, 4 * r.id + 3, (n) => new Int32Array(n));
+      varints(r.sz).forEach((n, col) => {
+        sizes[4 * r.id + col] = n;
+        totalTokens += n;
+      });
+      rows += 1;
+    }
+    const last = lastLog.get() as { seq: number; nonce: number } | undefined;
+    return {
+      sizes,
+      rows,
+      totalTokens,
+      postings: new Map(),
+      dataVersion: dataVersion(),
+      seq: last?.seq ?? 0,
+      nonce: last?.nonce ?? null,
+    };
+  };
+
+  /** Adds a column's tokens to an idea (the terms read so far, and the sizes). */
+  const add = (
+    s: State,
+    id: number,
+    col: number,
+    tokens: readonly string[],
+    counts = count(tokens),
+  ) => {
+    s.sizes = withRoom(s.sizes, 4 * id + 3, (n) => new Int32Array(n));
+    s.sizes[4 * id + col] = s.sizes[4 * id + col]! + tokens.length;
+    s.totalTokens += tokens.length;
+    for (const [term, n] of counts) {
+      const p = s.postings.get(term);
+      if (!p) continue;
+      const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
+      if (p.ids[at] !== id) {
+        p.ids.splice(at, 0, id);
+        p.freqs.splice(at, 0, 0);
+      }
+      p.freqs[at] = p.freqs[at]! + n * weights[col]!;
+    }
+  };
+
+  const mark = (s: State, row: { seq: number; nonce: number }) => {
+    s.seq = row.seq;
+    s.nonce = row.nonce;
+  };
+
+  /** Applies what this connection logged since; null when the state cannot follow it. */
+  const catchUp = (): State | null => {
+    const s = state;
+    if (!s) return null;
+    if (dataVersion() !== s.dataVersion) return (state = null);
+    if (s.seq > 0 && (logAt.get(s.seq) as { nonce: number } | undefined)?.nonce !== s.nonce)
+      return (state = null);
+    const rows = logAfter.all(s.seq) as { seq: number; id: number; op: string; nonce: number }[];
+    if (rows.length === 0) return s;
+    if (rows.some((r) => r.op !== 'insert')) return (state = null);
+    const texts = rows.map((r) => (contents.get(r.id) as { content: string } | undefined)?.content);
+    if (texts.some((t) => t === undefined)) return (state = null);
+    tokens(texts as string[]).forEach((list, k) => add(s, rows[k]!.id, 0, list));
+    s.rows += rows.length;
+    mark(s, rows.at(-1)!);
+    prune.run(s.seq);
+    return s;
+  };
+
+  const posting = (s: State, term: string): Posting => {
+    let p = s.postings.get(term);
+    if (!p) {
+      const ids: number[] = [];
+      const freqs: number[] = [];
+      for (const r of instances.all(term) as { doc: number; col: string }[]) {
+        const w = weights[colIndex.get(r.col) ?? 0]!;
+        if (ids.at(-1) === r.doc) freqs[freqs.length - 1] = freqs.at(-1)! + w;
+        else {
+          ids.push(r.doc);
+          freqs.push(w);
+        }
+      }
+      p = { ids, freqs };
+      s.postings.set(term, p);
+    }
+    return p;
+  };
+
+  /** Words written around ideas (graph-search.ts): columns that were empty, or words appended. */
+  const words = (ids: readonly number[], columns: [IdeaColumn, string][], replace: boolean) => {
+    const s = catchUp();
+    if (!s || ids.length === 0 || columns.length === 0) return;
+    const cols = columns.map(([c]) => colIndex.get(c)!);
+    if (replace && ids.some((id) => cols.some((c) => (s.sizes[4 * id + c] ?? 0) > 0))) {
+      state = null;
+      return;
+    }
+    const lists = tokens(columns.map(([, text]) => text));
+    const counts = lists.map(count);
+    for (const id of ids) cols.forEach((c, k) => add(s, id, c, lists[k]!, counts[k]));
+    note.run();
+    mark(s, lastLog.get() as { seq: number; nonce: number });
+  };
+
+  // Scores of one query, by idea id; `touched` lists the ids to read and clear after.
+  let acc = new Float64Array(1024);
+  const touched: number[] = [];
+
+  return {
+    /** Sets columns of ideas that held no words (graph-search.ts setContext). */
+    set: (ids: readonly number[], columns: [IdeaColumn, string][]) => words(ids, columns, true),
+    /** Appends words to a column (graph-search.ts addContext). */
+    append: (ids: readonly number[], column: IdeaColumn, text: string) =>
+      words(ids, [[column, text]], false),
+
+    /**
+     * The ideas an FTS5 query of these words (`"w1" OR "w2" ...`) ranks first by bm25, with
+     * their bm25; null when a word is more than one token (the caller asks FTS5).
+     */
+    nearest(queryWords: readonly string[], limit: number): WordHit[] | null {
+      const s = catchUp() ?? (state = load());
+      const phrases = tokens(queryWords);
+      if (phrases.some((p) => p.length !== 1)) return null;
+      if (s.rows === 0 || phrases.length === 0) return [];
+      const avgdl = s.totalTokens / s.rows;
+      const sizes = s.sizes;
+      acc = withRoom(acc, sizes.length / 4, (n) => new Float64Array(n));
+      // Phrase by phrase, in the query's order, as fts5_aux.c adds them up for each row.
+      for (const [term] of phrases as [string][]) {
+        const { ids, freqs } = posting(s, term);
+        const v = Math.log((s.rows - ids.length + 0.5) / (ids.length + 0.5));
+        const idf = v <= 0 ? 1e-6 : v;
+        for (let k = 0; k < ids.length; k += 1) {
+          const id = ids[k]!;
+          const f = freqs[k]!;
+          const at = 4 * id;
+          const d = sizes[at]! + sizes[at + 1]! + sizes[at + 2]! + sizes[at + 3]!;
+          if (acc[id] === 0) touched.push(id);
+          acc[id] = acc[id]! + idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
+        }
+      }
+      // The best `limit`, ties to the lower id (FTS5 reads rows in rowid order).
+      const top: number[] = [];
+      const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && a < b);
+      for (const id of touched) {
+        if (top.length === limit && !better(id, top[limit - 1]!)) continue;
+        let at = top.length;
+        while (at > 0 && better(id, top[at - 1]!)) at -= 1;
+        top.splice(at, 0, id);
+        if (top.length > limit) top.pop();
+      }
+      const out = top.map((id) => ({ id, bm25: -1 * acc[id]! }));
+      for (const id of touched) acc[id] = 0;
+      touched.length = 0;
+      return out;
+    },
+
+    close: () => tokenizer.close(),
+  };
+}
+
+export type IdeaWords = ReturnType<typeof createIdeaWords>;

@@ -1,0 +1,68 @@
+/** The memories the session's prompt block may hold: how many, and the groups it is built from. */
+import type { ContextMemory } from '../../memory/context.js';
+import { otherInstancesProbe } from './memory-columns.js';
+import { FLEET } from './memory-types.js';
+import { type Db, statementCache } from '../open.js';
+
+export function memoryContext(db: Db) {
+  const cached = statementCache(db);
+  const hasOthers = otherInstancesProbe(db);
+  const eligibleCount = db.prepare(
+    'SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?',
+  );
+  const contextServices = db.prepare(`SELECT service, MAX(confidence) AS top FROM memories
+    WHERE active = 1 AND confidence >= ? GROUP BY service ORDER BY top DESC, service`);
+  const contextGroup =
+    db.prepare(`SELECT id, service, category, observation, confidence FROM memories
+    WHERE active = 1 AND confidence >= ? AND service IS ?
+    ORDER BY confidence DESC, last_reinforced_at DESC, id LIMIT ?`);
+
+  return {
+    /**
+     * How many memories the prompt block could include (active, at or above `threshold`);
+     * `visibleTo`: only that instance's memories and the fleet's.
+     */
+    countEligible(threshold: number, scopes?: readonly string[], visibleTo?: string): number {
+      if (visibleTo !== undefined && hasOthers(visibleTo)) {
+        // The scope index serves the count; the instance is a row filter.
+        const visible = `+instance IN (?, '${FLEET}')`;
+        const row =
+          scopes === undefined
+            ? cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND ${visible}`).get(threshold, visibleTo)
+            : cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND scope IN (SELECT value FROM json_each(?)) AND ${visible}`).get(
+                threshold,
+                JSON.stringify(scopes),
+                visibleTo,
+              );
+        return (row as { n: number }).n;
+      }
+      if (scopes !== undefined) {
+        return (
+          cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+            AND scope IN (SELECT value FROM json_each(?))`).get(
+            threshold,
+            JSON.stringify(scopes),
+          ) as { n: number }
+        ).n;
+      }
+      return (eligibleCount.get(threshold) as { n: number }).n;
+    },
+
+    /**
+     * Groups for the prompt block, lazily: services ordered by their best confidence, each with
+     * at most `perGroup` memories, fetched only when the consumer gets that far.
+     */
+    *contextGroups(
+      threshold: number,
+      perGroup: number,
+    ): Generator<{ service: string | null; memories: ContextMemory[] }> {
+      const services = contextServices.all(threshold) as { service: string | null }[];
+      for (const { service } of services) {
+        const memories = contextGroup.all(threshold, service, perGroup) as ContextMemory[];
+        yield { service, memories };
+      }
+    },
+  };
+}

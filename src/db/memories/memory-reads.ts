@@ -1,0 +1,127 @@
+/** Reading memories: by id, by service, filtered pages, decay candidates and a memory's history. */
+import type { Category } from '../../memory/policy.js';
+import {
+  COLUMNS,
+  COLUMNS_OF_M,
+  fromRaw,
+  otherInstancesProbe,
+  type RawMemory,
+  whereOf,
+  withVisibility,
+} from './memory-columns.js';
+import { FLEET, type HistoryRow, type MemoryFilter, type MemoryRow } from './memory-types.js';
+import { type Db, statementCache } from '../open.js';
+
+export function memoryReads(db: Db) {
+  const cached = statementCache(db);
+  const hasOthers = otherInstancesProbe(db);
+  const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
+  // Any number of ids as one JSON parameter: one prepared statement.
+  const getManyStmt = db.prepare(
+    `SELECT ${COLUMNS_OF_M} FROM json_each(?) j CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT)`,
+  );
+  // A skip scan of the instance index: one probe per instance, not a read of every row.
+  const instancesStmt = db.prepare(`WITH RECURSIVE names(name) AS (
+      SELECT min(instance) FROM memories
+      UNION ALL
+      SELECT (SELECT min(instance) FROM memories WHERE instance > name) FROM names
+      WHERE name IS NOT NULL)
+    SELECT name FROM names WHERE name IS NOT NULL`);
+  const servicesStmt = db.prepare(
+    'SELECT DISTINCT service FROM memories WHERE service IS NOT NULL ORDER BY service',
+  );
+  const candidates = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
+  const decayDue = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE active = 1 AND pinned = 0 AND next_decay_at <= ?`);
+  const history =
+    db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
+    new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt,
+    related_memory_id AS relatedMemoryId, source, evidence FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
+
+  return {
+    get(id: number): MemoryRow | null {
+      const raw = getOne.get(id) as RawMemory | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
+
+    /** The rows of these ids that exist, in no particular order. */
+    getMany(ids: readonly number[]): MemoryRow[] {
+      if (ids.length === 0) return [];
+      return (getManyStmt.all(JSON.stringify(ids)) as RawMemory[]).map(fromRaw);
+    },
+
+    /**
+     * Active memories of a service (any category): the pool a new observation is compared with.
+     * `visibleTo`: only that instance's memories and the fleet's.
+     */
+    activeOfService(
+      service: string | null,
+      scope = 'ops',
+      limit = 2000,
+      maxId = Number.MAX_SAFE_INTEGER,
+      visibleTo?: string,
+    ): MemoryRow[] {
+      if (visibleTo !== undefined && hasOthers(visibleTo)) {
+        return (
+          cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
+            AND id <= ? AND +instance IN (?, '${FLEET}') ORDER BY confidence DESC, id LIMIT ?`).all(
+            service,
+            scope,
+            maxId,
+            visibleTo,
+            limit,
+          ) as RawMemory[]
+        ).map(fromRaw);
+      }
+      return (
+        cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
+          AND id <= ? ORDER BY confidence DESC, id LIMIT ?`).all(
+          service,
+          scope,
+          maxId,
+          limit,
+        ) as RawMemory[]
+      ).map(fromRaw);
+    },
+
+    list(filter: MemoryFilter = {}): MemoryRow[] {
+      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
+      const rows = cached(
+        `SELECT ${COLUMNS} FROM memories ${sql}
+          ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
+      ).all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
+      return rows.map(fromRaw);
+    },
+
+    /** Every instance that has a memory (FLEET among them when one is shared), sorted. */
+    instances(): string[] {
+      return (instancesStmt.all() as { name: string }[]).map((r) => r.name);
+    },
+
+    /** Every service that has a memory, sorted (general memories are not listed). */
+    services(): string[] {
+      return (servicesStmt.all() as { service: string }[]).map((r) => r.service);
+    },
+
+    count(filter: MemoryFilter = {}): number {
+      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
+      return (cached(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number })
+        .n;
+    },
+
+    /** Active memories of one (service, category): the pool a new observation may reinforce. */
+    reinforcementCandidates(service: string | null, category: Category): MemoryRow[] {
+      return (candidates.all(service, category) as RawMemory[]).map(fromRaw);
+    },
+
+    /** Active, unpinned memories whose next decay step is due at `now`. */
+    decayDue(now: number): MemoryRow[] {
+      return (decayDue.all(now) as RawMemory[]).map(fromRaw);
+    },
+
+    history(memoryId: number): HistoryRow[] {
+      return history.all(memoryId) as HistoryRow[];
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Services and what they are. A service is "seen" when an event, a memory or a cooldown action
+ * names it; the services table holds only the ones with a description (or a first sighting that
+ * the catalog could describe), and the list below joins both.
+ */
+import { type Db } from '../open.js';
+
+export type DescriptionSource = 'operator' | 'agent' | 'catalog';
+
+export interface ServiceInfo {
+  name: string;
+  description: string | null;
+  descriptionSource: DescriptionSource | null;
+}
+
+export interface ServiceRow {
+  name: string;
+  description: string | null;
+  descriptionSource: DescriptionSource | null;
+  activeMemories: number;
+  inactiveMemories: number;
+  events: number;
+  lastEventAt: number | null;
+  cooldownActions: number;
+}
+
+// Precedence of a description's source: a lower one never overwrites a higher one.
+const RANK: Record<DescriptionSource, number> = { catalog: 1, agent: 2, operator: 3 };
+
+export function createServiceStore(db: Db) {
+  const getOne = db.prepare(
+    'SELECT name, description, description_source AS descriptionSource FROM services WHERE name = ?',
+  );
+  const insert = db.prepare(`INSERT INTO services (name, description, description_source,
+    created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`);
+  const update = db.prepare(`UPDATE services SET description = ?, description_source = ?,
+    updated_at = ? WHERE name = ?`);
+  const list = db.prepare(`WITH names AS (
+      SELECT name FROM services
+      UNION SELECT service FROM memories WHERE service IS NOT NULL
+      UNION SELECT service FROM events WHERE service IS NOT NULL
+      UNION SELECT service FROM cooldown_actions
+    )
+    SELECT n.name, s.description, s.description_source AS descriptionSource,
+      (SELECT COUNT(*) FROM memories m WHERE m.service = n.name AND m.active = 1) AS activeMemories,
+      (SELECT COUNT(*) FROM memories m WHERE m.service = n.name AND m.active = 0) AS inactiveMemories,
+      (SELECT COUNT(*) FROM events e WHERE e.service = n.name) AS events,
+      (SELECT MAX(created_at) FROM events e WHERE e.service = n.name) AS lastEventAt,
+      (SELECT COUNT(*) FROM cooldown_actions c WHERE c.service = n.name) AS cooldownActions
+    FROM names n LEFT JOIN services s ON s.name = n.name ORDER BY n.name`);
+  const described = db.prepare(`SELECT name, description, updated_at AS updatedAt FROM services
+    WHERE description IS NOT NULL AND description <> '' ORDER BY name`);
+  const known = db.prepare(`SELECT 1 FROM services WHERE name = @name
+    UNION ALL SELECT 1 FROM memories WHERE service = @name
+    UNION ALL SELECT 1 FROM events WHERE service = @name
+    UNION ALL SELECT 1 FROM cooldown_actions WHERE service = @name LIMIT 1`);
+
+  return {
+    get(name: string): ServiceInfo | null {
+      return (getOne.get(name) as ServiceInfo | undefined) ?? null;
+    },
+
+    /** The services that have a description, with when it last changed. */
+    described(): { name: string; description: string; updatedAt: number }[] {
+      return described.all() as { name: string; description: string; updatedAt: number }[];
+    },
+
+    /** Every service seen anywhere, with its counts. */
+    list(): ServiceRow[] {
+      return list.all() as ServiceRow[];
+    },
+
+    /** Whether anything names this service. */
+    isKnown(name: string): boolean {
+      return known.get({ name }) !== undefined;
+    },
+
+    /**
+     * Records a description unless one from a higher-ranked source is already there. Returns
+     * whether it was written. (Triggers re-index the service's memories in the same transaction.)
+     */
+    describe: db.transaction(
+      (
+        name: string,
+        description: string | null,
+        source: DescriptionSource,
+        at: number,
+        force = false,
+      ): boolean => {
+        insert.run(name, null, null, at, at);
+        const current = getOne.get(name) as { descriptionSource: DescriptionSource | null };
+        const outranked =
+          current.descriptionSource !== null && RANK[current.descriptionSource] > RANK[source];
+        if (outranked && !force) return false;
+        update.run(description, description === null ? null : source, at, name);
+        return true;
+      },
+    ),
+
+    /** Makes sure a row exists (a first sighting); the catalog's description comes with it. */
+    ensure(name: string, catalogDescription: string | null, at: number): void {
+      insert.run(name, catalogDescription, catalogDescription === null ? null : 'catalog', at, at);
+    },
+  };
+}
+
+export type ServiceStore = ReturnType<typeof createServiceStore>;

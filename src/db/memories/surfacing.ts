@@ -1,0 +1,78 @@
+/**
+ * Which memories each session was given (the block at its start, the in-session hook), with their
+ * scores, and each memory's surfacing counters.
+ */
+import { type Db, engineOf } from '../open.js';
+
+export type SurfacedVia = 'context' | 'hook';
+
+export interface Surfaced {
+  memoryId: number;
+  score: number | null;
+  /** Why it ranked there (the score's components), as JSON-able data. */
+  detail?: unknown;
+}
+
+export interface SessionMemoryRow {
+  memoryId: number;
+  via: SurfacedVia;
+  score: number | null;
+  detail: unknown;
+  createdAt: number;
+  service: string | null;
+  category: string | null;
+  observation: string | null;
+}
+
+export function createSurfacingStore(db: Db) {
+  const insert = db.prepare(`INSERT INTO session_memories (session_id, memory_id, via, score,
+    detail_json, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
+  const bump = db.prepare(`UPDATE memories SET last_surfaced_at = ?,
+    surface_count = surface_count + 1 WHERE id = ?`);
+  const ofSession = db.prepare('SELECT memory_id AS id FROM session_memories WHERE session_id = ?');
+  const rows = db.prepare(`SELECT sm.memory_id AS memoryId, sm.via, sm.score,
+    sm.detail_json AS detail, sm.created_at AS createdAt, m.service, m.category, m.observation
+    FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
+    WHERE sm.session_id = ? ORDER BY sm.created_at, ${
+      // In the order they were recorded: SQLite's rowid. PostgreSQL has none; the row's
+      // position in the table follows the order of insertion while no space freed by deleted
+      // rows is reused.
+      engineOf(db) === 'postgres' ? 'sm.ctid' : 'sm.rowid'
+    }`);
+
+  return {
+    /** Records what a session was given; a memory already given to it is not counted twice. */
+    record: db.transaction(
+      (sessionId: number | null, items: readonly Surfaced[], via: SurfacedVia, at: number) => {
+        for (const item of items) {
+          if (sessionId !== null) {
+            const added = insert.run(
+              sessionId,
+              item.memoryId,
+              via,
+              item.score,
+              item.detail === undefined ? null : JSON.stringify(item.detail),
+              at,
+            ).changes;
+            if (added === 0) continue;
+          }
+          bump.run(at, item.memoryId);
+        }
+      },
+    ),
+
+    /** Ids of the memories this session has already been given. */
+    surfacedIn(sessionId: number): Set<number> {
+      return new Set((ofSession.all(sessionId) as { id: number }[]).map((r) => r.id));
+    },
+
+    forSession(sessionId: number): SessionMemoryRow[] {
+      return (rows.all(sessionId) as (SessionMemoryRow & { detail: string | null })[]).map((r) => ({
+        ...r,
+        detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown),
+      }));
+    },
+  };
+}
+
+export type SurfacingStore = ReturnType<typeof createSurfacingStore>;
