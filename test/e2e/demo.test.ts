@@ -43,5 +43,6 @@ describe('demo mode', () => {
     } finally {
       stores.close();
     }
-  });
+    // Three real CLI sessions one after another: generous, so that a busy machine is no failure.
+  }, 180_000);
 });
