@@ -11,7 +11,7 @@
  * Kept true to the table: terms are read from FTS5 (fts5vocab) the first time a query needs
  * them and changed with every write after that. Ideas written on this connection are logged by
  * temporary triggers and caught up before each use; the words around ideas are written through
- * graph-search.ts, which reports them here. Anything it cannot follow (another connection's
+ * graph-text-search.ts, which reports them here. Anything it cannot follow (another connection's
  * commit, a deleted or reworded idea, a rolled-back transaction, a column rewritten that held
  * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
  * query runs in FTS5 as before.
@@ -19,7 +19,7 @@
 import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
 import type { Db } from '../open.js';
 
-/** ideas_fts's columns, in order, and their bm25 weights (graph-search.ts IDEA_COLUMN_WEIGHTS). */
+/** ideas_fts's columns, in order, and their bm25 weights (graph-search-types.ts IDEA_COLUMN_WEIGHTS). */
 const COLUMNS = ['content', 'turn', 'near', 'far'] as const;
 export type IdeaColumn = (typeof COLUMNS)[number];
 /** Texts whose tokens are kept (cleared whole when full). */
