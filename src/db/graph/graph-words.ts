@@ -220,7 +220,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     return p;
   };
 
-  /** Words written around ideas (graph-search.ts): columns that were empty, or words appended. */
+  /** Words written around ideas (graph-text-search.ts): columns that were empty, or words appended. */
   const words = (ids: readonly number[], columns: [IdeaColumn, string][], replace: boolean) => {
     const s = catchUp();
     if (!s || ids.length === 0 || columns.length === 0) return;
@@ -241,9 +241,9 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
   const touched: number[] = [];
 
   return {
-    /** Sets columns of ideas that held no words (graph-search.ts setContext). */
+    /** Sets columns of ideas that held no words (graph-text-search.ts setContext). */
     set: (ids: readonly number[], columns: [IdeaColumn, string][]) => words(ids, columns, true),
-    /** Appends words to a column (graph-search.ts addContext). */
+    /** Appends words to a column (graph-text-search.ts addContext). */
     append: (ids: readonly number[], column: IdeaColumn, text: string) =>
       words(ids, [[column, text]], false),
 
