@@ -11,7 +11,7 @@
  * Kept true to the table: terms are read from FTS5 (fts5vocab) the first time a query needs
  * them and changed with every write after that. Ideas written on this connection are logged by
  * temporary triggers and caught up before each use; the words around ideas are written through
- * graph-search.ts, which reports them here. Anything it cannot follow (another connection's
+ * graph-text-search.ts, which reports them here. Anything it cannot follow (another connection's
  * commit, a deleted or reworded idea, a rolled-back transaction, a column rewritten that held
  * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
  * query runs in FTS5 as before.
@@ -19,7 +19,7 @@
 import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
 import type { Db } from '../open.js';
 
-/** ideas_fts's columns, in order, and their bm25 weights (graph-search.ts IDEA_COLUMN_WEIGHTS). */
+/** ideas_fts's columns, in order, and their bm25 weights (graph-search-types.ts IDEA_COLUMN_WEIGHTS). */
 const COLUMNS = ['content', 'turn', 'near', 'far'] as const;
 export type IdeaColumn = (typeof COLUMNS)[number];
 /** Texts whose tokens are kept (cleared whole when full). */
@@ -220,7 +220,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     return p;
   };
 
-  /** Words written around ideas (graph-search.ts): columns that were empty, or words appended. */
+  /** Words written around ideas (graph-text-search.ts): columns that were empty, or words appended. */
   const words = (ids: readonly number[], columns: [IdeaColumn, string][], replace: boolean) => {
     const s = catchUp();
     if (!s || ids.length === 0 || columns.length === 0) return;
@@ -241,9 +241,9 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
   const touched: number[] = [];
 
   return {
-    /** Sets columns of ideas that held no words (graph-search.ts setContext). */
+    /** Sets columns of ideas that held no words (graph-text-search.ts setContext). */
     set: (ids: readonly number[], columns: [IdeaColumn, string][]) => words(ids, columns, true),
-    /** Appends words to a column (graph-search.ts addContext). */
+    /** Appends words to a column (graph-text-search.ts addContext). */
     append: (ids: readonly number[], column: IdeaColumn, text: string) =>
       words(ids, [[column, text]], false),
 

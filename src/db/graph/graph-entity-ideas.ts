@@ -1,0 +1,42 @@
+/**
+ * Which ideas name an entity, and how many: an entity's page and the Graph page's entities.
+ */
+import type { Db } from '../open.js';
+import { IDEA_COLUMNS, type IdeaRecord, toIdea, placeholders, chunked } from './graph-row-sql.js';
+import { type IdeaRow, type EntityRow } from './graph-rows.js';
+export function createEntityIdeaRows(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
+  return {
+    /** Every idea that names an entity, newest first. */
+    ideasOfEntity(entityId: number, limit = 500): IdeaRow[] {
+      return (
+        cached(`SELECT ${IDEA_COLUMNS} FROM idea_entities l JOIN ideas i ON i.id = l.idea_id
+          WHERE l.entity_id = ? ORDER BY i.created_at DESC, i.id DESC LIMIT ?`).all(
+          entityId,
+          limit,
+        ) as IdeaRecord[]
+      ).map(toIdea);
+    },
+
+    /** How many ideas name each of these entities. */
+    ideaCounts(entityIds: readonly number[]): Map<number, number> {
+      const rows = chunked(
+        entityIds,
+        (chunk) =>
+          db
+            .prepare(
+              `SELECT entity_id AS id, COUNT(*) AS n FROM idea_entities
+               WHERE entity_id IN (${placeholders(chunk.length)}) GROUP BY entity_id`,
+            )
+            .all(...chunk) as { id: number; n: number }[],
+      );
+      return new Map(rows.map((r) => [r.id, r.n]));
+    },
+
+    /** Entities with how many ideas name them, most named first. */
+    topEntities(limit = 50): (EntityRow & { ideas: number })[] {
+      return cached(`SELECT e.id, e.name, e.type, COUNT(l.idea_id) AS ideas FROM entities e
+        JOIN idea_entities l ON l.entity_id = e.id GROUP BY e.id
+        ORDER BY ideas DESC, e.name LIMIT ?`).all(limit) as (EntityRow & { ideas: number })[];
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The memory graph's full text: ideas and spans matched by words (FTS5, kept in step by the
+ * triggers of migration 0010), the ideas nearest some words while indexing (graph-words.ts), and
+ * the words around each idea. On PostgreSQL the words are matched and ranked in this instance's
+ * own copies of ideas_fts and spans_fts (postgres/local-text-index.ts), the same FTS5 tables as
+ * SQLite's; the words around an idea are kept in idea_context, and the filter runs in PostgreSQL.
+ */
+import { anyOfWords } from '../fts-query.js';
+import { type Db, engineOf } from '../open.js';
+import type { PostgresDb } from '../postgres/database.js';
+import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
+import { filterSql } from './graph-filter.js';
+import {
+  type GraphHit,
+  IDEA_COLUMN_WEIGHTS,
+  type IdeaContext,
+  type IdeaFilter,
+  type IdeaHit,
+} from './graph-search-types.js';
+import { createIdeaWords, type IdeaWords } from './graph-words.js';
+
+/** One in-memory copy of ideas_fts's words per connection (graph-words.ts), made on first use. */
+const wordsOf = new WeakMap<Db, IdeaWords>();
+
+export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
+  const localText = engineOf(db) === 'postgres' ? localTextIndex(db as PostgresDb) : null;
+  const ranked = (table: 'ideas_fts' | 'spans_fts', bm25: string, match: string) => {
+    const stmt = localText!.current(table).prepare(
+      `SELECT rowid AS id, ${bm25} AS bm25 FROM ${table} WHERE ${table} MATCH ?
+        ORDER BY bm25 LIMIT ? OFFSET ?`,
+    );
+    return (n: number, skip: number) => stmt.all(match, n, skip) as GraphHit[];
+  };
+
+  const words = () => {
+    let w = wordsOf.get(db);
+    if (!w) {
+      w = createIdeaWords(db, IDEA_COLUMN_WEIGHTS);
+      wordsOf.set(db, w);
+    }
+    return w;
+  };
+
+  const self = {
+    /** Ideas matching an FTS5 query (by their words or the words around them), best first. */
+    lexicalIdeas(
+      match: string,
+      filter: IdeaFilter,
+      limit: number,
+      weights: readonly number[] = IDEA_COLUMN_WEIGHTS,
+    ): IdeaHit[] {
+      if (match === '') return [];
+      const { sql, params } = filterSql(filter, 'i');
+      const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
+      if (localText) {
+        const spans = new Map<number, number | null>();
+        const keep = (ids: number[]) => {
+          const rows = db
+            .prepare(
+              `SELECT i.id, i.span_id AS spanId FROM ideas i
+               WHERE i.id IN (${ids.map(() => '?').join(',')})${sql}`,
+            )
+            .all(...ids, ...params) as { id: number; spanId: number | null }[];
+          for (const r of rows) spans.set(r.id, r.spanId);
+          return new Set(rows.map((r) => r.id));
+        };
+        return keepRanked(ranked('ideas_fts', bm25, match), keep, limit).map((h) => ({
+          ...h,
+          spanId: spans.get(h.id) ?? null,
+        }));
+      }
+      return cached(`SELECT f.rowid AS id, ${bm25} AS bm25, i.span_id AS spanId
+        FROM ideas_fts f JOIN ideas i ON i.id = f.rowid WHERE ideas_fts MATCH ?${sql}
+        ORDER BY bm25 LIMIT ?`).all(match, ...params, limit) as IdeaHit[];
+    },
+
+    /**
+     * The ideas nearest some words, as `lexicalIdeas` ranks an any-of query of them: on SQLite
+     * from the words held in memory (graph-words.ts), which indexing asks once per new idea.
+     */
+    nearestByWords(queryWords: readonly string[], limit: number): GraphHit[] {
+      if (queryWords.length === 0) return [];
+      const hits = localText ? null : words().nearest(queryWords, limit);
+      return hits ?? self.lexicalIdeas(anyOfWords(queryWords), {}, limit);
+    },
+
+    /** Sets the words around ideas (the columns given; the others stay). */
+    setContext(ids: readonly number[], context: IdeaContext): void {
+      const columns = (['turn', 'near', 'far'] as const).filter((c) => context[c] !== undefined);
+      if (columns.length === 0) return;
+      // One statement for all the columns: a full-text row is rewritten whole on each update.
+      const stmt = cached(
+        localText
+          ? `UPDATE idea_context SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE idea_id = ?`
+          : `UPDATE ideas_fts SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`,
+      );
+      const texts = columns.map((c) => context[c]!);
+      for (const id of ids) stmt.run(...texts, id);
+      wordsOf.get(db)?.set(
+        ids,
+        columns.map((c) => [c, context[c]!]),
+      );
+    },
+
+    /** Adds words to what is around ideas (a turn said after them). */
+    addContext(ids: readonly number[], column: 'near' | 'far', text: string): void {
+      const stmt = cached(
+        localText
+          ? `UPDATE idea_context SET ${column} = trim(${column} || ' ' || ?) WHERE idea_id = ?`
+          : `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
+      );
+      for (const id of ids) stmt.run(text, id);
+      wordsOf.get(db)?.append(ids, column, text);
+    },
+
+    /** Spans whose name or summary match, best first (the name weighs more). */
+    lexicalSpans(match: string, limit: number, sessions?: readonly string[]): GraphHit[] {
+      if (match === '') return [];
+      const { sql, params } = filterSql(sessions ? { sessions } : {}, 's');
+      if (localText) {
+        const keep = (ids: number[]) => {
+          const rows = db
+            .prepare(
+              `SELECT s.id FROM spans s WHERE s.id IN (${ids.map(() => '?').join(',')})${sql}`,
+            )
+            .all(...ids, ...params) as { id: number }[];
+          return new Set(rows.map((r) => r.id));
+        };
+        return keepRanked(ranked('spans_fts', 'bm25(spans_fts, 2.0, 1.0)', match), keep, limit);
+      }
+      return cached(`SELECT f.rowid AS id, bm25(spans_fts, 2.0, 1.0) AS bm25 FROM spans_fts f
+        JOIN spans s ON s.id = f.rowid WHERE spans_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
+        match,
+        ...params,
+        limit,
+      ) as GraphHit[];
+    },
+
+    /** The text of the turn each idea was said in (what its `turn` column holds). */
+    turnTexts(ids: readonly number[]): Map<number, string> {
+      const out = new Map<number, string>();
+      for (let k = 0; k < ids.length; k += 500) {
+        const chunk = ids.slice(k, k + 500);
+        const rows = db
+          .prepare(
+            localText
+              ? `SELECT idea_id AS id, turn FROM idea_context
+                 WHERE idea_id IN (${chunk.map(() => '?').join(',')})`
+              : `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${chunk.map(() => '?').join(',')})`,
+          )
+          .all(...chunk) as { id: number; turn: string }[];
+        for (const r of rows) out.set(r.id, r.turn);
+      }
+      return out;
+    },
+  };
+  return self;
+}
