@@ -53,7 +53,9 @@ export function toSimRequest(body: Record<string, unknown>): SimRequest {
   const messages = Array.isArray(body.messages)
     ? (body.messages as { role?: string; content?: unknown }[])
     : [];
-  const last = messages[messages.length - 1];
+  // The CLI may add `system` messages after a turn (an MCP server's instructions once it has
+  // connected): the tool results are those of the last turn that is not one.
+  const last = messages.filter((m) => m.role !== 'system').at(-1);
   const toolResults =
     last?.role === 'user' && Array.isArray(last.content)
       ? (last.content as { type?: string; content?: unknown; is_error?: unknown }[])
