@@ -30,171 +30,24 @@ import { createSurfacingStore } from './memories/surfacing.js';
 import { openPostgres } from './postgres/open.js';
 import { isPostgresUrl } from './postgres/url.js';
 
-export {
-  type ClaudeOpsImportOptions,
-  type ClaudeOpsImportReport,
-  type ClaudeOpsImportStore,
-  createClaudeOpsImportStore,
-  type ImportKind,
-  type ImportRemark,
-  type KindCounts,
-} from './claudeops/claudeops-import.js';
-export {
-  type ClaudeOpsSource,
-  parseClaudeOpsTime,
-  readClaudeOpsDatabase,
-} from './claudeops/claudeops-source.js';
+export * from './claudeops/index.js';
+export * from './conversations/index.js';
+export * from './cooldowns/index.js';
+export * from './events/index.js';
+export * from './memories/index.js';
+export * from './notifications/index.js';
+export * from './overview/index.js';
+export * from './sessions/index.js';
+export * from './store-copy/index.js';
+// Two families name a summary status; the store's callers mean a conversation summary's.
+export type { SummaryStatus } from './conversations/index.js';
 export {
   createRetentionStore,
   type PrunedSession,
   type PrunePlan,
   type RetentionStore,
 } from './retention.js';
-export { type AlertRepeatStore, createAlertRepeatStore } from './sessions/alert-repeats.js';
-export {
-  type CooldownOverrideKind,
-  type CooldownOverrideRow,
-  type CooldownOverrideStore,
-  createCooldownOverrideStore,
-  type NewCooldownOverride,
-} from './cooldowns/cooldown-overrides.js';
-export {
-  createEventGroupStore,
-  type EventGroupFilter,
-  type EventGroupRow,
-  type EventGroupStore,
-} from './events/event-groups.js';
-export { eventTextQuery } from './events/event-search.js';
 export { anyOfWords } from './fts-query.js';
-export { type SessionFilter } from './sessions/session-filter.js';
-export {
-  type CooldownBlockRow,
-  type CooldownRow,
-  type CooldownStore,
-  createCooldownStore,
-  type NewCooldownAction,
-  type ReportedOutcome,
-} from './cooldowns/cooldowns.js';
-export {
-  type AppendOutcome,
-  type ConversationListRow,
-  type ConversationRow,
-  type ConversationStore,
-  createConversationStore,
-  MESSAGE_ROLES,
-  type MessageRole,
-  type MessageRow,
-  type MessageSpan,
-  type NewMessage,
-} from './conversations/conversations.js';
-export {
-  type ConversationMemoryRow,
-  createExtractionStore,
-  type ExtractedMemory,
-  type ExtractedType,
-  type ExtractionStore,
-  type ExtractionWindowRow,
-  type GateStats,
-  MEMORY_TYPES,
-  type NewExtractionWindow,
-  type WindowStatus,
-} from './conversations/extractions.js';
-export {
-  createGatewayJobStore,
-  type DayCost,
-  type GatewayJobRow,
-  type GatewayJobStore,
-  type JobFilter,
-  type JobFinish,
-  JOB_OUTCOMES,
-  type JobOutcome,
-} from './conversations/gateway-jobs.js';
-export { createScopeStore, OPS_SCOPE, type ScopeRow, type ScopeStore } from './memories/scopes.js';
-export {
-  createSummaryStore,
-  type GenerationStats,
-  SUMMARY_STATUSES,
-  type SummaryHistoryRow,
-  type SummaryRow,
-  type SummaryStatus,
-  type SummaryStore,
-} from './conversations/summaries.js';
-export {
-  createEventStore,
-  type EventFilter,
-  type EventRow,
-  type EventSource,
-  type EventStore,
-  type NewEvent,
-} from './events/events.js';
-export {
-  createMemoryStore,
-  FLEET,
-  type HistoryAction,
-  type HistoryRow,
-  HISTORY_ACTIONS,
-  IMPORTANCES,
-  type Importance,
-  MEMORY_SOURCES,
-  type MemoryChange,
-  type MemoryFilter,
-  type MemoryRow,
-  type MemorySource,
-  type MemoryStore,
-  type NewMemory,
-} from './memories/memories.js';
-export {
-  type CreatedMemory,
-  createPortabilityStore,
-  type EntityRelationRow,
-  type ImportedHistory,
-  type ImportedMemory,
-  type ImportOrigin,
-  type ImportRecordKind,
-  type PortabilityStore,
-  type PortableMemory,
-} from './memories/portability.js';
-export {
-  createTombstoneStore,
-  type Tombstone,
-  type TombstoneStore,
-} from './memories/tombstones.js';
-export {
-  createSearchStore,
-  type LexicalHit,
-  type PendingMemory,
-  type SearchFilter,
-  type SearchStore,
-  type StoredVector,
-} from './memories/search.js';
-export {
-  createServiceStore,
-  type DescriptionSource,
-  type ServiceInfo,
-  type ServiceRow,
-  type ServiceStore,
-} from './memories/services.js';
-export {
-  createSurfacingStore,
-  type SessionMemoryRow,
-  type Surfaced,
-  type SurfacedVia,
-  type SurfacingStore,
-} from './memories/surfacing.js';
-export {
-  createNotificationStore,
-  DELIVERY_STATUSES,
-  type DeliveryRow,
-  type DeliveryScope,
-  type DeliveryStatus,
-  type NewNotification,
-  NOTIFICATION_KINDS,
-  type NotificationKind,
-  type NotificationLevel,
-  type NotificationRow,
-  type NotificationStore,
-  type RecordOutcome,
-} from './notifications/notifications.js';
 export {
   type BackgroundLoop,
   type BackgroundLoopOptions,
@@ -224,56 +77,6 @@ export {
   probeDatabase,
   PROBE_TIMEOUT_MS,
 } from './reachability.js';
-export {
-  copyStore,
-  prepareCopy,
-  type StoreCopyOptions,
-  type StoreCopyResult,
-  type TableCopy,
-} from './store-copy/store-copy.js';
-export {
-  checkCopySource,
-  checkPostgresUrl,
-  connectCopyTarget,
-  type CopySource,
-  migrateCopyTarget,
-  openCopySource,
-} from './store-copy/store-copy-open.js';
-export { type TableCheck, verifyCopy } from './store-copy/store-copy-verify.js';
-export {
-  createSessionStore,
-  type ExpiredLease,
-  leaseExpiredError,
-  SESSION_STATUSES,
-  SESSION_TRIGGERS,
-  type SessionFinish,
-  type SessionRow,
-  type SessionStart,
-  type SessionStatus,
-  type SessionStore,
-  type SessionTrigger,
-} from './sessions/sessions.js';
-export {
-  createSessionRecordStore,
-  HEALTH_STATES,
-  type Health,
-  type ServiceCheck,
-  type ServiceCheckRow,
-  type SessionRecordStore,
-  type SessionSummary,
-  sumTokens,
-  type SummarySource,
-  type TokenCounts,
-  tokensOf,
-} from './sessions/session-records.js';
-export { createMetricsStore, type MetricsStore, type StoredMetrics } from './overview/metrics.js';
-export {
-  type ActivityItem,
-  createStatsStore,
-  type LastRun,
-  type OverviewCounts,
-  type StatsStore,
-} from './overview/stats.js';
 
 export interface Stores {
   db: Db;
@@ -364,16 +167,3 @@ export {
   sessionJson,
   sessionMemoryJson,
 } from './json.js';
-export {
-  conversationJson,
-  conversationListJson,
-  conversationMemoryJson,
-  dayCostJson,
-  extractionWindowJson,
-  gatewayJobJson,
-  gateStatsJson,
-  generationJson,
-  messageJson,
-  scopeJson,
-  summaryJson,
-} from './conversations/conversation-json.js';
