@@ -7,13 +7,7 @@ import { openApp } from '../app.js';
 import { flag, parse, str, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-
-export const CONVERSATIONS_USAGE = `watchkeeper conversations list [--limit N] [--json]
-watchkeeper conversations show ID [--messages N] [--cursor C] [--json]
-watchkeeper conversations summaries ID [--json]
-  Conversations posted to the API: their messages, sliding-window summaries (the version chain
-  with window ranges and generation times) and the memories extracted from them. show prints a
-  page of the newest messages (at most 4 MiB of them); --cursor reads the page before.`;
+import { CONVERSATIONS_USAGE } from '../usage.js';
 
 function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
   if (raw === undefined) throw usageError('give a conversation id');

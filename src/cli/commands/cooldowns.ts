@@ -11,12 +11,7 @@ import { openApp } from '../app.js';
 import { flag, parse, str, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import { cliActor, type CliIo } from '../io.js';
-
-export const COOLDOWNS_USAGE = `watchkeeper cooldowns list [--json]
-watchkeeper cooldowns reset SERVICE --reason TEXT [--action restart|redeployment]
-watchkeeper cooldowns allow SERVICE --count N --until 2h|TIME --reason TEXT [--action restart|redeployment]
-  Per service the restarts and redeployments counted against the limits, and the overrides:
-  reset (what was counted stops counting; nothing is deleted) or allow N more until a time.`;
+import { COOLDOWNS_USAGE } from '../usage.js';
 
 export async function cooldownsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;

@@ -5,10 +5,7 @@ import { openApp } from '../app.js';
 import { flag, parse, str, toEnum, toInt, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-
-export const EVENTS_USAGE = `watchkeeper events list [--level info|warning|critical] [--service S]
-                        [--session ID] [--source agent|system] [--search WORDS]
-                        [--since 1h|24h|7d|30d] [--instance NAME] [--limit N] [--json]`;
+import { EVENTS_USAGE } from '../usage.js';
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;

@@ -23,12 +23,6 @@ import { flag, parse, usageError } from '../args.js';
 import { json, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const IMPORT_CLAUDEOPS_USAGE = `watchkeeper import-claudeops DB [--dry-run] [--json]
-  Import a Claude Ops (Go sidecar) database ($CLAUDEOPS_STATE_DIR/claudeops.db): its sessions,
-  events, memories (confidence, state and dates kept) and cooldown actions. Each row is imported
-  once: running it again adds only what is new. --dry-run: report what it would import, write
-  nothing.`;
-
 const LABELS: Record<ImportKind, string> = {
   session: 'sessions',
   event: 'events',

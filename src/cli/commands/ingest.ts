@@ -9,12 +9,6 @@ import { flag, parse, str, toInt } from '../args.js';
 import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const INGEST_USAGE = `watchkeeper ingest [--force] [FILE|-] [--tier N] [--json]
-  Import a saved \`claude -p --output-format stream-json --verbose\` transcript (or stdin) as a
-  session: its markers become events, memories and cooldown actions, exactly as in a live run.
-  Input that is not a transcript (empty, binary, a folder) is refused, and so is a transcript
-  whose CLI session is already recorded (it would reinforce its memories twice) unless --force.`;
-
 export async function ingestCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(
     argv,

@@ -8,14 +8,6 @@ import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
 
-export const CONTEXT_USAGE = `watchkeeper context [--query TEXT] [--tier 1|2|3] [--budget N] [--json]
-  Print the exact memory block a session would get (after decay): with --query, the block of a
-  session triggered by that text (an alert, a prompt); --json adds why each memory is in it.`;
-
-export const REINDEX_USAGE = `watchkeeper reindex [--pending]
-  Re-embed every memory with the current embedding model (after a model change), with progress;
-  --pending embeds only the memories that have no vector from it yet.`;
-
 export async function contextCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(argv, {
     budget: { type: 'string' },

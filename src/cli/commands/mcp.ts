@@ -17,11 +17,6 @@ import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
 
-export const MCP_USAGE = `watchkeeper mcp
-  The memory tools (memory_add, memory_query, memory_verify, memory_reinforce) as an MCP server
-  on stdio. Sessions watchkeeper runs get it automatically; add it to your own Claude Code with
-  claude mcp add watchkeeper -- npx watchkeeper mcp`;
-
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
     version: string;

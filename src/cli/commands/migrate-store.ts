@@ -21,13 +21,6 @@ import { json, table } from '../format.js';
 import type { CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
 
-export const MIGRATE_STORE_USAGE = `watchkeeper migrate-store --from FILE --to URL [--instance NAME] [--json]
-  Copy a SQLite store (every table; raw session logs stay where they are) into the fleet's
-  PostgreSQL database URL (postgres://...), as the instance NAME (default WATCHKEEPER_INSTANCE,
-  else local). The store is migrated to this version first. Ids are moved past the rows already
-  there; an interrupted copy resumes when run again; every table is verified by row count and
-  checksum at the end. Stop the watchkeeper that uses the store first.`;
-
 const INSTANCE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function instanceOf(given: string | undefined, env: Record<string, string | undefined>): string {

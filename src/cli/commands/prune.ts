@@ -18,12 +18,6 @@ import { flag, parse, str, usageError } from '../args.js';
 import { json, shortTime } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const PRUNE_USAGE = `watchkeeper prune [--older-than AGE] [--dry-run] [--json]
-  Delete sessions with their raw logs, events, the history of memories no longer active, and
-  notifications delivered or given up on, older than AGE (such as 90d; at least 1d; default
-  WATCHKEEPER_RETENTION). Memories themselves are never deleted. In a fleet, sessions and events
-  are this instance's. --dry-run: report what would go, delete nothing.`;
-
 const DAY_MS = 86_400_000;
 const LOG_FILE = /^(\d+)\.(ndjson|stderr\.log)$/;
 

@@ -10,9 +10,6 @@ import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
 import { createRuntime } from '../runtime.js';
 
-export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
-  Run one chain now in the foreground (Ctrl-C or \`watchkeeper stop\` ends it). Exit 0 when it completed.`;
-
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(argv, { tier: { type: 'string' }, prompt: { type: 'string' } });
   const tier = (str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3)) as Tier;

@@ -7,10 +7,6 @@ import { flag, parse, str, toInt, usageError } from '../args.js';
 import { clip, json, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
-export const SEARCH_USAGE = `watchkeeper memories search QUERY [--limit N] [--service S] [--category C] [--all|--inactive] [--json]
-  Memories by meaning and by words, ranked by relevance x confidence x recency (active ones
-  unless --all or --inactive).`;
-
 export async function searchCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(
     argv,

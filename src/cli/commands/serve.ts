@@ -33,10 +33,6 @@ import { checkListenAddress, startWebServer, type WebServer } from '../../web/se
 
 const DEMO_BIN = fileURLToPath(new URL('../../../demo/bin', import.meta.url));
 
-export const SERVE_USAGE = `watchkeeper serve [--demo]
-  Run sessions on WATCHKEEPER_SCHEDULE until stopped (npm start). --demo: a simulated model,
-  data in ./demo-data, a run every minute (npm run demo).`;
-
 /** Environment for demo mode: its own data folder and a one-minute schedule unless set. */
 export function demoEnv(
   env: Record<string, string | undefined>,

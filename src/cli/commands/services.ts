@@ -4,12 +4,7 @@ import { openApp } from '../app.js';
 import { flag, parse, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-
-export const SERVICES_USAGE = `watchkeeper services list [--json]
-watchkeeper services show S [--json]
-watchkeeper services describe S "what it is"   (empty text: back to the catalog's description)
-  Every service seen in events, memories or cooldowns, with what it is (operator, agent marker
-  [SERVICE:name], or the built-in catalog), its memories and its last event.`;
+import { SERVICES_USAGE } from '../usage.js';
 
 export async function servicesCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;

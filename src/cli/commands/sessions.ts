@@ -5,10 +5,7 @@ import { openApp } from '../app.js';
 import { flag, parse, str, toInt, usageError } from '../args.js';
 import { json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-
-export const SESSIONS_USAGE =
-  'watchkeeper sessions list [--status S] [--trigger T] [--tier N] [--since 24h] [--instance NAME]\n' +
-  '                          [--limit N] [--json]';
+import { SESSIONS_USAGE } from '../usage.js';
 
 export async function sessionsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
