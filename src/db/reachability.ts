@@ -5,7 +5,6 @@
  * bridge's wait). A SQLite file is always reachable. An error that means the database is out of
  * reach (not that a statement is wrong) is told apart by `isUnreachableError`.
  */
-import pg from 'pg';
 
 import { isAppError } from '../errors.js';
 import type { Db } from './open.js';
@@ -47,6 +46,8 @@ export function databaseReachable(db: Db, now = Date.now()): boolean {
  */
 export async function probeDatabase(db: Db, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
   if (!(db instanceof PostgresDb)) return true;
+  // pg is loaded when a PostgreSQL store is probed: a SQLite command never needs it.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: db.url,
     connectionTimeoutMillis: timeoutMs,

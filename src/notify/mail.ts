@@ -1,6 +1,7 @@
-/** SMTP e-mail through nodemailer: one message per notification, plain text. */
-import nodemailer from 'nodemailer';
-
+/**
+ * SMTP e-mail through nodemailer: one message per notification, plain text. nodemailer is loaded
+ * on the first e-mail, not by every command that can record a notification.
+ */
 import type { Endpoint } from './targets.js';
 import type { OutgoingMessage } from './webhooks.js';
 
@@ -11,6 +12,7 @@ export async function sendMail(
   m: OutgoingMessage,
   o: { timeoutMs: number },
 ): Promise<void> {
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: e.host,
     port: e.port,

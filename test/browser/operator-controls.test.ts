@@ -119,6 +119,8 @@ describe.skipIf(!HAVE_CHROMIUM)('operator controls in a real browser', () => {
     expect(await page.locator(`#run-${doomed.id}`).count()).toBe(0);
     expect(doomed).toMatchObject({ state: 'cancelled', cancelledBy: 'dashboard (token sign-in)' });
     expect(hanging.state).toBe('running');
+    // The session filters below look for this run's manual session: stop it once it has one.
+    await expect.poll(() => hanging.sessionIds.length).toBe(1);
     rt.scheduler.stopCurrent();
   });
 

@@ -6,7 +6,7 @@
  * changed. A lost connection counts as "everything changed" (the catch-up after it), and is
  * retried with a growing pause; while it is down, `reachable` is false.
  */
-import pg from 'pg';
+import type pg from 'pg';
 
 export const CHANGES_CHANNEL = 'watchkeeper_changes';
 
@@ -31,7 +31,8 @@ export function startChangeFeed(url: string, applicationName: string): ChangeFee
   let timer: NodeJS.Timeout | null = null;
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({
+    const { default: pgModule } = await import('pg');
+    const c = new pgModule.Client({
       connectionString: url,
       application_name: `${applicationName} (changes)`,
       connectionTimeoutMillis: 5_000,

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import type Database from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { AppError } from '../../errors.js';
 import { migrate, readMigrations } from '../migrate.js';
@@ -142,7 +142,8 @@ export function checkPostgresUrl(url: string): void {
 /** A pool on the target, reached once: unreachable is an error naming the URL without password. */
 export async function connectCopyTarget(url: string): Promise<pg.Pool> {
   checkPostgresUrl(url);
-  const pool = new pg.Pool({
+  const { default: pgModule } = await import('pg');
+  const pool = new pgModule.Pool({
     connectionString: url,
     max: 2,
     connectionTimeoutMillis: 10_000,
