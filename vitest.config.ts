@@ -5,6 +5,11 @@ import { defineConfig } from 'vitest/config';
 /** Options both projects share. */
 const shared = {
   environment: 'node',
+  // A worker runs its files one after another in one process instead of a fresh module graph
+  // per file: the source is loaded once per worker rather than once per file (about a third of
+  // the suite's time), and so is the local model (test/helpers/knowledge.ts). No file relies on
+  // module state of its own: stores, servers and clocks are made per test.
+  isolate: false,
   testTimeout: 30_000,
   hookTimeout: 30_000,
   // expect.poll waits for what another process or thread does: on a busy machine that takes

@@ -20,14 +20,15 @@ export function openApp(io: CliIo): CliApp {
   const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
     instance: config.fleet.instance,
   });
-  const embedder = createEmbedder(config.embeddings);
+  const shared = config.embeddings.backend === 'local' ? io.localEmbedder : undefined;
+  const embedder = shared ?? createEmbedder(config.embeddings);
   const knowledge = createKnowledge({ stores, embedder, clock: io.clock, fleet: config.fleet });
   return {
     config,
     stores,
     knowledge,
     close: async () => {
-      await embedder?.close();
+      if (embedder !== shared) await embedder?.close();
       stores.close();
     },
   };

@@ -1,5 +1,6 @@
 /** What a CLI command may touch: its streams, its environment and the clock. */
 import type { Clock } from '../clock.js';
+import type { Embedder } from '../embed/index.js';
 import type { ByteSource } from '../stream/index.js';
 
 export interface CliIo {
@@ -18,6 +19,12 @@ export interface CliIo {
    * function.
    */
   onUnhandledRejection?: (handler: (reason: unknown) => void) => () => void;
+  /**
+   * The local model, already loaded, for a command configured to embed with it: commands run
+   * in one process (the tests') share one model instead of loading it each time. A command
+   * leaves it open. The real process leaves it out: one command, one load.
+   */
+  localEmbedder?: Embedder;
 }
 
 /** Who made a change from the command line, as recorded beside it: `cli (USER)`. */

@@ -6,16 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { cooldownRow } from '../helpers/db.js';
 
 import type { SimBlock, SimRequest } from '../../src/sim/messages-api.js';
-import { closeLocalEmbedder, localEmbedder } from '../helpers/knowledge.js';
+import { localEmbedder } from '../helpers/knowledge.js';
 import { bash, type RealCli, side, startRealCli, text } from '../helpers/real-cli.js';
 
 let cli: RealCli | undefined;
-afterAll(closeLocalEmbedder);
 afterEach(async () => {
   await cli?.close();
   cli = undefined;

@@ -7,19 +7,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { analyseQuery } from '../../src/graph/index.js';
 import { estimateTokens } from '../../src/memory/index.js';
 import { type GraphApp, graphApp, MAIN, SUBAGENT } from '../helpers/graph.js';
-import { closeLocalEmbedder, localEmbedder } from '../helpers/knowledge.js';
+import { localEmbedder } from '../helpers/knowledge.js';
 
 let app: GraphApp | undefined;
 afterEach(() => {
   app?.close();
   app = undefined;
 });
-afterAll(closeLocalEmbedder);
 
 // Wednesday 2026-03-11 12:00 UTC.
 const NOW = Date.UTC(2026, 2, 11, 12);

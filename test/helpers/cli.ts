@@ -6,6 +6,7 @@ import { runCli } from '../../src/cli/main.js';
 import type { Clock } from '../../src/clock.js';
 import { fakeClock } from './clock.js';
 import { testDatabaseUrl } from './db.js';
+import { localEmbedder } from './knowledge.js';
 
 export interface CliRun {
   code: number;
@@ -19,7 +20,10 @@ function databaseEnv(dataDir: string): Record<string, string> {
   return url ? { WATCHKEEPER_DATABASE_URL: url } : {};
 }
 
-/** Runs `watchkeeper ARGV` in-process against a data folder; stdin is the given text. */
+/**
+ * Runs `watchkeeper ARGV` in-process against a data folder; stdin is the given text. A command
+ * that embeds with the local model uses the test process's one (test/helpers/knowledge.ts).
+ */
 export function cliIn(
   dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-cli-')),
   clock: Clock = fakeClock(),
@@ -39,6 +43,8 @@ export function cliIn(
       env: { WATCHKEEPER_DATA_DIR: dataDir, ...databaseEnv(dataDir), ...env },
       clock,
       onSignal: () => () => {},
+      // One model load for every command of the test process, as a long-running serve has.
+      localEmbedder: localEmbedder(),
     });
     return { code, stdout, stderr };
   };

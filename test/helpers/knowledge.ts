@@ -4,7 +4,11 @@ import { type TestApp, testApp } from './db.js';
 
 let local: Embedder | null = null;
 
-/** The real local model (Universal Sentence Encoder lite, in a worker), one per test file. */
+/**
+ * The real local model (Universal Sentence Encoder lite, in a worker thread), one per test
+ * process: vitest runs a worker's files in one process (vitest.config.ts), so the model loads
+ * once per worker. It stays open; its thread is unreferenced while idle and holds nothing up.
+ */
 export function localEmbedder(): Embedder {
   local ??= createEmbedder({
     backend: 'local',
@@ -14,11 +18,6 @@ export function localEmbedder(): Embedder {
     timeoutMs: 60_000,
   });
   return local!;
-}
-
-export async function closeLocalEmbedder(): Promise<void> {
-  await local?.close();
-  local = null;
 }
 
 export interface KnowledgeApp extends TestApp {

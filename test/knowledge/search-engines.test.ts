@@ -8,17 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { openStores, type SearchFilter, type Stores } from '../../src/db/index.js';
 import { createKnowledge, ftsQuery, type Knowledge } from '../../src/knowledge/index.js';
 import { fakeClock } from '../helpers/clock.js';
 import { seedMemory } from '../helpers/db.js';
-import { closeLocalEmbedder, localEmbedder } from '../helpers/knowledge.js';
+import { localEmbedder } from '../helpers/knowledge.js';
 import { freshDatabaseSync, skipWithoutPostgres } from '../helpers/postgres.js';
 
 skipWithoutPostgres();
-afterAll(closeLocalEmbedder);
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {

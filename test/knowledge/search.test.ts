@@ -1,15 +1,8 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { createEmbedder } from '../../src/embed/index.js';
 import { createKnowledge } from '../../src/knowledge/index.js';
-import {
-  closeLocalEmbedder,
-  type KnowledgeApp,
-  knowledgeApp,
-  localEmbedder,
-} from '../helpers/knowledge.js';
-
-afterAll(closeLocalEmbedder);
+import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
 
 let app: KnowledgeApp;
 afterEach(() => app?.close());

@@ -3,17 +3,10 @@
  * what an active memory says reinforces it, and the vectors of the memories it creates are
  * stored, so nothing waits for the background embedding.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { createPortability, textLines } from '../../src/portability/index.js';
-import {
-  closeLocalEmbedder,
-  type KnowledgeApp,
-  knowledgeApp,
-  localEmbedder,
-} from '../helpers/knowledge.js';
-
-afterAll(closeLocalEmbedder);
+import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
 
 let app: KnowledgeApp;
 afterEach(() => app?.close());

@@ -7,17 +7,12 @@ import { appendFileSync, copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { createGraphStore } from '../../src/db/graph/graph.js';
 import { createPortability, fileLines, graphType } from '../../src/portability/index.js';
 import { cliIn } from '../helpers/cli.js';
-import {
-  closeLocalEmbedder,
-  type KnowledgeApp,
-  knowledgeApp,
-  localEmbedder,
-} from '../helpers/knowledge.js';
+import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
 import { connectMcp, type McpSession } from '../helpers/mcp.js';
 
 const require = createRequire(import.meta.url);
@@ -27,8 +22,6 @@ const SERVER = join(
   'dist',
   'index.js',
 );
-
-afterAll(closeLocalEmbedder);
 
 let app: KnowledgeApp | undefined;
 let server: McpSession | undefined;
