@@ -10,11 +10,14 @@ const shared = {
   // the suite's time), and so is the local model (test/helpers/knowledge.ts). No file relies on
   // module state of its own: stores, servers and clocks are made per test.
   isolate: false,
-  testTimeout: 30_000,
-  hookTimeout: 30_000,
+  // A test's deadline only catches a hang. Tests that start real processes (serve, the Claude
+  // CLI, chromium, PostgreSQL) take ten times longer on a 2-core machine that is busy with other
+  // work, and still pass: the deadline is far beyond any of them.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
   // expect.poll waits for what another process or thread does: on a busy machine that takes
   // longer than vitest's 1 s default. It returns as soon as the assertion holds.
-  expect: { poll: { timeout: 20_000 } },
+  expect: { poll: { timeout: 60_000 } },
 } as const;
 
 /**

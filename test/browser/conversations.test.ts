@@ -57,7 +57,7 @@ beforeAll(async () => {
   web = await startWebServer(createDashboard(rt, { clock: systemClock, demo: false }), config.web);
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
-}, 60_000);
+});
 
 afterAll(async () => {
   if (!HAVE_CHROMIUM) return;

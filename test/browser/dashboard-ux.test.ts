@@ -104,7 +104,7 @@ beforeAll(async () => {
       observation: `Needs the VPN tunnel ${i} before it can reach the database`,
     });
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   if (!HAVE_CHROMIUM) return;
@@ -296,11 +296,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
     expect(await live.textContent()).toContain('Not yet: the session is still running.');
 
     gates[0]!.release(); // the first turn: an event
-    await live.locator('td', { hasText: '/health took 2.9s' }).waitFor({ timeout: 20_000 });
+    await live.locator('td', { hasText: '/health took 2.9s' }).waitFor();
     expect(await page.locator('#session-status').textContent()).toBe('running');
 
     gates[1]!.release(); // the last turn: the final response, and the end
-    await page.locator('#session-status', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await page.locator('#session-status', { hasText: 'completed' }).waitFor();
     await live.locator('.response', { hasText: 'jellyfin is slow but up' }).waitFor();
     await live.locator('td', { hasText: 'still answering' }).waitFor();
     await live.locator('td', { hasText: 'Takes 60s to start after a restart' }).first().waitFor();
@@ -309,7 +309,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
     expect(await live.locator('.response br').count()).toBeGreaterThanOrEqual(2);
     expect(await page.evaluate('window.notReloaded')).toBe(true);
     await page.context().close();
-  }, 60_000);
+  });
 
   it('keeps the system prompt open while a live session page refreshes', async () => {
     gates.splice(0, gates.length, gate(), gate());
@@ -324,16 +324,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
     await prompt.evaluate((d) => d.setAttribute('data-before', ''));
 
     gates[0]!.release(); // an event: the region is fetched again
-    await live.locator('td', { hasText: '/health took 2.9s' }).waitFor({ timeout: 20_000 });
+    await live.locator('td', { hasText: '/health took 2.9s' }).waitFor();
     expect(await page.locator('#system-prompt[data-before]').count()).toBe(0);
     expect(await prompt.getAttribute('open')).not.toBeNull();
 
     gates[1]!.release(); // the end, and the last refresh
-    await page.locator('#session-status', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await page.locator('#session-status', { hasText: 'completed' }).waitFor();
     await live.locator('td', { hasText: 'still answering' }).waitFor();
     expect(await prompt.getAttribute('open')).not.toBeNull();
     await page.context().close();
-  }, 60_000);
+  });
 
   it('opens every page of the navigation, on a phone and in the light theme, without a console problem', async () => {
     const page = await signedIn(390, { colorScheme: 'light', height: 800 });
@@ -354,7 +354,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard as a daily tool', () => {
     }
     // The afterEach of test/helpers/browser.ts fails this test on any CSP violation or error.
     await page.context().close();
-  }, 60_000);
+  });
 
   it('shows a styled 404 page with the navigation', async () => {
     const page = await signedIn(1100);

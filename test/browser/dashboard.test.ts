@@ -93,7 +93,7 @@ beforeAll(async () => {
     dialogs.push(d.message());
     void d.accept();
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   if (!HAVE_CHROMIUM) return;
@@ -162,7 +162,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       confidence: 0.9,
     });
     // With the edit closed, the refresh brings in what the agent added meanwhile.
-    await rowOf('Needs VACUUM weekly').waitFor({ timeout: 20_000 });
+    await rowOf('Needs VACUUM weekly').waitFor();
   });
 
   it('filters by category and keeps the filter across refreshes', async () => {
@@ -279,7 +279,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     const sessionId = await startLiveSession(rt, 'check jellyfin');
     await page.goto(url(`/sessions/${sessionId}`));
     const log = page.locator('#live-log');
-    await log.locator('text=line three').waitFor({ timeout: 15_000 });
+    await log.locator('text=line three').waitFor();
     // Every line of the multi-line tool result arrived.
     const logText = (await log.textContent()) ?? '';
     expect(logText).toContain('line one');
@@ -293,9 +293,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await events.goto(url('/events'));
     await events.locator('text=/health took 2.9s').waitFor();
     release();
-    await log.locator('text=still answering').waitFor({ timeout: 15_000 });
+    await log.locator('text=still answering').waitFor();
     expect(await log.locator('.entry').count()).toBeGreaterThan(before);
-    await events.locator('text=still answering').waitFor({ timeout: 10_000 });
+    await events.locator('text=still answering').waitFor();
     await events.close();
     expect(page.url()).toBe(url(`/sessions/${sessionId}`)); // never reloaded
   });

@@ -52,7 +52,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
   page.on('dialog', (d) => void d.accept());
-}, 60_000);
+});
 
 afterAll(async () => {
   if (!HAVE_CHROMIUM) return;
@@ -204,9 +204,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator controls in a real browser', () => {
 
   it('shows the repeats of an alert on the session it started', async () => {
     await expect
-      .poll(() => rt.stores.sessions.list({ filter: { trigger: 'alert' } }).length, {
-        timeout: 15_000,
-      })
+      .poll(() => rt.stores.sessions.list({ filter: { trigger: 'alert' } }).length)
       .toBe(1);
     await page.goto(url('/sessions?trigger=alert'));
     const row = page.locator('#session-rows tr').first();

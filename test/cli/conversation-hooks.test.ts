@@ -39,7 +39,7 @@ function runHook(command: string, stdin: unknown, env: Record<string, string>) {
     const child = execFile(
       process.execPath,
       [BIN, ...args.slice(1)],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 90_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -108,7 +108,7 @@ describe('starting against a PostgreSQL that cannot be used', () => {
         WATCHKEEPER_LOG_LEVEL: 'silent',
       },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 90_000,
     });
     expect(r.signal).toBeNull(); // ended on its own, not by the timeout
     expectOneLine({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, SECRET);

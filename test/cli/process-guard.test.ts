@@ -32,7 +32,7 @@ function strayRejection(guarded: boolean) {
   `;
   return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: 90_000,
   });
 }
 

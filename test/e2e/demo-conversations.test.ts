@@ -35,5 +35,5 @@ describe('demo mode: conversation memory', () => {
       stores.close();
     }
     expect(await demo.stop()).toBe(0);
-  }, 60_000);
+  });
 });

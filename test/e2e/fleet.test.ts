@@ -215,7 +215,7 @@ describe('a fleet of two serve processes on one PostgreSQL database', () => {
         .map((l) => l.session);
     expect(started(a).sort()).toEqual([ids.A1, ids.A2].sort());
     expect(started(b)).toEqual([ids.B1]);
-  }, 60_000);
+  });
 
   it('(b) counts both instances’ reinforcements of the shared memories', async () => {
     const { a, b } = members();

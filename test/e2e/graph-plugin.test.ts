@@ -212,7 +212,7 @@ describe('installing the plugin', () => {
     expect(details).toMatch(/Hooks \(1\)\s+Stop/);
     // Installed for the user: the next test sessions load it twice otherwise.
     await run(CLAUDE, ['plugin', 'uninstall', 'watchkeeper-memory@watchkeeper']);
-  }, 60_000);
+  });
 });
 
 describe('the Claude Code plugin against the real CLI', () => {
@@ -252,7 +252,7 @@ describe('the Claude Code plugin against the real CLI', () => {
       { type: 'answers', target: 'question' },
       { type: 'builds_on', target: 'decision' },
     ]);
-  }, 90_000);
+  });
 
   it('reads the CLI subagent transcript on a backfill, marked as a subagent, one entity for both spellings', async () => {
     const out = await watchkeeper(['graph', 'index', '--all']);
@@ -276,7 +276,7 @@ describe('the Claude Code plugin against the real CLI', () => {
       )
       .all() as { session: string }[];
     expect(pg.map((r) => r.session)).toEqual([first, expect.stringMatching(/\/agent-/)]);
-  }, 60_000);
+  });
 
   it('recalls with /remember: the model invokes the skill, whose forked context runs watchkeeper', async () => {
     const lines = await claude('What did we decide about the photo database?');
@@ -299,5 +299,5 @@ describe('the Claude Code plugin against the real CLI', () => {
       () => stores!.db.prepare('SELECT 1 FROM ideas WHERE session = ?').get(second),
       'the second session to be indexed',
     );
-  }, 90_000);
+  });
 });

@@ -216,5 +216,5 @@ describe('real Claude CLI against the simulated model', () => {
     expect(afterTool).toContain(other.observation);
     expect(afterTool).not.toContain('nightly job');
     expect(harness.stores.memories.get(other.id)!.surfaceCount).toBe(1);
-  }, 60_000);
+  });
 });

@@ -277,5 +277,5 @@ describe('remember with the local embedding model', () => {
     // All from the reverse-proxy topic: the problem, its cause and its fix.
     for (const r of cert.ranked.slice(0, 3))
       expect(r.idea.content).toMatch(/Caddy|certificate|port 80/);
-  }, 60_000);
+  });
 });

@@ -96,6 +96,9 @@ export async function launchBrowser(): Promise<Browser> {
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);
+    // Waits end as soon as the page is there; the bound only catches a page that never is, and
+    // a busy machine makes the page slower, not wrong.
+    context.setDefaultTimeout(60_000);
     await watch(context);
     return context;
   };

@@ -51,5 +51,5 @@ describe('npx watchkeeper mcp', () => {
       await mcp.close();
       rmSync(cache, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -15,7 +15,7 @@ beforeAll(async () => {
     service: 'jellyfin',
     category: 'timing',
   });
-}, 60_000);
+});
 afterAll(() => mcp.close());
 
 const data = (r: { structuredContent?: unknown }) =>
@@ -39,7 +39,7 @@ describe('memory tools by meaning', () => {
       claim: 'The certificate renews every 90 days',
     });
     expect(data(fresh).status).toBe('new');
-  }, 60_000);
+  });
 
   it('memory_reinforce matches by cosine at 0.75 or more', async () => {
     const r = await mcp.call('memory_reinforce', {
@@ -49,5 +49,5 @@ describe('memory tools by meaning', () => {
     expect(data(r)).toMatchObject({ action: 'reinforced', measure: 'cosine' });
     const none = await mcp.call('memory_reinforce', { content: 'Uses port 8096 for HTTP' });
     expect(none.text).toMatch(/^No matching memory to reinforce/);
-  }, 60_000);
+  });
 });
