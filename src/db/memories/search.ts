@@ -5,7 +5,7 @@
  * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
  * query finds and ranks the same memories on both engines.
  */
-import { type Db, engineOf, statementCache } from '../open.js';
+import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
@@ -132,6 +132,9 @@ export function createSearchStore(db: Db) {
   );
 
   const store = {
+    /** Where the vector index of memories is kept between runs (null: rebuilt in memory). */
+    vectorIndexFile: fileBeside(db, 'memory-vectors'),
+
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
       if (match === '') return [];
