@@ -81,7 +81,7 @@ export function createCandidateLists(deps: {
         filter.scopes !== undefined ||
         (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
       ) {
-        const n = search.countWhere(filter);
+        const n = search.countWhere(filter, EXACT_SCAN_MAX);
         if (n <= EXACT_SCAN_MAX) {
           const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
           return rankExact(

@@ -9,6 +9,7 @@ import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
+import { commonWords } from './common-words.js';
 import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
 
@@ -135,6 +136,9 @@ export function createSearchStore(db: Db) {
     /** Where the vector index of memories is kept between runs (null: rebuilt in memory). */
     vectorIndexFile: fileBeside(db, 'memory-vectors'),
 
+    /** Which of these query words are in more than a quarter of the memories (left out of a query). */
+    commonWords: commonWords(() => (text ? text.current('memories_fts') : db)),
+
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
       if (match === '') return [];
@@ -233,13 +237,16 @@ export function createSearchStore(db: Db) {
       ).map((r) => r.id);
     },
 
-    /** How many memories the filter selects (to choose between an exact and an indexed scan). */
-    countWhere(filter: SearchFilter): number {
+    /**
+     * How many memories the filter selects, counting no further than `max` + 1 (to choose
+     * between an exact and an indexed scan: counting all of 100,000 took 9 ms).
+     */
+    countWhere(filter: SearchFilter, max: number): number {
       const { sql, params } = sqlOf(filter);
       return (
-        cached(`SELECT COUNT(*) AS n FROM memories m WHERE 1 = 1${sql}`).get(...params) as {
-          n: number;
-        }
+        cached(
+          `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories m WHERE 1 = 1${sql} LIMIT ?) c`,
+        ).get(...params, max + 1) as { n: number }
       ).n;
     },
 
