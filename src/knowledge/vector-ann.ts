@@ -31,7 +31,10 @@ const SAVE_AFTER = 1000;
 /** A batch this large is added on every core (a rebuild); smaller ones on this thread. */
 const PARALLEL_BATCH = 1000;
 
-export type AnnStore = Pick<SearchStore, 'vectorsSince' | 'lastVectorId' | 'countVectors'> &
+export type AnnStore = Pick<
+  SearchStore,
+  'vectorsSince' | 'lastVectorId' | 'countVectors' | 'countAllVectors'
+> &
   Partial<Pick<SearchStore, 'vectorWatch'>>;
 
 export function createAnnIndex(
@@ -98,8 +101,10 @@ export function createAnnIndex(
     if (!saved) return rebuild();
     lastId = saved.lastId;
     add(saved.index, store.vectorsSince(lastId, model));
-    // Fewer entries than the store has vectors: the file is not this store's.
-    if (saved.index.size() < store.countVectors(model)) return rebuild();
+    // Fewer entries than the store has vectors: the file is not this store's. (Counted over
+    // every model first, which is cheap; by this model only when other models' vectors remain.)
+    const size = saved.index.size();
+    if (size < store.countAllVectors() && size < store.countVectors(model)) return rebuild();
     if (unsaved >= SAVE_AFTER) save(saved.index);
     return saved.index;
   };

@@ -76,7 +76,12 @@ describe('the vector index beside the store', () => {
     const file = app.stores.search.vectorIndexFile;
     if (file) {
       // Another store's file, or one saved before a crash: empty, yet it claims every row.
-      const nothing = { vectorsSince: () => [], lastVectorId: () => 0, countVectors: () => 0 };
+      const nothing = {
+        vectorsSince: () => [],
+        lastVectorId: () => 0,
+        countVectors: () => 0,
+        countAllVectors: () => 0,
+      };
       createAnnIndex(nothing, 'use-lite-512', 512, file).refresh();
       const meta = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { lastId: number };
       meta.lastId = app.stores.search.lastVectorId();
