@@ -56,6 +56,18 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
 }
 
 /**
+ * A file of the store's own beside its SQLite file (`watchkeeper.db-NAME`), such as an index kept
+ * on disk; null for an in-memory or PostgreSQL store, which has no folder of its own.
+ */
+export function fileBeside(db: Db, name: string): string | null {
+  if (db instanceof PostgresDb) return null;
+  const file = db as unknown as { name?: unknown; memory?: boolean };
+  return typeof file.name === 'string' && file.name !== '' && !file.memory
+    ? `${file.name}-${name}`
+    : null;
+}
+
+/**
  * Prepared statements for SQL built from a few filter combinations, prepared once each. The
  * number of distinct texts is small and fixed by the code, so the cache is bounded.
  */

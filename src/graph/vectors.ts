@@ -1,7 +1,7 @@
 /**
  * The vector side of the graph: ideas and span summaries embedded with the knowledge layer's
  * embedder (never blocking: a failing backend leaves them pending, found by words until the next
- * `graph index` embeds them), and searched with the same sign-bit index as memories.
+ * `graph index` embeds them), and searched with the sign-bit index (knowledge/vector-index.ts).
  */
 import type { GraphSearchStore } from '../db/graph/graph.js';
 import type { Embedding } from '../knowledge/index.js';

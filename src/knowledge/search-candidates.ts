@@ -5,12 +5,16 @@
 import type { SearchFilter, SearchStore, ServiceStore } from '../db/index.js';
 import { dot } from '../memory/index.js';
 import type { Embedding } from './embedding.js';
-import { createVectorIndex, rankExact, type VectorIndex } from './vector-index.js';
+import { type AnnIndex, createAnnIndex } from './vector-ann.js';
+import { rankExact } from './vector-index.js';
 
 /** How many candidates each list contributes to the fusion. */
 export const CANDIDATES = 200;
-/** Hamming candidates re-ranked exactly; bench/search.js measures recall against exact. */
-const COARSE = 400;
+/**
+ * How wide the vector index searches; its nearest CANDIDATES are re-ranked exactly
+ * (bench/search-speed.js measures the recall against an exact scan).
+ */
+const BREADTH = 400;
 /** How many services whose description matches contribute their memories to the fusion. */
 const SERVICE_LIST_SERVICES = 3;
 /** A filter that selects at most this many memories is scanned exactly. */
@@ -22,11 +26,12 @@ export function createCandidateLists(deps: {
   embedding: Embedding;
 }) {
   const { search, services, embedding } = deps;
-  let index: VectorIndex | null = null;
+  let index: AnnIndex | null = null;
 
-  const vectorIndex = (dimension: number): VectorIndex => {
-    if (!index || index.dimension !== dimension) {
-      index = createVectorIndex(search, embedding.model!, dimension);
+  const vectorIndex = (dimension: number): AnnIndex => {
+    const model = embedding.model!;
+    if (!index || index.dimension !== dimension || index.model !== model) {
+      index = createAnnIndex(search, model, dimension, search.vectorIndexFile);
     }
     return index;
   };
@@ -79,7 +84,7 @@ export function createCandidateLists(deps: {
         filter.scopes !== undefined ||
         (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
       ) {
-        const n = search.countWhere(filter);
+        const n = search.countWhere(filter, EXACT_SCAN_MAX);
         if (n <= EXACT_SCAN_MAX) {
           const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
           return rankExact(
@@ -89,12 +94,13 @@ export function createCandidateLists(deps: {
           );
         }
       }
-      const coarse = vectorIndex(query.length).candidates(query, COARSE);
+      const ann = vectorIndex(query.length);
+      const coarse = ann.candidates(query, CANDIDATES, BREADTH);
+      const vectors = search.vectorsOf(coarse, model);
+      // The store is the truth: a candidate without a vector there was deleted or is pending.
+      ann.forget(coarse.filter((id) => !vectors.has(id)));
       const allowed = search.idsWhere(coarse, filter);
-      const vectors = search.vectorsOf(
-        coarse.filter((id) => allowed.has(id)),
-        model,
-      );
+      for (const id of vectors.keys()) if (!allowed.has(id)) vectors.delete(id);
       return rankExact(query, vectors, CANDIDATES);
     },
   };

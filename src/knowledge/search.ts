@@ -77,6 +77,13 @@ export function createSearch(deps: {
   const { memories, search, services, embedding, clock } = deps;
   const ranking = deps.ranking ?? DEFAULT_RANKING;
   const lists = createCandidateLists({ search, services, embedding });
+  // Words in most memories weigh nothing in BM25 but would make it score every row they are in.
+  const lexicalList = (text: string, filter: SearchFilter) => {
+    const words = queryWords(text);
+    const common = search.commonWords(words);
+    const match = anyOfWords(words.filter((w) => !common.has(w)));
+    return search.lexical(match, filter, CANDIDATES);
+  };
 
   const engine = {
     /** The similarity thresholds of the model in use (lexical ones when embeddings are off). */
@@ -104,8 +111,7 @@ export function createSearch(deps: {
         embedding.model && opts.only !== 'lexical' ? await embedding.query(text) : null;
       const t1 = performance.now();
 
-      const lexical =
-        opts.only === 'semantic' ? [] : search.lexical(ftsQuery(text), filter, CANDIDATES);
+      const lexical = opts.only === 'semantic' ? [] : lexicalList(text, filter);
       const semantic = queryVector
         ? lists.semantic(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
         : [];

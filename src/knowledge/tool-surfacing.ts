@@ -10,8 +10,10 @@ import { estimateTokens, formatConfidence } from '../memory/index.js';
 import type { Search } from './search.js';
 
 export const HOOK_BUDGET_TOKENS = 500;
-const INPUT_HEAD = 600;
-const OUTPUT_HEAD = 400;
+// What a tool call is about is in its first lines: a longer query costs the hook's answer more
+// to embed (the local model's time grows with the text) and to rank, and finds no better.
+const INPUT_HEAD = 300;
+const OUTPUT_HEAD = 200;
 
 export interface ToolCall {
   toolName: string;

@@ -1,16 +1,14 @@
 /**
- * The vector side of the search, in this process: a sign-bit signature per stored vector, scanned
- * by Hamming distance for a few hundred candidates, which are then re-ranked by exact cosine
- * over their float vectors read from SQLite.
+ * A sign-bit index, in this process: a 512-bit signature per stored vector, scanned by Hamming
+ * distance for a few hundred candidates, which are then re-ranked by exact cosine over their
+ * float vectors read from the store. The graph's ideas and spans use it (src/graph/vectors.ts);
+ * memories moved to the HNSW index of vector-ann.ts, whose recall holds at 100,000 (0.997 against
+ * 0.96 for this scan, bench/search-speed.js, which keeps this one as its baseline).
  *
- * Written by hand because nothing on npm does this within the constraints: sqlite-vec's `vec0`
- * is an exact scan (70-130 ms at 100,000 x 512 floats here) and HNSW packages need a native
- * build or keep every float vector in memory. 512 sign bits are 64 bytes a memory (6.4 MB at
- * 100,000), a full scan takes about 3 ms, and bench/search.js measures its recall against the
- * exact scan. The store stays the source of truth: the index catches up with `vectorsSince`
- * before each search (when the store's watch says vectors may have been written: on a shared
- * database, when one was heard of), and a candidate whose memory is gone is dropped by the
- * store's filter.
+ * 512 sign bits are 64 bytes a vector (6.4 MB at 100,000) and a full scan takes about 3 ms. The
+ * store stays the source of truth: the index catches up with `vectorsSince` before each search
+ * (when the store's watch says vectors may have been written: on a shared database, when one was
+ * heard of), and a candidate whose row is gone is dropped by the store's filter.
  */
 import type { SearchStore } from '../db/index.js';
 import { dot, fromBlob, POPCOUNT16, signatureWords, signBits } from '../memory/index.js';

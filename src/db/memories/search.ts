@@ -5,10 +5,11 @@
  * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
  * query finds and ranks the same memories on both engines.
  */
-import { type Db, engineOf, statementCache } from '../open.js';
+import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
+import { commonWords } from './common-words.js';
 import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
 
@@ -110,6 +111,7 @@ export function createSearchStore(db: Db) {
     WHERE id > ? AND model = ? ORDER BY id`);
   const maxId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM memory_vectors');
   const countVectors = db.prepare('SELECT COUNT(*) AS n FROM memory_vectors WHERE model = ?');
+  const countAllVectors = db.prepare('SELECT COUNT(*) AS n FROM memory_vectors');
   const pending = db.prepare(`SELECT m.id, m.service, m.observation, s.description
     FROM memories m LEFT JOIN services s ON s.name = m.service
     WHERE m.id > ? AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)
@@ -132,6 +134,12 @@ export function createSearchStore(db: Db) {
   );
 
   const store = {
+    /** Where the vector index of memories is kept between runs (null: rebuilt in memory). */
+    vectorIndexFile: fileBeside(db, 'memory-vectors'),
+
+    /** Which of these query words are in more than a quarter of the memories (left out of a query). */
+    commonWords: commonWords(() => (text ? text.current('memories_fts') : db)),
+
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
       if (match === '') return [];
@@ -230,13 +238,16 @@ export function createSearchStore(db: Db) {
       ).map((r) => r.id);
     },
 
-    /** How many memories the filter selects (to choose between an exact and an indexed scan). */
-    countWhere(filter: SearchFilter): number {
+    /**
+     * How many memories the filter selects, counting no further than `max` + 1 (to choose
+     * between an exact and an indexed scan: counting all of 100,000 took 9 ms).
+     */
+    countWhere(filter: SearchFilter, max: number): number {
       const { sql, params } = sqlOf(filter);
       return (
-        cached(`SELECT COUNT(*) AS n FROM memories m WHERE 1 = 1${sql}`).get(...params) as {
-          n: number;
-        }
+        cached(
+          `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories m WHERE 1 = 1${sql} LIMIT ?) c`,
+        ).get(...params, max + 1) as { n: number }
       ).n;
     },
 
@@ -282,6 +293,11 @@ export function createSearchStore(db: Db) {
 
     countVectors(model: string): number {
       return (countVectors.get(model) as { n: number }).n;
+    },
+
+    /** Vectors of every model: one read of an index (by model reads every row, 2 s at 100,000). */
+    countAllVectors(): number {
+      return (countAllVectors.get() as { n: number }).n;
     },
 
     putVectors: db.transaction(
