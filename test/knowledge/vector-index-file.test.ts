@@ -5,18 +5,11 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { createKnowledge } from '../../src/knowledge/index.js';
 import { createAnnIndex } from '../../src/knowledge/vector-ann.js';
-import {
-  closeLocalEmbedder,
-  type KnowledgeApp,
-  knowledgeApp,
-  localEmbedder,
-} from '../helpers/knowledge.js';
-
-afterAll(closeLocalEmbedder);
+import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
 
 const apps: KnowledgeApp[] = [];
 afterEach(() => {
