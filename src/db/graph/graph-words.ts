@@ -4,9 +4,8 @@
  * that shares a common word (the query that made indexing quadratic). The answer is FTS5's own:
  * the same tokens (its tokenizer, fts-tokens.ts), the same statistics (rows, tokens per row,
  * rows per term) and SQLite's bm25 formula (fts5_aux.c) with the same column weights, ranked
- * best first; only the ideas that cannot reach the top are skipped (MaxScore: a term's share of
- * a score is below idf * (k1 + 1), so once the tenth best beats what the remaining terms could
- * add, their other ideas are never scored). Written by hand: no library ranks exactly as FTS5.
+ * best first; only the ideas that cannot reach the top are skipped (bm25-top.ts). Written by
+ * hand: no library ranks exactly as FTS5.
  *
  * Kept true to the table: terms are read from FTS5 (fts5vocab) the first time a query needs
  * them and changed with every write after that. Ideas written on this connection are logged by
@@ -16,6 +15,7 @@
  * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
  * query runs in FTS5 as before.
  */
+import { bm25Top, type WordHit } from './bm25-top.js';
 import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
 import type { Db } from '../open.js';
 
@@ -24,8 +24,6 @@ const COLUMNS = ['content', 'turn', 'near', 'far'] as const;
 export type IdeaColumn = (typeof COLUMNS)[number];
 /** Texts whose tokens are kept (cleared whole when full). */
 const CACHED_TEXTS = 20_000;
-const K1 = 1.2;
-const B = 0.75;
 
 interface Posting {
   /** Idea ids containing the term, ascending. */
@@ -44,11 +42,6 @@ interface State {
   /** The last log row applied, and its nonce (a rolled-back row is gone or another). */
   seq: number;
   nonce: number | null;
-}
-
-export interface WordHit {
-  id: number;
-  bm25: number;
 }
 
 /** SQLite's varint (FTS5's docsize rows are one per column). */
@@ -236,9 +229,8 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     mark(s, lastLog.get() as { seq: number; nonce: number });
   };
 
-  // Scores of one query, by idea id; `touched` lists the ids to read and clear after.
+  // Scores of one query, by idea id (bm25-top.ts leaves it zeroed).
   let acc = new Float64Array(1024);
-  const touched: number[] = [];
 
   return {
     /** Sets columns of ideas that held no words (graph-text-search.ts setContext). */
@@ -256,37 +248,13 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       const phrases = tokens(queryWords);
       if (phrases.some((p) => p.length !== 1)) return null;
       if (s.rows === 0 || phrases.length === 0) return [];
-      const avgdl = s.totalTokens / s.rows;
-      const sizes = s.sizes;
-      acc = withRoom(acc, sizes.length / 4, (n) => new Float64Array(n));
-      // Phrase by phrase, in the query's order, as fts5_aux.c adds them up for each row.
-      for (const [term] of phrases as [string][]) {
+      const terms = (phrases as [string][]).map(([term]) => {
         const { ids, freqs } = posting(s, term);
         const v = Math.log((s.rows - ids.length + 0.5) / (ids.length + 0.5));
-        const idf = v <= 0 ? 1e-6 : v;
-        for (let k = 0; k < ids.length; k += 1) {
-          const id = ids[k]!;
-          const f = freqs[k]!;
-          const at = 4 * id;
-          const d = sizes[at]! + sizes[at + 1]! + sizes[at + 2]! + sizes[at + 3]!;
-          if (acc[id] === 0) touched.push(id);
-          acc[id] = acc[id]! + idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
-        }
-      }
-      // The best `limit`, ties to the lower id (FTS5 reads rows in rowid order).
-      const top: number[] = [];
-      const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && a < b);
-      for (const id of touched) {
-        if (top.length === limit && !better(id, top[limit - 1]!)) continue;
-        let at = top.length;
-        while (at > 0 && better(id, top[at - 1]!)) at -= 1;
-        top.splice(at, 0, id);
-        if (top.length > limit) top.pop();
-      }
-      const out = top.map((id) => ({ id, bm25: -1 * acc[id]! }));
-      for (const id of touched) acc[id] = 0;
-      touched.length = 0;
-      return out;
+        return { ids, freqs, idf: v <= 0 ? 1e-6 : v };
+      });
+      acc = withRoom(acc, s.sizes.length / 4, (n) => new Float64Array(n));
+      return bm25Top(terms, s.sizes, s.totalTokens / s.rows, limit, acc);
     },
 
     close: () => tokenizer.close(),
