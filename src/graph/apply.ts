@@ -39,6 +39,18 @@ function clip(text: string, max: number): string {
 const ANSWER_INTENTS = new Set(['solution', 'decision', 'conclusion']);
 
 export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
+  // The words around ideas are written once each, at the end (idea-context-writes.ts).
+  try {
+    const out = writePlan(plan, carry, deps);
+    deps.stores.search.flushContext();
+    return out;
+  } catch (err) {
+    deps.stores.search.dropContext();
+    throw err;
+  }
+}
+
+function writePlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
   const { stores, vectors, session, sourceFile, now } = deps;
   const { rows, search } = stores;
   const ids = new Map<number, number>();

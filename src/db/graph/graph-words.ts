@@ -42,6 +42,8 @@ interface State {
   /** The last log row applied, and its nonce (a rolled-back row is gone or another). */
   seq: number;
   nonce: number | null;
+  /** Words given to ideas that ideas_fts does not hold yet (idea-context-writes.ts). */
+  unflushed: { id: number; col: number; counts: Map<string, number> }[];
 }
 
 /** SQLite's varint (FTS5's docsize rows are one per column). */
@@ -81,6 +83,16 @@ function count(tokens: readonly string[]): Map<string, number> {
   return out;
 }
 
+/** Adds to an idea's weighted occurrences of a term (the column weights sum exactly in any order). */
+function bump(p: Posting, id: number, by: number): void {
+  const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
+  if (p.ids[at] !== id) {
+    p.ids.splice(at, 0, id);
+    p.freqs.splice(at, 0, 0);
+  }
+  p.freqs[at] = p.freqs[at]! + by;
+}
+
 /** `a` with room for index `n` (doubled, so growth costs little). */
 function withRoom<T extends Int32Array | Float64Array>(a: T, n: number, make: (n: number) => T): T {
   if (n < a.length) return a;
@@ -89,7 +101,8 @@ function withRoom<T extends Int32Array | Float64Array>(a: T, n: number, make: (n
   return b;
 }
 
-export function createIdeaWords(db: Db, weights: readonly number[]) {
+/** `beforeRead` writes to ideas_fts the words it was told of but has not written yet. */
+export function createIdeaWords(db: Db, weights: readonly number[], beforeRead = () => {}) {
   db.exec(`CREATE TEMP TABLE IF NOT EXISTS idea_words_log (seq INTEGER PRIMARY KEY,
       id INTEGER NOT NULL, op TEXT NOT NULL, nonce INTEGER NOT NULL DEFAULT (abs(random() % 9007199254740991)));
     CREATE TEMP TRIGGER IF NOT EXISTS idea_words_insert AFTER INSERT ON main.ideas BEGIN
@@ -124,6 +137,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
   let state: State | null = null;
 
   const load = (): State => {
+    beforeRead();
     let sizes = new Int32Array(1024);
     let rows = 0;
     let totalTokens = 0;
@@ -144,6 +158,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       dataVersion: dataVersion(),
       seq: last?.seq ?? 0,
       nonce: last?.nonce ?? null,
+      unflushed: [],
     };
   };
 
@@ -160,13 +175,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     s.totalTokens += tokens.length;
     for (const [term, n] of counts) {
       const p = s.postings.get(term);
-      if (!p) continue;
-      const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
-      if (p.ids[at] !== id) {
-        p.ids.splice(at, 0, id);
-        p.freqs.splice(at, 0, 0);
-      }
-      p.freqs[at] = p.freqs[at]! + n * weights[col]!;
+      if (p) bump(p, id, n * weights[col]!);
     }
   };
 
@@ -208,6 +217,10 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
         }
       }
       p = { ids, freqs };
+      for (const u of s.unflushed) {
+        const n = u.counts.get(term);
+        if (n) bump(p, u.id, n * weights[u.col]!);
+      }
       s.postings.set(term, p);
     }
     return p;
@@ -224,7 +237,11 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     }
     const lists = tokens(columns.map(([, text]) => text));
     const counts = lists.map(count);
-    for (const id of ids) cols.forEach((c, k) => add(s, id, c, lists[k]!, counts[k]));
+    for (const id of ids)
+      cols.forEach((c, k) => {
+        add(s, id, c, lists[k]!, counts[k]);
+        s.unflushed.push({ id, col: c, counts: counts[k]! });
+      });
     note.run();
     mark(s, lastLog.get() as { seq: number; nonce: number });
   };
@@ -255,6 +272,11 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       });
       acc = withRoom(acc, s.sizes.length / 4, (n) => new Float64Array(n));
       return bm25Top(terms, s.sizes, s.totalTokens / s.rows, limit, acc);
+    },
+
+    /** ideas_fts now holds every word it was told of. */
+    flushed: () => {
+      if (state) state.unflushed = [];
     },
 
     close: () => tokenizer.close(),
