@@ -101,6 +101,11 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
       return hits ?? self.lexicalIdeas(anyOfWords(queryWords), {}, limit);
     },
 
+    /** Words that indexing will write or ask soon, tokenized together (SQLite only). */
+    primeWords(texts: readonly string[]): void {
+      if (!localText && texts.length > 0) words().prime(texts);
+    },
+
     /** Sets the words around ideas (the columns given; the others stay), written by `flushContext`. */
     setContext(ids: readonly number[], context: IdeaContext): void {
       const columns = (['turn', 'near', 'far'] as const)

@@ -133,7 +133,9 @@ export function createIdeaWords(db: Db, weights: readonly number[], beforeRead =
   const contents = db.prepare('SELECT content FROM ideas WHERE id = ?');
   const instances = db.prepare('SELECT doc, col FROM idea_words_vocab WHERE term = ?');
   const colIndex = new Map<string, number>(COLUMNS.map((c, i) => [c, i]));
-  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  // Asked before every query: a prepared statement costs less than db.pragma's own each time.
+  const version = db.prepare('PRAGMA data_version');
+  const dataVersion = () => Number((version.get() as { data_version: number }).data_version);
   let state: State | null = null;
 
   const load = (): State => {
@@ -272,6 +274,11 @@ export function createIdeaWords(db: Db, weights: readonly number[], beforeRead =
       });
       acc = withRoom(acc, s.sizes.length / 4, (n) => new Float64Array(n));
       return bm25Top(terms, s.sizes, s.totalTokens / s.rows, limit, acc);
+    },
+
+    /** Tokenizes texts that will come soon in one go (a batch's ideas and turns). */
+    prime: (texts: readonly string[]) => {
+      tokens(texts);
     },
 
     /** ideas_fts now holds every word it was told of. */
