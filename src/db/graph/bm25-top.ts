@@ -25,6 +25,8 @@ const K1 = 1.2;
 const B = 0.75;
 /** Room left for rounding: sums taken in another order differ in their last bits. */
 const SLACK = 1e-9;
+/** Each touched idea's length term, worked out once per query (beside `acc`). */
+let norms = new Float64Array(1024);
 
 function indexOf(ids: readonly number[], id: number): number {
   let lo = 0;
@@ -93,6 +95,7 @@ export function bm25Top(
   for (let j = order.length - 1; j >= 0; j -= 1)
     rest[j] = rest[j + 1]! + terms[order[j]!]!.idf * (K1 + 1);
 
+  if (norms.length < acc.length) norms = new Float64Array(acc.length);
   const touched: number[] = [];
   let cut = order.length;
   let floor = 0;
@@ -108,8 +111,11 @@ export function bm25Top(
     for (let k = 0; k < ids.length; k += 1) {
       const id = ids[k]!;
       const f = freqs[k]!;
-      if (acc[id] === 0) touched.push(id);
-      acc[id] = acc[id]! + idf * ((f * (K1 + 1.0)) / (f + norm(id)));
+      if (acc[id] === 0) {
+        touched.push(id);
+        norms[id] = norm(id);
+      }
+      acc[id] = acc[id]! + idf * ((f * (K1 + 1.0)) / (f + norms[id]!));
     }
   }
   if (touched.length >= limit) floor = kthBest(acc, touched, limit);
