@@ -39,6 +39,18 @@ function clip(text: string, max: number): string {
 const ANSWER_INTENTS = new Set(['solution', 'decision', 'conclusion']);
 
 export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
+  // The words around ideas are written once each, at the end (idea-context-writes.ts).
+  try {
+    const out = writePlan(plan, carry, deps);
+    deps.stores.search.flushContext();
+    return out;
+  } catch (err) {
+    deps.stores.search.dropContext();
+    throw err;
+  }
+}
+
+function writePlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): ApplyOutcome {
   const { stores, vectors, session, sourceFile, now } = deps;
   const { rows, search } = stores;
   const ids = new Map<number, number>();
@@ -102,6 +114,16 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
     const key = `${idea.line}:${idea.role}`;
     turns.set(key, [...(turns.get(key) ?? []), idea]);
   }
+  const turnText = (group: PlanIdea[]) =>
+    plan.turnTexts.get(`${group[0]!.line}:${group[0]!.role}`) ??
+    group.map((i) => i.content).join(' ');
+  search.primeWords([
+    ...plan.ideas.map((i) => i.content),
+    ...[...turns.values()].flatMap((g) => [
+      clip(turnText(g), TURN_CHARS),
+      clip(turnText(g), NEAR_CHARS),
+    ]),
+  ]);
   let stored = 0;
   for (const group of turns.values()) {
     const inserted: RelIdea[] = [];
@@ -147,9 +169,7 @@ export function applyPlan(plan: BatchPlan, carry: Carry, deps: ApplyDeps): Apply
       }
     }
     // Key expansion: the idea is found by its turn's words and by those of the turns around it.
-    const text =
-      plan.turnTexts.get(`${group[0]!.line}:${group[0]!.role}`) ??
-      group.map((i) => i.content).join(' ');
+    const text = turnText(group);
     const ids = inserted.map((i) => i.id);
     const [before2, before1] = [carry.recent.at(-2), carry.recent.at(-1)];
     search.setContext(ids, {

@@ -115,6 +115,22 @@ describe('the nearest ideas by words', () => {
     }
   });
 
+  it('stay equal when asked before the words around new ideas reach the table', () => {
+    addContext(addIdeas(40));
+    compareRankings(5);
+    for (let round = 0; round < 10; round += 1) {
+      addContext(addIdeas(7));
+      // Asked first, while the words around the new ideas wait to be written.
+      const texts = Array.from({ length: 10 }, (_, q) => sentence(rand, 2 + (q % 5)));
+      const mem = texts.map((text) => graph.search.nearestByWords(queryWords(text), 11));
+      texts.forEach((text, q) => {
+        const fts = graph.search.lexicalIdeas(ftsQuery(text), {}, 11);
+        expect(mem[q]!.map((h) => h.id)).toEqual(fts.map((h) => h.id));
+        mem[q]!.forEach((h, k) => expect(h.bm25).toBeCloseTo(fts[k]!.bm25, 9));
+      });
+    }
+  });
+
   it('stay equal after a transaction that wrote ideas is rolled back', () => {
     addContext(addIdeas(60));
     compareRankings(5);

@@ -18,9 +18,12 @@ import {
   type IdeaHit,
 } from './graph-search-types.js';
 import { createIdeaWords, type IdeaWords } from './graph-words.js';
+import { type ContextWrites, createContextWrites } from './idea-context-writes.js';
 
 /** One in-memory copy of ideas_fts's words per connection (graph-words.ts), made on first use. */
 const wordsOf = new WeakMap<Db, IdeaWords>();
+/** The words around ideas not written yet, per connection (idea-context-writes.ts). */
+const writesOf = new WeakMap<Db, ContextWrites>();
 
 export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
   const localText = engineOf(db) === 'postgres' ? localTextIndex(db as PostgresDb) : null;
@@ -32,10 +35,23 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
     return (n: number, skip: number) => stmt.all(match, n, skip) as GraphHit[];
   };
 
+  let writes = writesOf.get(db);
+  if (!writes) {
+    writes = createContextWrites(cached, localText !== null);
+    writesOf.set(db, writes);
+  }
+  const pending = writes;
+  /** Before anything reads the words around ideas from the database. */
+  const flush = () => {
+    if (!pending.waiting) return;
+    pending.flush();
+    wordsOf.get(db)?.flushed();
+  };
+
   const words = () => {
     let w = wordsOf.get(db);
     if (!w) {
-      w = createIdeaWords(db, IDEA_COLUMN_WEIGHTS);
+      w = createIdeaWords(db, IDEA_COLUMN_WEIGHTS, flush);
       wordsOf.set(db, w);
     }
     return w;
@@ -50,6 +66,7 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
       weights: readonly number[] = IDEA_COLUMN_WEIGHTS,
     ): IdeaHit[] {
       if (match === '') return [];
+      flush();
       const { sql, params } = filterSql(filter, 'i');
       const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
       if (localText) {
@@ -84,33 +101,33 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
       return hits ?? self.lexicalIdeas(anyOfWords(queryWords), {}, limit);
     },
 
-    /** Sets the words around ideas (the columns given; the others stay). */
-    setContext(ids: readonly number[], context: IdeaContext): void {
-      const columns = (['turn', 'near', 'far'] as const).filter((c) => context[c] !== undefined);
-      if (columns.length === 0) return;
-      // One statement for all the columns: a full-text row is rewritten whole on each update.
-      const stmt = cached(
-        localText
-          ? `UPDATE idea_context SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE idea_id = ?`
-          : `UPDATE ideas_fts SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`,
-      );
-      const texts = columns.map((c) => context[c]!);
-      for (const id of ids) stmt.run(...texts, id);
-      wordsOf.get(db)?.set(
-        ids,
-        columns.map((c) => [c, context[c]!]),
-      );
+    /** Words that indexing will write or ask soon, tokenized together (SQLite only). */
+    primeWords(texts: readonly string[]): void {
+      if (!localText && texts.length > 0) words().prime(texts);
     },
 
-    /** Adds words to what is around ideas (a turn said after them). */
+    /** Sets the words around ideas (the columns given; the others stay), written by `flushContext`. */
+    setContext(ids: readonly number[], context: IdeaContext): void {
+      const columns = (['turn', 'near', 'far'] as const)
+        .filter((c) => context[c] !== undefined)
+        .map((c): ['turn' | 'near' | 'far', string] => [c, context[c]!]);
+      if (columns.length === 0) return;
+      pending.set(ids, columns);
+      wordsOf.get(db)?.set(ids, columns);
+    },
+
+    /** Adds words to what is around ideas (a turn said after them), written by `flushContext`. */
     addContext(ids: readonly number[], column: 'near' | 'far', text: string): void {
-      const stmt = cached(
-        localText
-          ? `UPDATE idea_context SET ${column} = trim(${column} || ' ' || ?) WHERE idea_id = ?`
-          : `UPDATE ideas_fts SET ${column} = trim(${column} || ' ' || ?) WHERE rowid = ?`,
-      );
-      for (const id of ids) stmt.run(text, id);
+      pending.append(ids, column, text);
       wordsOf.get(db)?.append(ids, column, text);
+    },
+
+    /** Writes the words around ideas set or added since (an idea's row once), in the caller's transaction. */
+    flushContext: flush,
+
+    /** Forgets the words around ideas not written yet: their transaction rolled back. */
+    dropContext(): void {
+      pending.drop();
     },
 
     /** Spans whose name or summary match, best first (the name weighs more). */
@@ -138,6 +155,7 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
 
     /** The text of the turn each idea was said in (what its `turn` column holds). */
     turnTexts(ids: readonly number[]): Map<number, string> {
+      flush();
       const out = new Map<number, string>();
       for (let k = 0; k < ids.length; k += 500) {
         const chunk = ids.slice(k, k + 500);

@@ -4,9 +4,8 @@
  * that shares a common word (the query that made indexing quadratic). The answer is FTS5's own:
  * the same tokens (its tokenizer, fts-tokens.ts), the same statistics (rows, tokens per row,
  * rows per term) and SQLite's bm25 formula (fts5_aux.c) with the same column weights, ranked
- * best first; only the ideas that cannot reach the top are skipped (MaxScore: a term's share of
- * a score is below idf * (k1 + 1), so once the tenth best beats what the remaining terms could
- * add, their other ideas are never scored). Written by hand: no library ranks exactly as FTS5.
+ * best first; only the ideas that cannot reach the top are skipped (bm25-top.ts). Written by
+ * hand: no library ranks exactly as FTS5.
  *
  * Kept true to the table: terms are read from FTS5 (fts5vocab) the first time a query needs
  * them and changed with every write after that. Ideas written on this connection are logged by
@@ -16,6 +15,7 @@
  * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
  * query runs in FTS5 as before.
  */
+import { bm25Top, type WordHit } from './bm25-top.js';
 import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
 import type { Db } from '../open.js';
 
@@ -24,8 +24,6 @@ const COLUMNS = ['content', 'turn', 'near', 'far'] as const;
 export type IdeaColumn = (typeof COLUMNS)[number];
 /** Texts whose tokens are kept (cleared whole when full). */
 const CACHED_TEXTS = 20_000;
-const K1 = 1.2;
-const B = 0.75;
 
 interface Posting {
   /** Idea ids containing the term, ascending. */
@@ -44,11 +42,8 @@ interface State {
   /** The last log row applied, and its nonce (a rolled-back row is gone or another). */
   seq: number;
   nonce: number | null;
-}
-
-export interface WordHit {
-  id: number;
-  bm25: number;
+  /** Words given to ideas that ideas_fts does not hold yet (idea-context-writes.ts). */
+  unflushed: { id: number; col: number; counts: Map<string, number> }[];
 }
 
 /** SQLite's varint (FTS5's docsize rows are one per column). */
@@ -88,6 +83,16 @@ function count(tokens: readonly string[]): Map<string, number> {
   return out;
 }
 
+/** Adds to an idea's weighted occurrences of a term (the column weights sum exactly in any order). */
+function bump(p: Posting, id: number, by: number): void {
+  const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
+  if (p.ids[at] !== id) {
+    p.ids.splice(at, 0, id);
+    p.freqs.splice(at, 0, 0);
+  }
+  p.freqs[at] = p.freqs[at]! + by;
+}
+
 /** `a` with room for index `n` (doubled, so growth costs little). */
 function withRoom<T extends Int32Array | Float64Array>(a: T, n: number, make: (n: number) => T): T {
   if (n < a.length) return a;
@@ -96,7 +101,8 @@ function withRoom<T extends Int32Array | Float64Array>(a: T, n: number, make: (n
   return b;
 }
 
-export function createIdeaWords(db: Db, weights: readonly number[]) {
+/** `beforeRead` writes to ideas_fts the words it was told of but has not written yet. */
+export function createIdeaWords(db: Db, weights: readonly number[], beforeRead = () => {}) {
   db.exec(`CREATE TEMP TABLE IF NOT EXISTS idea_words_log (seq INTEGER PRIMARY KEY,
       id INTEGER NOT NULL, op TEXT NOT NULL, nonce INTEGER NOT NULL DEFAULT (abs(random() % 9007199254740991)));
     CREATE TEMP TRIGGER IF NOT EXISTS idea_words_insert AFTER INSERT ON main.ideas BEGIN
@@ -127,10 +133,13 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
   const contents = db.prepare('SELECT content FROM ideas WHERE id = ?');
   const instances = db.prepare('SELECT doc, col FROM idea_words_vocab WHERE term = ?');
   const colIndex = new Map<string, number>(COLUMNS.map((c, i) => [c, i]));
-  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  // Asked before every query: a prepared statement costs less than db.pragma's own each time.
+  const version = db.prepare('PRAGMA data_version');
+  const dataVersion = () => Number((version.get() as { data_version: number }).data_version);
   let state: State | null = null;
 
   const load = (): State => {
+    beforeRead();
     let sizes = new Int32Array(1024);
     let rows = 0;
     let totalTokens = 0;
@@ -151,6 +160,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       dataVersion: dataVersion(),
       seq: last?.seq ?? 0,
       nonce: last?.nonce ?? null,
+      unflushed: [],
     };
   };
 
@@ -167,13 +177,7 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     s.totalTokens += tokens.length;
     for (const [term, n] of counts) {
       const p = s.postings.get(term);
-      if (!p) continue;
-      const at = p.ids.at(-1)! < id ? p.ids.length : indexOf(p.ids, id);
-      if (p.ids[at] !== id) {
-        p.ids.splice(at, 0, id);
-        p.freqs.splice(at, 0, 0);
-      }
-      p.freqs[at] = p.freqs[at]! + n * weights[col]!;
+      if (p) bump(p, id, n * weights[col]!);
     }
   };
 
@@ -215,6 +219,10 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
         }
       }
       p = { ids, freqs };
+      for (const u of s.unflushed) {
+        const n = u.counts.get(term);
+        if (n) bump(p, u.id, n * weights[u.col]!);
+      }
       s.postings.set(term, p);
     }
     return p;
@@ -231,14 +239,17 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
     }
     const lists = tokens(columns.map(([, text]) => text));
     const counts = lists.map(count);
-    for (const id of ids) cols.forEach((c, k) => add(s, id, c, lists[k]!, counts[k]));
+    for (const id of ids)
+      cols.forEach((c, k) => {
+        add(s, id, c, lists[k]!, counts[k]);
+        s.unflushed.push({ id, col: c, counts: counts[k]! });
+      });
     note.run();
     mark(s, lastLog.get() as { seq: number; nonce: number });
   };
 
-  // Scores of one query, by idea id; `touched` lists the ids to read and clear after.
+  // Scores of one query, by idea id (bm25-top.ts leaves it zeroed).
   let acc = new Float64Array(1024);
-  const touched: number[] = [];
 
   return {
     /** Sets columns of ideas that held no words (graph-text-search.ts setContext). */
@@ -256,37 +267,23 @@ export function createIdeaWords(db: Db, weights: readonly number[]) {
       const phrases = tokens(queryWords);
       if (phrases.some((p) => p.length !== 1)) return null;
       if (s.rows === 0 || phrases.length === 0) return [];
-      const avgdl = s.totalTokens / s.rows;
-      const sizes = s.sizes;
-      acc = withRoom(acc, sizes.length / 4, (n) => new Float64Array(n));
-      // Phrase by phrase, in the query's order, as fts5_aux.c adds them up for each row.
-      for (const [term] of phrases as [string][]) {
+      const terms = (phrases as [string][]).map(([term]) => {
         const { ids, freqs } = posting(s, term);
         const v = Math.log((s.rows - ids.length + 0.5) / (ids.length + 0.5));
-        const idf = v <= 0 ? 1e-6 : v;
-        for (let k = 0; k < ids.length; k += 1) {
-          const id = ids[k]!;
-          const f = freqs[k]!;
-          const at = 4 * id;
-          const d = sizes[at]! + sizes[at + 1]! + sizes[at + 2]! + sizes[at + 3]!;
-          if (acc[id] === 0) touched.push(id);
-          acc[id] = acc[id]! + idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
-        }
-      }
-      // The best `limit`, ties to the lower id (FTS5 reads rows in rowid order).
-      const top: number[] = [];
-      const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && a < b);
-      for (const id of touched) {
-        if (top.length === limit && !better(id, top[limit - 1]!)) continue;
-        let at = top.length;
-        while (at > 0 && better(id, top[at - 1]!)) at -= 1;
-        top.splice(at, 0, id);
-        if (top.length > limit) top.pop();
-      }
-      const out = top.map((id) => ({ id, bm25: -1 * acc[id]! }));
-      for (const id of touched) acc[id] = 0;
-      touched.length = 0;
-      return out;
+        return { ids, freqs, idf: v <= 0 ? 1e-6 : v };
+      });
+      acc = withRoom(acc, s.sizes.length / 4, (n) => new Float64Array(n));
+      return bm25Top(terms, s.sizes, s.totalTokens / s.rows, limit, acc);
+    },
+
+    /** Tokenizes texts that will come soon in one go (a batch's ideas and turns). */
+    prime: (texts: readonly string[]) => {
+      tokens(texts);
+    },
+
+    /** ideas_fts now holds every word it was told of. */
+    flushed: () => {
+      if (state) state.unflushed = [];
     },
 
     close: () => tokenizer.close(),
