@@ -13,6 +13,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 import { loadLocomo } from './locomo.js';
 import { judgePairs, loadDedupSets } from './quality/dedup.js';
@@ -71,15 +72,19 @@ export async function runSearchQualityBench(ctx) {
     claims: loadClaims().filter(dev),
   };
   const t = tally();
+  const started = performance.now();
+  const timed = {
+    log: (m) => ctx.log(`${m} (at ${((performance.now() - started) / 1000).toFixed(1)} s)`),
+  };
   const dir = mkdtempSync(join(tmpdir(), 'wk-bench-quality-'));
   const facts = { slice };
   try {
     opsBaseline(t, sets.ops);
-    for (const [path, embeddings] of MODES) await opsMode(ctx, t, dir, path, embeddings, sets);
+    for (const [path, embeddings] of MODES) await opsMode(timed, t, dir, path, embeddings, sets);
     const locomo = slice ? null : loadLocomo();
     if (locomo) {
       const all = locomo.locomo.map((_, i) => i);
-      facts.locomo = await locomoRecall(ctx, t, locomo, join(dir, 'locomo'), all);
+      facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), all);
     } else if (!slice) ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
   } finally {
     rmSync(dir, { recursive: true, force: true });
