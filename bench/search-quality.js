@@ -7,8 +7,7 @@
  * FTS5 BM25 baseline built in the same run (bench/quality/).
  *
  * BENCH_SEARCH_QUALITY_SLICE=1 runs the small slice `npm test` guards
- * (test/bench/search-quality-slice.test.ts): no LoCoMo; the ops set's development queries and
- * the development halves of the new dedup pairs and of the verify claims.
+ * (test/bench/search-quality-slice.test.ts): no LoCoMo, a third of the ops set (sliceOf).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,15 +61,35 @@ async function opsMode(ctx, t, dir, path, embeddings, sets) {
   await verifyClaims(t, path, env, sets.claims);
 }
 
+/**
+ * The slice: the memories of the set's first SLICE_SERVICES services, the development queries
+ * all of whose targets are among them, the development claims about them (or about nothing), and
+ * the development halves of the new dedup pairs.
+ */
+const SLICE_SERVICES = 20;
+
+function sliceOf(sets) {
+  const services = [...new Set(sets.ops.memories.map((m) => m.service))].slice(0, SLICE_SERVICES);
+  const memories = sets.ops.memories.filter((m) => services.includes(m.service));
+  const ids = new Set(memories.map((m) => m.id));
+  return {
+    ops: {
+      ...sets.ops,
+      memories,
+      queries: sets.ops.queries.filter(
+        (q) => q.split === 'dev' && q.targets.every((id) => ids.has(id)),
+      ),
+    },
+    pairs: sets.pairs.filter((p) => p.split === 'dev' && p.fresh),
+    claims: sets.claims.filter((c) => c.split === 'dev' && (c.about === null || ids.has(c.about))),
+  };
+}
+
 export async function runSearchQualityBench(ctx) {
   const slice = process.env.BENCH_SEARCH_QUALITY_SLICE === '1';
   const ops = loadOpsSet();
-  const dev = (x) => !slice || x.split === 'dev';
-  const sets = {
-    ops: slice ? { ...ops, queries: ops.queries.filter(dev) } : ops,
-    pairs: loadDedupSets(ops).filter((p) => dev(p) && (!slice || p.fresh)),
-    claims: loadClaims().filter(dev),
-  };
+  const all = { ops, pairs: loadDedupSets(ops), claims: loadClaims() };
+  const sets = slice ? sliceOf(all) : all;
   const t = tally();
   const started = performance.now();
   const timed = {
@@ -80,11 +99,13 @@ export async function runSearchQualityBench(ctx) {
   const facts = { slice };
   try {
     opsBaseline(t, sets.ops);
-    for (const [path, embeddings] of MODES) await opsMode(timed, t, dir, path, embeddings, sets);
+    await Promise.all(
+      MODES.map(([path, embeddings]) => opsMode(timed, t, dir, path, embeddings, sets)),
+    );
     const locomo = slice ? null : loadLocomo();
     if (locomo) {
-      const all = locomo.locomo.map((_, i) => i);
-      facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), all);
+      const convs = locomo.locomo.map((_, i) => i);
+      facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), convs);
     } else if (!slice) ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 /**
  * A regression guard on recall, dedup and verify quality: the search-quality bench's small slice
- * (bench/search-quality.js with BENCH_SEARCH_QUALITY_SLICE=1: the ops set's development queries,
- * the development halves of the new dedup pairs and of the verify claims, with the local model
- * and with embeddings off) run the way the bench runs it, through `serve`'s API and the MCP
+ * (bench/search-quality.js with BENCH_SEARCH_QUALITY_SLICE=1: a third of the ops set's memories
+ * and the development queries and claims about them, the development half of the new dedup
+ * pairs; with the local model and with embeddings off) run the way the bench runs it, through `serve`'s API and the MCP
  * server. The model is deterministic, so the figures are too; the test asserts floors a little
  * under today's figures, never exact ones, so that a change for the better passes and a
  * regression does not.
@@ -44,7 +44,7 @@ describe('the search-quality slice', () => {
     // Search as a user reaches it, beside the FTS5 baseline of the same run.
     expect(at('ops.fts5.MRR')).toBeGreaterThan(0.3);
     expect(at('ops.hybrid.MRR')).toBeGreaterThanOrEqual(at('ops.fts5.MRR') - 0.05);
-    expect(at('ops.hybrid.recall@5')).toBeGreaterThanOrEqual(0.42);
+    expect(at('ops.hybrid.recall@5')).toBeGreaterThanOrEqual(0.48);
     expect(at('ops.off.MRR')).toBeGreaterThanOrEqual(0.07);
     // Dedup (% of pairs judged as a careful reader would).
     for (const mode of ['off', 'hybrid']) {
@@ -54,8 +54,8 @@ describe('the search-quality slice', () => {
       expect(at(`dedup.${mode}.new-pairs`)).toBeGreaterThanOrEqual(40);
     }
     // Verify: agreement with a careful reader, and nothing confirmed that memory does not say.
-    expect(at('verify.hybrid.agreement')).toBeGreaterThanOrEqual(75);
-    expect(at('verify.off.agreement')).toBeGreaterThanOrEqual(62);
+    expect(at('verify.hybrid.agreement')).toBeGreaterThanOrEqual(72);
+    expect(at('verify.off.agreement')).toBeGreaterThanOrEqual(66);
     expect(at('verify.hybrid.confirmed_wrongly')).toBe(0);
     expect(at('verify.off.confirmed_wrongly')).toBe(0);
   });
