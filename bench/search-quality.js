@@ -41,7 +41,7 @@ async function opsMode(ctx, t, dir, path, embeddings, sets) {
     try {
       if (embeddings !== 'off') await serve.untilHybrid('probe');
       await importDocs(serve, opsDocs(sets.ops));
-      await askOps(t, path, serve, sets.ops);
+      await askOps(t, path, serve, sets.ops, sets.unrelated);
     } finally {
       await serve.close();
     }
@@ -89,7 +89,10 @@ export async function runSearchQualityBench(ctx) {
   const slice = process.env.BENCH_SEARCH_QUALITY_SLICE === '1';
   const ops = loadOpsSet();
   const all = { ops, pairs: loadDedupSets(ops), claims: loadClaims() };
+  const locomo = slice ? null : loadLocomo();
   const sets = slice ? sliceOf(all) : all;
+  // The first 200 LoCoMo questions, asked of the ops memories: what surfaces should be nothing.
+  sets.unrelated = (locomo?.locomo ?? []).flatMap((c) => c.qa.map((q) => q.question)).slice(0, 200);
   const t = tally();
   const started = performance.now();
   const timed = {
@@ -102,7 +105,6 @@ export async function runSearchQualityBench(ctx) {
     await Promise.all(
       MODES.map(([path, embeddings]) => opsMode(timed, t, dir, path, embeddings, sets)),
     );
-    const locomo = slice ? null : loadLocomo();
     if (locomo) {
       const convs = locomo.locomo.map((_, i) => i);
       facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), convs);

@@ -44,8 +44,11 @@ function record(t, path, q, ranked) {
   });
 }
 
-/** Asks every query of the set of `serve`, into `t` under `path`. */
-export async function askOps(t, path, serve, set) {
+/**
+ * Asks every query of the set of `serve`, into `t` under `path`; then each of `unrelated`
+ * (questions about something else: LoCoMo's chit-chat), counting those that surface anything.
+ */
+export async function askOps(t, path, serve, set, unrelated) {
   for (const q of set.queries) {
     const answer = await serve.get('/memories/search', { q: q.query, limit: 10 });
     record(
@@ -54,6 +57,10 @@ export async function askOps(t, path, serve, set) {
       q,
       answer.results.map((r) => r.source_ref),
     );
+  }
+  for (const q of unrelated) {
+    const answer = await serve.get('/memories/search', { q, limit: 5 });
+    t.add(path, 'dev', 'unrelated', { surfaced: answer.results.length > 0 ? 1 : 0 });
   }
 }
 

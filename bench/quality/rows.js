@@ -56,6 +56,17 @@ function opsRows(t, sets) {
   );
 }
 
+function unrelatedRows(t, sets) {
+  if (sets.unrelated.length === 0) return [];
+  return ['off', 'hybrid'].map((path) => ({
+    name: `ops.${path}.unrelated_surfaced`,
+    value: pct(t.mean(path, 'dev', 'unrelated', 'surfaced')),
+    heldOut: null,
+    unit: '%',
+    notes: `${PATH_NOTE[path]}; ${sets.unrelated.length} LoCoMo questions asked of the ops memories: share that surfaced anything (should be 0)`,
+  }));
+}
+
 function dedupRows(t, sets) {
   const names = [...new Set(sets.pairs.map((p) => p.set)), 'new-pairs'];
   const expectOf = (set) =>
@@ -103,6 +114,7 @@ export function qualityRows(t, sets, facts) {
   return [
     ...(facts.locomo ? locomoRows(t, facts) : []),
     ...opsRows(t, sets),
+    ...unrelatedRows(t, sets),
     ...dedupRows(t, sets),
     ...verifyRows(t),
   ];
