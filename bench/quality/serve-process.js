@@ -33,6 +33,12 @@ export function benchEnv(dataDir, embeddings) {
   };
 }
 
+// A bench that dies (an error, Ctrl-C) leaves no serve behind.
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 export async function startServe(dataDir, embeddings) {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
@@ -43,10 +49,12 @@ export async function startServe(dataDir, embeddings) {
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  running.add(child);
   let log = '';
   child.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
   const base = `http://127.0.0.1:${port}/api/v1`;
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  void exited.then(() => running.delete(child));
 
   /** A JSON body, or a string sent as it is with `type`. */
   async function api(method, path, body, type = 'application/json') {
