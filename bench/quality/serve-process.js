@@ -33,7 +33,7 @@ export function benchEnv(dataDir, embeddings) {
   };
 }
 
-// A bench that dies (an error, Ctrl-C) leaves no serve behind.
+// A bench that ends early (a part threw, a step failed) leaves no serve behind.
 const running = new Set();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGTERM');
