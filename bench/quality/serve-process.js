@@ -28,6 +28,8 @@ export function benchEnv(dataDir, embeddings) {
     HOME: dataDir,
     WATCHKEEPER_DATA_DIR: dataDir,
     WATCHKEEPER_EMBEDDINGS: embeddings,
+    // A busy machine must not turn the model's answers into lexical fallbacks (the 10 s default).
+    WATCHKEEPER_EMBEDDINGS_TIMEOUT: '10m',
     WATCHKEEPER_SCHEDULE: 'off',
     WATCHKEEPER_GATEWAY: 'off',
   };
@@ -94,12 +96,18 @@ export async function startServe(dataDir, embeddings) {
       }
       throw new Error(`serve never searched by meaning:\n${log}`);
     },
-    /** GET with query parameters (a repeated one as an array). */
-    get(path, params) {
+    /**
+     * GET with query parameters (a repeated one as an array). With the model, an answer that
+     * fell back to words alone is an error: its figure would not be the model's.
+     */
+    async get(path, params) {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(params))
         for (const one of [v].flat()) if (one !== undefined) q.append(k, String(one));
-      return api('GET', `${path}?${q}`);
+      const answer = await api('GET', `${path}?${q}`);
+      if (embeddings !== 'off' && answer.mode !== 'hybrid')
+        throw new Error(`${path} answered by words alone (${answer.mode}): the model failed`);
+      return answer;
     },
     async close() {
       if (child.exitCode === null) child.kill('SIGTERM');
