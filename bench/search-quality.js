@@ -1,240 +1,116 @@
 /**
- * Retrieval quality of the one search (npm run bench -- --only search-quality), with the real
- * local model (Universal Sentence Encoder lite) and the real store:
+ * Retrieval, dedup and verify quality as a user reaches them (npm run bench -- --only
+ * search-quality): memories brought in with `watchkeeper import`, searched through `serve`'s
+ * API, judged through `POST /api/v1/memories`, verified with the `memory_verify` MCP tool; hybrid
+ * is the real local model, off is WATCHKEEPER_EMBEDDINGS=off. No internal switch is used. Each
+ * figure is printed for the development split (value/dev) and the held-out one, beside a plain
+ * FTS5 BM25 baseline built in the same run (bench/quality/).
  *
- * - the ops set (bench/data/ops-retrieval.json): MRR and recall@5 for BM25 alone, vectors alone,
- *   hybrid without and with service descriptions; how many targets clear the surfacing
- *   threshold, and how many unrelated queries (LoCoMo chit-chat) surface anything at all;
- * - dedup: the paraphrase pairs that reinforce (target >= 90%) and the distinct-fact pairs that
- *   wrongly merge (target <= 5%);
- * - LoCoMo (../shared/bench-data/locomo10.json): every turn a document, each QA question's
- *   evidence turns its targets, recall@5 and @10 for BM25, vectors and hybrid.
+ * BENCH_SEARCH_QUALITY_SLICE=1 runs the small slice `npm test` guards
+ * (test/bench/search-quality-slice.test.ts): no LoCoMo, a third of the ops set (sliceOf).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
-import { createKnowledge } from '../dist/knowledge/index.js';
-import { withLocalEmbedder } from './local-embedder.js';
-import { round } from './stats.js';
-import { tempStores } from './temp-store.js';
+import { loadLocomo } from './locomo.js';
+import { judgePairs, loadDedupSets } from './quality/dedup.js';
+import { importDocs } from './quality/import-file.js';
+import { locomoRecall } from './quality/locomo-recall.js';
+import { tally } from './quality/metrics.js';
+import { askOps, loadOpsSet, opsBaseline, opsDocs } from './quality/ops-retrieval.js';
+import { qualityRows } from './quality/rows.js';
+import { benchEnv, startServe } from './quality/serve-process.js';
+import { loadClaims, verifyClaims } from './quality/verify.js';
 
-const OPS = new URL('./data/ops-retrieval.json', import.meta.url);
-const LOCOMO = new URL('../../shared/bench-data/locomo10.json', import.meta.url);
-const clock = { now: () => Date.UTC(2026, 10, 1) };
+const MODES = [
+  ['hybrid', 'local'],
+  ['off', 'off'],
+];
 
-function fresh(embedder) {
-  const store = tempStores('wk-bench-search-');
-  return { ...store, knowledge: createKnowledge({ stores: store.stores, embedder, clock }) };
-}
-
-/** Rows written straight to the store (no dedup: the set's memories are all distinct). */
-function load(app, memories, withDescriptions) {
-  const ids = new Map();
-  const at = clock.now();
-  for (const m of memories) {
-    if (withDescriptions && m.service) app.knowledge.services.seen(m.service, at);
-    const id = app.stores.memories.create({
-      service: m.service,
-      category: m.category ?? 'behavior',
-      observation: m.observation,
-      confidence: 0.7,
-      sessionId: null,
-      tier: 1,
-      at,
-      nextDecayAt: at + 1e12,
-    });
-    ids.set(id, m.id);
-  }
-  return ids;
-}
-
-async function rankMetrics(app, ids, queries, opts, ks = [5], surfacedToo = false) {
-  let rr = 0;
-  const hits = Object.fromEntries(ks.map((k) => [k, 0]));
-  let surfaced = 0;
-  const limit = Math.max(...ks, 10);
-  for (const q of queries) {
-    const answer = await app.knowledge.search.search(q.query, {
-      limit,
-      includeBelowThreshold: true,
-      ...opts,
-      ...(q.filter ?? {}),
-    });
-    const ranked = answer.results.map((r) => ids.get(r.memory.id));
-    const targets = new Set(q.targets);
-    const first = ranked.findIndex((id) => targets.has(id));
-    if (first >= 0) rr += 1 / (first + 1);
-    for (const k of ks) {
-      // recall@k: the share of the question's targets within the first k.
-      const found = ranked.slice(0, k).filter((id) => targets.has(id)).length;
-      hits[k] += found / targets.size;
-    }
-    if (surfacedToo) {
-      const above = await app.knowledge.search.search(q.query, { limit, ...(q.filter ?? {}) });
-      if (above.results.some((r) => targets.has(ids.get(r.memory.id)))) surfaced += 1;
-    }
-  }
-  const n = queries.length;
-  return {
-    mrr: rr / n,
-    recall: Object.fromEntries(ks.map((k) => [k, hits[k] / n])),
-    surfaced: surfaced / n,
-  };
-}
-
-async function opsQuality(ctx, embedder, data) {
-  const variants = [
-    ['bm25', { only: 'lexical' }, false],
-    ['vectors', { only: 'semantic' }, false],
-    ['hybrid', {}, false],
-    ['hybrid+descriptions', {}, true],
-  ];
-  for (const [name, opts, withDescriptions] of variants) {
-    const app = fresh(embedder);
+/** Ops retrieval and verify on the imported ops memories; dedup on an empty store beside. */
+async function opsMode(ctx, t, dir, path, embeddings, sets) {
+  const opsDir = join(dir, `ops-${path}`);
+  const dedupDir = join(dir, `dedup-${path}`);
+  mkdirSync(opsDir);
+  mkdirSync(dedupDir);
+  const env = benchEnv(opsDir, embeddings);
+  const retrieval = async () => {
+    const serve = await startServe(opsDir, embeddings);
     try {
-      const ids = load(app, data.memories, withDescriptions);
-      await app.knowledge.pending.reindex(false);
-      const m = await rankMetrics(app, ids, data.queries, opts, [5], !opts.only);
-      ctx.add({
-        name: `search.ops.${name}.mrr`,
-        value: round(m.mrr, 3),
-        unit: 'MRR',
-        notes: `${data.queries.length} queries over ${data.memories.length} memories; recall@5 ${round(m.recall[5], 3)}${opts.only ? '' : `; a target above the surfacing threshold for ${round(m.surfaced * 100, 1)}% of queries`}`,
-      });
+      if (embeddings !== 'off') await serve.untilHybrid('probe');
+      await importDocs(serve, opsDocs(sets.ops));
+      await askOps(t, path, serve, sets.ops, sets.unrelated);
     } finally {
-      app.close();
+      await serve.close();
     }
-  }
-}
-
-/** Unrelated questions (LoCoMo chit-chat) against the ops memories: how often anything surfaces. */
-async function falseSurfacing(ctx, embedder, data, locomo) {
-  const app = fresh(embedder);
-  try {
-    load(app, data.memories, true);
-    await app.knowledge.pending.reindex(false);
-    const questions = locomo.flatMap((c) => c.qa.map((q) => q.question)).slice(0, 200);
-    let any = 0;
-    for (const q of questions) {
-      if ((await app.knowledge.search.search(q, { limit: 5 })).results.length > 0) any += 1;
-    }
-    ctx.add({
-      name: 'search.ops.unrelated_surfaced',
-      value: round((any / questions.length) * 100, 1),
-      unit: '%',
-      notes: `${questions.length} LoCoMo questions asked of the ops memories: share that surfaced anything`,
-    });
-  } finally {
-    app.close();
-  }
-}
-
-async function dedup(ctx, embedder, data) {
-  const rate = async (pairs) => {
-    let merged = 0;
-    let superseded = 0;
-    for (const p of pairs) {
-      const app = fresh(embedder);
-      try {
-        const first = await app.knowledge.memory.observe({
-          service: p.service,
-          category: 'behavior',
-          observation: p.a,
-          sessionId: null,
-          tier: 1,
-        });
-        const second = await app.knowledge.memory.observe({
-          service: p.service,
-          category: 'timing',
-          observation: p.b,
-          sessionId: null,
-          tier: 1,
-        });
-        if (second.action === 'reinforced' && second.memory.id === first.memory.id) merged += 1;
-        if (second.action === 'superseded') superseded += 1;
-      } finally {
-        app.close();
-      }
-    }
-    return { merged: merged / pairs.length, superseded: superseded / pairs.length };
   };
-  const para = await rate(data.paraphrases);
-  const distinct = await rate(data.distinct);
-  ctx.add({
-    name: 'search.dedup.paraphrase_reinforced',
-    value: round(para.merged * 100, 1),
-    unit: '%',
-    notes: `${data.paraphrases.length} paraphrased re-observations that reinforce (target >= 90%)`,
-  });
-  ctx.add({
-    name: 'search.dedup.distinct_merged',
-    value: round(distinct.merged * 100, 1),
-    unit: '%',
-    notes: `${data.distinct.length} distinct-fact pairs wrongly merged (target <= 5%); ${round(distinct.superseded * 100, 1)}% supersede instead`,
-  });
+  const dedup = async () => {
+    const serve = await startServe(dedupDir, embeddings);
+    try {
+      if (embeddings !== 'off') await serve.untilHybrid('probe');
+      await judgePairs(t, path, serve, sets.pairs);
+    } finally {
+      await serve.close();
+    }
+  };
+  ctx.log(`${path}: ${sets.ops.queries.length} ops queries, ${sets.pairs.length} dedup pairs...`);
+  await Promise.all([retrieval(), dedup()]);
+  ctx.log(`${path}: ${sets.claims.length} verify claims...`);
+  await verifyClaims(t, path, env, sets.claims);
 }
 
-async function locomoRecall(ctx, embedder, locomo) {
-  const app = fresh(embedder);
-  try {
-    const ids = new Map();
-    const at = clock.now();
-    const queries = [];
-    for (const c of locomo) {
-      const service = `conv-${c.sample_id}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
-      for (const [key, turns] of Object.entries(c.conversation)) {
-        if (!/^session_\d+$/.test(key) || !Array.isArray(turns)) continue;
-        for (const t of turns) {
-          const id = app.stores.memories.create({
-            service,
-            category: 'behavior',
-            observation: `${t.speaker}: ${t.text}`.slice(0, 2000),
-            confidence: 0.7,
-            sessionId: null,
-            tier: 1,
-            at,
-            nextDecayAt: at + 1e12,
-          });
-          ids.set(id, `${service}/${t.dia_id}`);
-        }
-      }
-      for (const q of c.qa) {
-        if (!q.evidence?.length || q.category === 5) continue;
-        queries.push({
-          query: q.question,
-          targets: q.evidence.map((e) => `${service}/${e}`),
-          filter: { service },
-        });
-      }
-    }
-    ctx.log(`LoCoMo: embedding ${ids.size} turns...`);
-    await app.knowledge.pending.reindex(false);
-    for (const [name, opts] of [
-      ['bm25', { only: 'lexical' }],
-      ['vectors', { only: 'semantic' }],
-      ['hybrid', {}],
-    ]) {
-      const m = await rankMetrics(app, ids, queries, opts, [5, 10]);
-      ctx.add({
-        name: `search.locomo.${name}.recall@10`,
-        value: round(m.recall[10], 3),
-        unit: 'recall',
-        notes: `${queries.length} questions, ${ids.size} turns; recall@5 ${round(m.recall[5], 3)}, MRR ${round(m.mrr, 3)}`,
-      });
-    }
-  } finally {
-    app.close();
-  }
+/**
+ * The slice: the memories of the set's first SLICE_SERVICES services, the development queries
+ * all of whose targets are among them, the development claims about them (or about nothing), and
+ * the development halves of the new dedup pairs.
+ */
+const SLICE_SERVICES = 20;
+
+function sliceOf(sets) {
+  const services = [...new Set(sets.ops.memories.map((m) => m.service))].slice(0, SLICE_SERVICES);
+  const memories = sets.ops.memories.filter((m) => services.includes(m.service));
+  const ids = new Set(memories.map((m) => m.id));
+  return {
+    ops: {
+      ...sets.ops,
+      memories,
+      queries: sets.ops.queries.filter(
+        (q) => q.split === 'dev' && q.targets.every((id) => ids.has(id)),
+      ),
+    },
+    pairs: sets.pairs.filter((p) => p.split === 'dev' && p.fresh),
+    claims: sets.claims.filter((c) => c.split === 'dev' && (c.about === null || ids.has(c.about))),
+  };
 }
 
 export async function runSearchQualityBench(ctx) {
-  const data = JSON.parse(readFileSync(OPS, 'utf8'));
-  const locomo = existsSync(LOCOMO) ? JSON.parse(readFileSync(LOCOMO, 'utf8')) : null;
-  await withLocalEmbedder(async (embedder) => {
-    await opsQuality(ctx, embedder, data);
-    await dedup(ctx, embedder, data);
+  const slice = process.env.BENCH_SEARCH_QUALITY_SLICE === '1';
+  const ops = loadOpsSet();
+  const all = { ops, pairs: loadDedupSets(ops), claims: loadClaims() };
+  const locomo = slice ? null : loadLocomo();
+  const sets = slice ? sliceOf(all) : all;
+  // The first 200 LoCoMo questions, asked of the ops memories: what surfaces should be nothing.
+  sets.unrelated = (locomo?.locomo ?? []).flatMap((c) => c.qa.map((q) => q.question)).slice(0, 200);
+  const t = tally();
+  const started = performance.now();
+  const timed = {
+    log: (m) => ctx.log(`${m} (at ${((performance.now() - started) / 1000).toFixed(1)} s)`),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'wk-bench-quality-'));
+  const facts = { slice };
+  try {
+    opsBaseline(t, sets.ops);
+    await Promise.all(
+      MODES.map(([path, embeddings]) => opsMode(timed, t, dir, path, embeddings, sets)),
+    );
     if (locomo) {
-      await falseSurfacing(ctx, embedder, data, locomo);
-      await locomoRecall(ctx, embedder, locomo);
-    } else ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
-  });
+      const convs = locomo.locomo.map((_, i) => i);
+      facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), convs);
+    } else if (!slice) ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const row of qualityRows(t, sets, facts)) ctx.add(row);
 }
