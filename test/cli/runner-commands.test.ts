@@ -47,7 +47,7 @@ function hook(env: Record<string, string>, payload: unknown) {
   });
 }
 
-async function waitFor<T>(fn: () => T | undefined | null | false, ms = 30_000): Promise<T> {
+async function waitFor<T>(fn: () => T | undefined | null | false, ms = 90_000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
     const v = fn();
     if (v) return v;

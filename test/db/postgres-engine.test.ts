@@ -152,7 +152,7 @@ describe('changes across the fleet', () => {
   });
 });
 
-async function until(check: () => boolean, ms = 30_000): Promise<void> {
+async function until(check: () => boolean, ms = 90_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('not within the deadline');

@@ -171,9 +171,12 @@ function watchkeeper(args: string[]): Promise<string> {
   });
 }
 
-/** Waits (polling the database) until `check` holds; the hook's indexer runs detached. */
+/**
+ * Waits (polling the database) until `check` holds; the hook's indexer runs detached, and on a
+ * busy machine it takes a while to start: the bound only catches an indexer that never writes.
+ */
 async function eventually<T>(check: () => T | null | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 300; i += 1) {
+  for (let i = 0; i < 1800; i += 1) {
     try {
       stores ??= openStores(join(env.WATCHKEEPER_DATA_DIR!, 'watchkeeper.db'));
       const v = check();
@@ -215,7 +218,7 @@ describe('installing the plugin', () => {
   });
 });
 
-describe('the Claude Code plugin against the real CLI', () => {
+describe('the Claude Code plugin against the real CLI', { timeout: 300_000 }, () => {
   let first: string;
 
   it('indexes the session it ran in, from the Stop hook in the background', async () => {

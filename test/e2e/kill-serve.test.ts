@@ -38,7 +38,7 @@ afterEach(() => {
   dataDir = undefined;
 });
 
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 20_000) {
+async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 90_000) {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
     const v = fn();
     if (v) return v;

@@ -57,7 +57,7 @@ export class WaitAborted extends Error {}
 export async function waitFor<T>(
   what: string,
   fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  ms = 20_000,
+  ms = 90_000,
 ): Promise<T> {
   const end = Date.now() + ms;
   let lastError: unknown = null;

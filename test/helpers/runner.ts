@@ -121,7 +121,7 @@ export function alive(pid: number): boolean {
  * Polls until `pid` is gone or `ms` pass (a SIGKILL takes effect asynchronously, and later on a
  * busy machine).
  */
-export async function gone(pid: number, ms = 20_000): Promise<boolean> {
+export async function gone(pid: number, ms = 90_000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
     if (!alive(pid)) return true;
   }

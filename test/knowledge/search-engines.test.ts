@@ -47,7 +47,7 @@ function postgresDatabase(): (instance: string) => Stores {
 
 /** Waits for a condition that another instance's change makes true (heard within seconds). */
 async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     const value = await read();
     if (ok(value) || Date.now() > deadline) return value;

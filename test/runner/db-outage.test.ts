@@ -96,7 +96,7 @@ const request = (prompt: string) => ({
 
 const gate = (name: string) => join(dataDir, 'outage', name);
 
-async function until<T>(what: string, check: () => Promise<T | null> | T | null, ms = 30_000) {
+async function until<T>(what: string, check: () => Promise<T | null> | T | null, ms = 90_000) {
   const end = Date.now() + ms;
   for (;;) {
     const got = await check();
