@@ -4,22 +4,12 @@
  * that it measures the routes and options a user gets.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath, URLSearchParams } from 'node:url';
+
+import { freePort } from '../wrk.js';
 
 const BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 const TOKEN = 'bench-quality-token-0123456789';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment of every process of the bench: this data folder, these embeddings. */
 export function benchEnv(dataDir, embeddings) {

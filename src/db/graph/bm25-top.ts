@@ -28,7 +28,8 @@ const SLACK = 1e-9;
 /** Each touched idea's length term, worked out once per query (beside `acc`). */
 let norms = new Float64Array(1024);
 
-function indexOf(ids: readonly number[], id: number): number {
+/** Where `id` is, or would go, in ascending `ids` (binary search). */
+export function indexOf(ids: readonly number[], id: number): number {
   let lo = 0;
   let hi = ids.length;
   while (lo < hi) {

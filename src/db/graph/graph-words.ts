@@ -15,7 +15,7 @@
  * words) drops what it holds, and it reads the table again. SQLite only: on PostgreSQL the
  * query runs in FTS5 as before.
  */
-import { bm25Top, type WordHit } from './bm25-top.js';
+import { bm25Top, indexOf, type WordHit } from './bm25-top.js';
 import { createFtsTokenizer, type FtsTokenizer } from './fts-tokens.js';
 import type { Db } from '../open.js';
 
@@ -64,17 +64,6 @@ function varints(buf: Uint8Array): number[] {
     out.push(v);
   }
   return out;
-}
-
-function indexOf(ids: readonly number[], id: number): number {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function count(tokens: readonly string[]): Map<string, number> {
