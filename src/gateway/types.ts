@@ -1,6 +1,7 @@
 /** The model gateway's one interface: a job in, text or validated JSON out, with what it cost. */
 import type { z } from 'zod';
 
+import type { JobFinish } from '../db/index.js';
 import type { JsonSchema } from './json-schema-check.js';
 
 /**
@@ -33,17 +34,11 @@ export interface GatewayJob<T = unknown> {
 /** How a job ended when it did not succeed. */
 export type FailedOutcome = 'failed' | 'invalid_output' | 'timed_out' | 'unavailable';
 
-interface JobCost {
-  jobId: number;
-  /** The model that answered (as the backend reported it), or the one asked for. */
-  model: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  /** Null when the backend reports no cost and the model's price is unknown (Ollama: free). */
-  costUsd: number | null;
-  durationMs: number;
-  attempts: number;
-}
+/** What a finished job cost, as the job's row records it (`JobFinish` in src/db). */
+type JobCost = { jobId: number } & Pick<
+  JobFinish,
+  'model' | 'inputTokens' | 'outputTokens' | 'costUsd' | 'durationMs' | 'attempts'
+>;
 
 export type GatewayResult<T = unknown> =
   | (JobCost & { ok: true; text: string; json: T | null })

@@ -34,9 +34,11 @@ export interface GatewayJobRow {
 
 export interface JobFinish {
   outcome: Exclude<JobOutcome, 'running'>;
+  /** The model that answered (as the backend reported it), or the one asked for. */
   model: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Null when the backend reports no cost and the model's price is unknown (Ollama: free). */
   costUsd: number | null;
   durationMs: number;
   attempts: number;
