@@ -19,18 +19,13 @@ import type { Logger } from '../log.js';
 import { type Notifier, setUpNotifier } from '../notify/index.js';
 import { createChainRunner, type RunChain } from '../runner/chain.js';
 import { type ChainSummarizer, createChainSummarizer } from '../runner/chain-summary.js';
-import { currentCooldowns } from '../runner/cooldown-now.js';
-import { cooldownHorizon } from '../runner/cooldown-policy.js';
 import { createHookServer, type HookServer } from '../runner/hook-server.js';
 import { createLeaseSweeper } from '../runner/lease.js';
 import { SessionFeed } from '../runner/live-feed.js';
 import { recoverInterruptedSessions, type RecoveredSession } from '../runner/recovery.js';
 import { createScheduler, type Scheduler } from '../runner/scheduler.js';
 import { createSessionRunner, type SessionRunnerDeps } from '../runner/session-runner.js';
-import { createApp } from '../web/app.js';
 import { startBackgroundWork } from './background.js';
-import type { RunnerControl } from '../web/deps.js';
-import { loadSecret } from '../web/server.js';
 
 export interface Runtime {
   config: Config;
@@ -76,21 +71,6 @@ export interface RuntimeOptions {
   gatewayEnvOverrides?: Record<string, string>;
   onSpawn?: SessionRunnerDeps['onSpawn'];
   onSessionEnd?: SessionRunnerDeps['onSessionEnd'];
-}
-
-/** The runner behaviour the web layer is given (it may import runner types only). */
-export function runnerControl(rt: Runtime): RunnerControl {
-  return {
-    trigger: (request) => rt.scheduler.trigger(request),
-    ticket: (id) => rt.scheduler.ticket(id),
-    stopCurrent: () => rt.scheduler.stopCurrent(),
-    status: () => rt.scheduler.status(),
-    queue: () => rt.scheduler.queue(),
-    cancel: (id, actor) => rt.scheduler.cancel(id, actor),
-    cooldownState: (now) =>
-      currentCooldowns(rt.stores, rt.config.cooldowns, now, rt.config.fleet.cooldownServices),
-    cooldownHorizon: (now) => cooldownHorizon(rt.config.cooldowns, now),
-  };
 }
 
 export function createRuntime(o: RuntimeOptions): Runtime {
@@ -252,31 +232,4 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       stores.close();
     },
   };
-}
-
-/** The dashboard over a runtime: what `serve` listens with, and what the browser tests drive. */
-export function createDashboard(
-  rt: Runtime,
-  o: { clock: Clock; demo: boolean; endpointProof?: (challenge: string) => string },
-) {
-  return createApp({
-    config: rt.config,
-    stores: rt.stores,
-    knowledge: rt.knowledge,
-    conversations: rt.conversations,
-    gateway: rt.gateway,
-    feed: rt.feed,
-    runner: runnerControl(rt),
-    notifications: {
-      targets: () => rt.notifier.targets(),
-      sendTest: (by) => rt.notifier.sendTest(by),
-      settings: rt.config.notifications,
-    },
-    clock: o.clock,
-    log: rt.log,
-    outage: rt.outage,
-    demo: o.demo,
-    secret: loadSecret(rt.config.dataDir),
-    ...(o.endpointProof ? { endpointProof: o.endpointProof } : {}),
-  });
 }

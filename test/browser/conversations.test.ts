@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { createDashboard } from '../../src/cli/dashboard.js';
+import { createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';

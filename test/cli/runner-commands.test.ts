@@ -32,6 +32,9 @@ function envFor(extra: Record<string, string> = {}) {
       WATCHKEEPER_DATA_DIR: dataDir,
       WATCHKEEPER_CLAUDE_BIN: FAKE_CLAUDE,
       WATCHKEEPER_KILL_GRACE: '500ms',
+      // What these commands do with a session does not depend on meaning; without the model each
+      // process starts in a fraction of the time.
+      WATCHKEEPER_EMBEDDINGS: 'off',
       ...extra,
     },
   };

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createDashboard, createRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { createDashboard } from '../../src/cli/dashboard.js';
+import { createRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';

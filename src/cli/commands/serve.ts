@@ -19,7 +19,8 @@ import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
-import { createDashboard, createRuntime } from '../runtime.js';
+import { createDashboard } from '../dashboard.js';
+import { createRuntime } from '../runtime.js';
 import {
   endpointProof,
   loopbackUrl,
