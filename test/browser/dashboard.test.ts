@@ -21,7 +21,12 @@ import {
   startSimulatedModel,
 } from '../../src/sim/messages-api.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { HAVE_CHROMIUM, launchBrowser, startLiveSession } from '../helpers/browser.js';
+import {
+  HAVE_CHROMIUM,
+  launchBrowser,
+  nextScheduledRefresh,
+  startLiveSession,
+} from '../helpers/browser.js';
 import { TOKEN } from '../helpers/web.js';
 import { XSS_CORPUS } from '../helpers/xss.js';
 import { seedMemory } from '../helpers/db.js';
@@ -146,7 +151,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       category: 'maintenance',
       observation: 'Needs VACUUM weekly',
     });
-    await page.waitForTimeout(6500);
+    expect(await nextScheduledRefresh(page, 'memory-table')).toBe('held back');
     expect(await editor.inputValue()).toBe('Takes 90s to start on the NAS');
     await page.fill(`#memory-${m.id} input[name=confidence]`, '1.5');
     await page.click(`#memory-${m.id} button:has-text("Save")`);
@@ -169,7 +174,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
   it('filters by category and keeps the filter across refreshes', async () => {
     await page.selectOption('#memory-filters select[name=category]', 'maintenance');
     await page.waitForFunction("document.querySelectorAll('#memory-rows tr').length === 1");
-    await page.waitForTimeout(6000);
+    expect(await nextScheduledRefresh(page, 'memory-table')).toBe('replaced');
     const rows = await page.locator('#memory-rows tr').allTextContents();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('Needs VACUUM weekly');
@@ -237,7 +242,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     expect(await page.evaluate('window.notReloaded')).toBe(true);
     expect(new URL(page.url()).searchParams.get('q')).toBe(query);
     // The 5 s refresh keeps the query and its results.
-    await page.waitForTimeout(6000);
+    expect(await nextScheduledRefresh(page, 'memory-table')).toBe('replaced');
     expect(await page.locator('#memory-table').getAttribute('data-q')).toBe(query);
     expect(await page.locator('#memory-rows tr').first().textContent()).toContain(
       'Needs about two minutes after a reboot',

@@ -11,7 +11,13 @@
  */
 import { existsSync } from 'node:fs';
 
-import { type Browser, type BrowserContext, chromium, type ConsoleMessage } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type ConsoleMessage,
+  type Page,
+} from 'playwright-core';
 import { afterEach } from 'vitest';
 
 import type { Runtime } from '../../src/cli/runtime.js';
@@ -114,4 +120,36 @@ export async function startLiveSession(rt: Runtime, prompt: string): Promise<num
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`no live session for "${prompt}" within 30 s`);
+}
+
+/**
+ * Waits for the next scheduled refresh of a self-refreshing region (its `every Ns` trigger) and
+ * says what became of it: `replaced` when the new copy is in place, `held back` when the page
+ * cancelled it (it does while a row is edited, a menu is open or a selection is made). Waiting
+ * for the refresh itself, not for a fixed time, means the assertions after it always see one.
+ */
+export async function nextScheduledRefresh(
+  page: Page,
+  id: string,
+): Promise<'replaced' | 'held back'> {
+  // Page code as text: this project's TypeScript has no DOM types.
+  return page.evaluate(`new Promise((resolve) => {
+    const id = ${JSON.stringify(id)};
+    const old = document.getElementById(id);
+    const finish = (how) => {
+      clearInterval(timer);
+      document.removeEventListener('htmx:beforeRequest', onRequest);
+      resolve(how);
+    };
+    // Runs after the page's own listener (added first), so its decision is known here.
+    const onRequest = (evt) => {
+      const scheduled = !(evt.detail.requestConfig && evt.detail.requestConfig.triggeringEvent);
+      if (evt.detail.elt && evt.detail.elt.id === id && scheduled && evt.defaultPrevented)
+        finish('held back');
+    };
+    const timer = setInterval(() => {
+      if (document.getElementById(id) !== old) finish('replaced');
+    }, 50);
+    document.addEventListener('htmx:beforeRequest', onRequest);
+  })`);
 }
