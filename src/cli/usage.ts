@@ -159,6 +159,7 @@ ${MIGRATE_STORE_USAGE}
 ${PRUNE_USAGE}
 ${IMPORT_CLAUDEOPS_USAGE}
 ${EXPORT_USAGE}
+watchkeeper version      Print the version (also --version, -V).
 watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash and
                                 MCP tool calls that restart or redeploy.
 

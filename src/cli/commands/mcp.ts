@@ -5,9 +5,9 @@
  * `claude mcp add`) it writes as an interactive caller (no session, tier 0). Logs go to stderr:
  * stdout is the JSON-RPC channel.
  */
-import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 
+import { packageVersion } from '../../config/package-root.js';
 import type { Stores } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { type Caller, createMemoryServer, LineCappedStdioTransport } from '../../mcp/index.js';
@@ -16,12 +16,6 @@ import { parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
 
 function wholeNumber(value: string | undefined): number | null {
   return value && /^\d{1,15}$/.test(value) ? Number(value) : null;
@@ -52,7 +46,7 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
     const caller = callerFrom(io.env, app.stores.sessions, log);
     const server = createMemoryServer(
       { knowledge: app.knowledge, stores: app.stores, caller, clock: io.clock, log },
-      VERSION,
+      packageVersion(),
     );
     // The first tool call should not wait for the model to load.
     let closing = false;
