@@ -5,9 +5,10 @@
  * `claude mcp add`) it writes as an interactive caller (no session, tier 0). Logs go to stderr:
  * stdout is the JSON-RPC channel.
  */
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 
-import { packageVersion } from '../../config/package-root.js';
+import { PACKAGE_ROOT, packageVersion } from '../../config/package-root.js';
 import type { Stores } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { type Caller, createMemoryServer, LineCappedStdioTransport } from '../../mcp/index.js';
@@ -37,9 +38,19 @@ export function callerFrom(
   return { sessionId: session.id, tier: wholeNumber(env.WATCHKEEPER_TIER) ?? session.tier };
 }
 
+/**
+ * Claude Code starts the server in whatever folder its session runs in: with no data folder set,
+ * it opens the one `npm start` keeps in the installed package (its ./data), never a new ./data
+ * where it happened to start.
+ */
+function mcpEnv(env: CliIo['env']): CliIo['env'] {
+  if (env.WATCHKEEPER_DATA_DIR || env.CLAUDEOPS_STATE_DIR) return env;
+  return { ...env, WATCHKEEPER_DATA_DIR: join(PACKAGE_ROOT, 'data') };
+}
+
 export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
-  const app = openApp(io);
+  const app = openApp({ ...io, env: mcpEnv(io.env) });
   const log = cliLogger(app.config, io);
   const unguard = installProcessGuard(io, log);
   try {
