@@ -7,24 +7,13 @@ import { Gauge, Registry } from 'prom-client';
 
 import { enableProcessMetrics, processRegistry } from './instruments.js';
 import { StoredHistogram } from './stored-histogram.js';
+import type { StoredCounts } from './stored-counts.js';
 import { storedTotals } from './totals.js';
+
+export type { StoredCounts } from './stored-counts.js';
 
 /** Session duration buckets, seconds: a quick check to a run at the 30-minute default timeout. */
 export const SESSION_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 900, 1800, 3600];
-
-/** What the database holds, as `stored()` answers it (src/db/overview/metrics.ts reads it). */
-export interface StoredCounts {
-  sessions: { status: string; tier: number; count: number }[];
-  durations: { tier: number; cumulative: number[]; count: number; sumSeconds: number }[];
-  costUsd: { tier: number; usd: number }[];
-  tokens: { tier: number; kind: string; count: number }[];
-  events: { level: string; count: number }[];
-  memories: { active: number; inactive: number };
-  memoryChanges: { action: string; count: number }[];
-  remediations: { action: string; count: number }[];
-  guardRefusals: { action: string; count: number }[];
-  notificationDeliveries: { status: string; count: number }[];
-}
 
 export interface MetricsSources {
   /** Read at every scrape, with SESSION_DURATION_BUCKETS as the duration bounds. */

@@ -5,7 +5,7 @@
  */
 import type { Registry } from 'prom-client';
 
-import type { StoredCounts } from './scrape.js';
+import type { StoredCounts } from './stored-counts.js';
 import { StoredCounter, type StoredTotal } from './stored-counter.js';
 
 /** A session in one of these has ended: its count only grows (a running one moves on). */
