@@ -101,7 +101,8 @@ export function createLogger(
           colorize: options.colorize ?? false,
           singleLine: true,
           ignore: 'pid,hostname',
-          translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+          // In UTC with its Z, as the fields' ISO times (a run's `next`) are: one zone per line.
+          translateTime: "UTC:yyyy-mm-dd HH:MM:ss.l'Z'",
         })
       : null;
   const secrets = options.secrets ?? [];

@@ -98,8 +98,8 @@ describe('the logger', () => {
     log.info('watchkeeper serving', { dashboard: 'http://127.0.0.1:8080/', token: 'abc-secret' });
     const line = out();
     expect(line.startsWith('{')).toBe(false);
-    // The terminal's local time, with the date.
-    expect(line).toMatch(/^\[2026-11-2\d \d\d:\d\d:05\.678\] INFO: watchkeeper serving /);
+    // In UTC, said so (Z), as the ISO times in its fields are.
+    expect(line).toMatch(/^\[2026-11-23 15:04:05\.678Z\] INFO: watchkeeper serving /);
     expect(line).toContain('"dashboard":"http://127.0.0.1:8080/"');
     expect(line).not.toContain('abc-secret');
     expect(line.trimEnd().split('\n')).toHaveLength(1);

@@ -14,6 +14,20 @@ export function usageError(message: string): AppError {
   return new AppError('usage', message);
 }
 
+/**
+ * A subcommand that is not one of `known`: one line naming them, and where the full usage is
+ * (`watchkeeper NAME --help`), the same for every command that has subcommands.
+ */
+export function unknownSubcommand(
+  command: string,
+  sub: string | undefined,
+  known: readonly string[],
+): AppError {
+  const what =
+    sub === undefined ? `${command} needs a command` : `unknown ${command} command "${sub}"`;
+  return usageError(`${what}; try ${known.join(', ')} (watchkeeper ${command} --help)`);
+}
+
 /** Parses argv strictly: an unknown option or a missing value is a usage error. */
 export function parse(argv: string[], options: OptionSpec, maxPositionals = 0): Parsed {
   let parsed: Parsed;
@@ -44,6 +58,14 @@ export function toInt(name: string, value: string, min: number, max: number): nu
   const n = Number(value);
   if (n < min || n > max) throw usageError(`${name} must be from ${min} to ${max}, got ${n}`);
   return n;
+}
+
+/** A tier from --tier: the same words for every command that takes one (and the HTTP API's). */
+export function toTier(value: string): 1 | 2 | 3 {
+  const t = value.trim();
+  if (t !== '1' && t !== '2' && t !== '3')
+    throw usageError(`--tier must be 1, 2 or 3, got "${value}"`);
+  return Number(t) as 1 | 2 | 3;
 }
 
 export function toEnum<T extends string>(name: string, value: string, allowed: readonly T[]): T {

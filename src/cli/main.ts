@@ -47,6 +47,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stdout((await import('./usage.js')).USAGE);
       return name === undefined ? EXIT_BAD_INPUT : EXIT_DONE;
     }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      io.stdout(`watchkeeper ${(await import('../config/package-root.js')).packageVersion()}\n`);
+      return EXIT_DONE;
+    }
     const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!load) throw usageError(`unknown command "${name}"; run \`watchkeeper help\``);
     const ownArgs = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;

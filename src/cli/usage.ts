@@ -35,8 +35,9 @@ watchkeeper import-mcp-memory PATH [--dry-run]
 
 export const MCP_USAGE = `watchkeeper mcp
   The memory tools (memory_add, memory_query, memory_verify, memory_reinforce) as an MCP server
-  on stdio. Sessions watchkeeper runs get it automatically; add it to your own Claude Code with
-  claude mcp add watchkeeper -- npx watchkeeper mcp`;
+  on stdio. Sessions watchkeeper runs get it automatically; add it to your own Claude Code, from
+  any folder, with claude mcp add watchkeeper -- node /path/to/watchkeeper/bin/watchkeeper.js mcp
+  (or \`watchkeeper mcp\` after npm link). Unset, WATCHKEEPER_DATA_DIR is the package's ./data.`;
 
 export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
   Run one chain now in the foreground (Ctrl-C or \`watchkeeper stop\` ends it). Exit 0 when it completed.`;
@@ -159,6 +160,7 @@ ${MIGRATE_STORE_USAGE}
 ${PRUNE_USAGE}
 ${IMPORT_CLAUDEOPS_USAGE}
 ${EXPORT_USAGE}
+watchkeeper version      Print the version (also --version, -V).
 watchkeeper hook pre-tool-use   (called by the Claude CLI) Enforce cooldowns before Bash and
                                 MCP tool calls that restart or redeploy.
 

@@ -1,9 +1,9 @@
 /**
  * The watchkeeper MCP server: four memory tools over the one memory service, for the sessions
  * watchkeeper runs (wired through --mcp-config) and for any Claude Code session
- * (`claude mcp add watchkeeper -- npx watchkeeper mcp`). Input is validated by zod schemas (a
- * bad argument is a tool error naming the field); every answer is short text plus structured
- * content. Writes carry the caller's session and tier, like a marker.
+ * (`claude mcp add watchkeeper -- node /path/to/watchkeeper/bin/watchkeeper.js mcp`). Input is
+ * validated by zod schemas (a bad argument is a tool error naming the field); every answer is
+ * short text plus structured content. Writes carry the caller's session and tier, like a marker.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

@@ -7,22 +7,13 @@ import { Gauge, Registry } from 'prom-client';
 
 import { enableProcessMetrics, processRegistry } from './instruments.js';
 import { StoredHistogram } from './stored-histogram.js';
+import type { StoredCounts } from './stored-counts.js';
+import { storedTotals } from './totals.js';
+
+export type { StoredCounts } from './stored-counts.js';
 
 /** Session duration buckets, seconds: a quick check to a run at the 30-minute default timeout. */
 export const SESSION_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 900, 1800, 3600];
-
-/** What the database holds, as `stored()` answers it (src/db/metrics.ts reads it). */
-export interface StoredCounts {
-  sessions: { status: string; tier: number; count: number }[];
-  durations: { tier: number; cumulative: number[]; count: number; sumSeconds: number }[];
-  costUsd: { tier: number; usd: number }[];
-  tokens: { tier: number; kind: string; count: number }[];
-  events: { level: string; count: number }[];
-  memories: { active: number; inactive: number };
-  remediations: { action: string; count: number }[];
-  guardRefusals: { action: string; count: number }[];
-  notificationDeliveries: { status: string; count: number }[];
-}
 
 export interface MetricsSources {
   /** Read at every scrape, with SESSION_DURATION_BUCKETS as the duration bounds. */
@@ -102,6 +93,7 @@ export function createScrape(sources: MetricsSources): Scrape {
     "Runs waiting in the scheduler's queue behind the running one",
   );
   const running = gauge(registry, 'watchkeeper_session_running', '1 while a session runs, else 0');
+  const totals = storedTotals(registry);
 
   const fill = () => {
     const s = sources.stored(SESSION_DURATION_BUCKETS);
@@ -124,6 +116,7 @@ export function createScrape(sources: MetricsSources): Scrape {
     for (const r of s.remediations) remediations.set({ action: r.action }, r.count);
     for (const r of s.guardRefusals) refusals.set({ action: r.action }, r.count);
     for (const r of s.notificationDeliveries) deliveries.set({ status: r.status }, r.count);
+    totals(s);
     const runner = sources.runner();
     queued.set(runner.queued);
     running.set(runner.running ? 1 : 0);

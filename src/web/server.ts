@@ -65,7 +65,9 @@ export async function startWebServer(
       reject(
         new AppError(
           'io_failed',
-          `cannot listen on ${web.host}:${web.port}: ${err.code ?? err.message}`,
+          err.code === 'EADDRINUSE'
+            ? `cannot listen on ${web.host}:${web.port}: port ${web.port} is in use; set WATCHKEEPER_PORT to a free port (or stop what listens there)`
+            : `cannot listen on ${web.host}:${web.port}: ${err.code ?? err.message}`,
           { cause: err },
         ),
       ),

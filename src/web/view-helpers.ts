@@ -71,10 +71,13 @@ export function windowText(ms: number): string {
   return Number.isInteger(hours) ? `${hours} h` : `${Math.round(ms / 60_000)} min`;
 }
 
-/** Why a search result ranked there, compactly: `words #2 · meaning 0.61 · conf ×0.95 · ...`. */
+/**
+ * Why a search result ranked there, compactly: `words rank 2 · meaning 0.61 · conf ×0.95 · ...`
+ * (`#N` on that row is the memory's id, never a rank).
+ */
 export function why(w: ScoreParts): string {
   return [
-    w.lexicalRank === null ? null : `words #${w.lexicalRank}`,
+    w.lexicalRank === null ? null : `words rank ${w.lexicalRank}`,
     w.cosine === null ? null : `meaning ${w.cosine.toFixed(2)}`,
     `conf ×${w.confidenceWeight.toFixed(2)}`,
     `recency ×${w.recencyWeight.toFixed(2)}`,
@@ -89,7 +92,7 @@ export function why(w: ScoreParts): string {
 export function whyDetail(w: ScoreParts): string {
   return [
     w.bm25 === null ? 'no word match' : `bm25 ${w.bm25.toFixed(2)}`,
-    w.semanticRank === null ? 'not a meaning candidate' : `meaning rank #${w.semanticRank}`,
+    w.semanticRank === null ? 'not a meaning candidate' : `meaning rank ${w.semanticRank}`,
     `fused ${w.fused.toFixed(4)}`,
     `relevance ${w.relevance.toFixed(2)}`,
   ].join(' · ');

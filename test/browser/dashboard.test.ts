@@ -235,7 +235,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await page.locator(`#memory-table[data-q="${query}"]`).waitFor();
     const first = page.locator('#memory-rows tr').first();
     expect(await first.textContent()).toContain('Needs about two minutes after a reboot');
-    expect(await first.locator('.why').textContent()).toMatch(/^#1 .*score \d\.\d\d$/);
+    expect(await first.locator('.why').textContent()).toMatch(/^1\. .*score \d\.\d\d$/);
     const categories = await page.locator('#memory-rows tr td:nth-child(3)').allTextContents();
     expect(new Set(categories)).toEqual(new Set(['timing'])); // the filter applies to the search
     expect(await page.locator('#memory-rows').textContent()).not.toContain('docker socket');

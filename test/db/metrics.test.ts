@@ -84,6 +84,10 @@ describe('what /metrics reads from the database', () => {
       { action: 'redeployment', count: 0 },
     ]);
     expect(m.memories).toEqual({ active: 0, inactive: 0 });
+    expect(m.memoryChanges).toEqual([
+      { action: 'created', count: 0 },
+      { action: 'reinforced', count: 0 },
+    ]);
   });
 
   it('sees every change of the database, also between two reads in a row', () => {

@@ -61,7 +61,9 @@ describe('memories page: provenance, importance, archive', () => {
     h.keeper.reinforce(memory.id, { sessionId, evidence: 'saw it wait on mnt-media.mount' });
     const html = await page('/memories');
     expect(html).toContain('<span class="badge importance high">high +0.1 (0.8)</span>');
-    expect(html).toContain(`memory tool <a href="/sessions/${sessionId}">#${sessionId}</a>`);
+    expect(html).toContain(
+      `memory tool in <a href="/sessions/${sessionId}">session ${sessionId}</a>`,
+    );
     expect(html).toContain('title="memory_add toolu_01"');
     expect(html).toContain('Importance high +0.1 (0.8): promote to core?');
     expect(html).toContain(`hx-put="/memories/${memory.id}" hx-vals='{"importance":"core"}'`);

@@ -103,6 +103,52 @@ describe('GET /metrics', () => {
     expect(after.value('watchkeeper_memories', { state: 'inactive' })).toBe(0);
   });
 
+  it('exposes the totals as counters (`_total`) that only go up, a prune included', async () => {
+    const { h, scrape } = runnerWithDashboard();
+    const before = await scrape();
+    for (const name of [
+      'watchkeeper_sessions_total',
+      'watchkeeper_session_cost_usd_total',
+      'watchkeeper_session_tokens_total',
+      'watchkeeper_events_total',
+      'watchkeeper_memory_changes_total',
+      'watchkeeper_remediations_total',
+      'watchkeeper_guard_refusals_total',
+      'watchkeeper_notification_deliveries_total',
+    ])
+      expect(before.types.get(name), name).toBe('counter');
+    // Current values stay gauges.
+    expect(before.types.get('watchkeeper_memories')).toBe('gauge');
+    expect(before.value('watchkeeper_sessions_total', { status: 'completed', tier: 1 })).toBe(0);
+    expect(before.value('watchkeeper_sessions_total', { status: 'running', tier: 1 })).toBe(
+      undefined,
+    );
+
+    expect((await h.runSession(request('ok'))).status).toBe('completed');
+    const ran = await scrape();
+    expect(ran.value('watchkeeper_sessions_total', { status: 'completed', tier: 1 })).toBe(1);
+    expect(ran.value('watchkeeper_session_cost_usd_total', { tier: 1 })).toBeCloseTo(0.001, 9);
+    expect(ran.value('watchkeeper_session_tokens_total', { tier: 1, kind: 'output' })).toBe(1);
+    expect(ran.value('watchkeeper_events_total', { level: 'info' })).toBe(2);
+    expect(ran.value('watchkeeper_memory_changes_total', { action: 'created' })).toBe(1);
+
+    // A prune of everything deletes the rows: the gauges drop, the counters hold.
+    const plan = h.stores.retention.plan(Date.now() + 1);
+    while (h.stores.retention.step(plan.cutoff, plan.sessions));
+    const pruned = await scrape();
+    expect(pruned.value('watchkeeper_sessions', { status: 'completed', tier: 1 })).toBe(0);
+    expect(pruned.value('watchkeeper_events', { level: 'info' })).toBe(0);
+    expect(pruned.value('watchkeeper_sessions_total', { status: 'completed', tier: 1 })).toBe(1);
+    expect(pruned.value('watchkeeper_events_total', { level: 'info' })).toBe(2);
+
+    // And count on from there.
+    expect((await h.runSession(request('ok'))).status).toBe('completed');
+    const again = await scrape();
+    expect(again.value('watchkeeper_sessions_total', { status: 'completed', tier: 1 })).toBe(2);
+    expect(again.value('watchkeeper_events_total', { level: 'info' })).toBe(3);
+    expect(again.value('watchkeeper_memory_changes_total', { action: 'reinforced' })).toBe(1);
+  });
+
   it('reports the queue, guard refusals and notification deliveries as they change', async () => {
     const { h, scrape, setQueued } = runnerWithDashboard();
     const before = await scrape();

@@ -184,8 +184,8 @@ describe('the search box on /memories', () => {
     const why = [...html.matchAll(/<div class="why"[^>]*>(.*?)<\/div>/g)].map((x) =>
       x[1]!.replace(/<[^>]+>/g, ''),
     );
-    expect(why[0]).toMatch(/^#1 words #1 · conf ×0\.85 · recency ×1\.00 · score \d\.\d\d$/);
-    expect(why[1]).toMatch(/^#2 words #2 · /);
+    expect(why[0]).toMatch(/^1\. words rank 1 · conf ×0\.85 · recency ×1\.00 · score \d\.\d\d$/);
+    expect(why[1]).toMatch(/^2\. words rank 2 · /);
     expect(html).not.toContain('Matched by words only');
 
     const filtered = await (
@@ -197,6 +197,31 @@ describe('the search box on /memories', () => {
     ).text();
     expect(rowIds(none)).toEqual([]);
     expect(none).toContain('No memory matches “restart”.');
+  });
+
+  it('shows each memory’s id as #id; a rank reads "1.", a session "session N"', async () => {
+    const session = h.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 0 });
+    const other = seedMemory(h, { service: 'caddy', category: 'behavior', observation: 'x' });
+    const m = seedMemory(h, {
+      service: 'jellyfin',
+      category: 'timing',
+      observation: 'Slow restart after an upgrade',
+      sessionId: session,
+    });
+    expect(m.id).not.toBe(session); // so that the two numbers cannot be confused below
+    for (const path of ['/memories', '/memories?q=slow+restart']) {
+      const html = await (await page(path, hx)).text();
+      const row = new RegExp(`<tr id="memory-${m.id}"[\\s\\S]*?</tr>`).exec(html)![0];
+      const text = row.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      // The only #N on the row is the memory's own id, shown where it can be selected and copied.
+      expect(row).toMatch(new RegExp(`<small class="muted memory-id"[^>]*>#${m.id}</small>`));
+      expect(text.match(/#\d+/g)).toEqual([`#${m.id}`]);
+      expect(row).toContain(`<a href="/sessions/${session}">session ${session}</a>`);
+      if (path.includes('q=')) expect(text).toMatch(/ 1\. words rank 1 · /);
+    }
+    expect((await (await page('/memories', hx)).text()).includes(`#${other.id}</small>`)).toBe(
+      true,
+    );
   });
 
   it('without a query the table is the plain list; a page opened with one fills the box', async () => {

@@ -411,7 +411,7 @@ describe('GET /sessions/:id', () => {
     const row = (memoryId: number) => rows.find((r) => r.id === memoryId)!.text;
     expect(row(pinned.memory.id)).toContain('<td>pinned</td>');
     expect(row(relevant.memory.id)).toContain('Takes 60s to come back after a restart');
-    expect(row(relevant.memory.id)).toMatch(/<td>relevant<div class="why"[^>]*>words #1 · /);
+    expect(row(relevant.memory.id)).toMatch(/<td>relevant<div class="why"[^>]*>words rank 1 · /);
     expect(row(later.memory.id)).toMatch(/<td class="num">0\.\d\d<\/td>\s*<td>relevant<div/);
 
     const res = await api(`/sessions/${id}/memories`);

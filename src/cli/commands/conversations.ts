@@ -4,10 +4,9 @@ import { parseConversationId } from '../../conversations/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import { conversationDetailJson } from '../../web/api/conversation-detail.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, toInt, usageError } from '../args.js';
+import { flag, parse, str, toInt, unknownSubcommand, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-import { CONVERSATIONS_USAGE } from '../usage.js';
 
 function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
   if (raw === undefined) throw usageError('give a conversation id');
@@ -26,7 +25,7 @@ function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
 export async function conversationsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'list' && sub !== 'show' && sub !== 'summaries') {
-    throw usageError(`unknown conversations command "${sub ?? ''}"; try:\n${CONVERSATIONS_USAGE}`);
+    throw unknownSubcommand('conversations', sub, ['list', 'show', 'summaries']);
   }
   const p = parse(
     rest,

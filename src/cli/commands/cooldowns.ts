@@ -8,10 +8,9 @@ import { currentCooldowns } from '../../runner/cooldown-now.js';
 import { parseCooldownOverride } from '../../web/cooldown-override-input.js';
 import { overrideJson } from '../../web/operator-json.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, usageError } from '../args.js';
+import { flag, parse, str, unknownSubcommand, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import { cliActor, type CliIo } from '../io.js';
-import { COOLDOWNS_USAGE } from '../usage.js';
 
 export async function cooldownsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -113,5 +112,5 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
       await app.close();
     }
   }
-  throw usageError(`unknown cooldowns command "${sub ?? ''}"; try:\n${COOLDOWNS_USAGE}`);
+  throw unknownSubcommand('cooldowns', sub, ['list', 'reset', 'allow']);
 }

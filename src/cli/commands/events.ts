@@ -2,15 +2,13 @@
 import { eventJson } from '../../db/index.js';
 import { parseEventQuery } from '../../web/event-query.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, toEnum, toInt, usageError } from '../args.js';
+import { flag, parse, str, toEnum, toInt, unknownSubcommand, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-import { EVENTS_USAGE } from '../usage.js';
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'list')
-    throw usageError(`unknown events command "${sub ?? ''}"; try: ${EVENTS_USAGE}`);
+  if (sub !== 'list') throw unknownSubcommand('events', sub, ['list']);
   const p = parse(rest, {
     level: { type: 'string' },
     service: { type: 'string' },

@@ -3,9 +3,8 @@
  * (with a progress bar and the time left), `remember` recalls within a token budget, `stats`,
  * `topics` and `idea` show what is stored. The Claude Code plugin's skills call these.
  */
-import { usageError } from '../args.js';
+import { unknownSubcommand } from '../args.js';
 import type { CliIo } from '../io.js';
-import { GRAPH_USAGE } from '../usage.js';
 import { ideaCommand } from './graph/idea.js';
 import { indexCommand } from './graph/index-command.js';
 import { rememberCommand } from './graph/remember.js';
@@ -30,6 +29,6 @@ export async function graphCommand(argv: string[], io: CliIo): Promise<number> {
       return graphHookCommand(rest, io);
     }
     default:
-      throw usageError(`unknown graph command "${sub ?? ''}"; try:\n${GRAPH_USAGE}`);
+      throw unknownSubcommand('graph', sub, ['index', 'remember', 'stats', 'topics', 'idea']);
   }
 }

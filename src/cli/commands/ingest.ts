@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { AppError } from '../../errors.js';
 import { importTranscript } from '../../runner/import.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, toInt } from '../args.js';
+import { flag, parse, str, toTier } from '../args.js';
 import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 
@@ -16,7 +16,7 @@ export async function ingestCommand(argv: string[], io: CliIo): Promise<number> 
     1,
   );
   const file = p.positionals[0] ?? '-';
-  const tier = str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3);
+  const tier = str(p, 'tier') === undefined ? 1 : toTier(str(p, 'tier')!);
   if (file !== '-') {
     let isDirectory: boolean;
     try {

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { migrate, openDatabase } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, toInt, usageError } from '../args.js';
+import { flag, parse, str, toInt, toTier, usageError } from '../args.js';
 import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
@@ -17,7 +17,7 @@ export async function contextCommand(argv: string[], io: CliIo): Promise<number>
   });
   const budgetArg = str(p, 'budget');
   const budget = budgetArg === undefined ? undefined : toInt('--budget', budgetArg, 0, 1_000_000);
-  const tier = toInt('--tier', str(p, 'tier') ?? '1', 1, 3) as 1 | 2 | 3;
+  const tier = toTier(str(p, 'tier') ?? '1');
   const query = str(p, 'query');
   if (query !== undefined && query.trim() === '') throw usageError('--query must not be empty');
   const app = openApp(io);

@@ -5,9 +5,10 @@
  * `claude mcp add`) it writes as an interactive caller (no session, tier 0). Logs go to stderr:
  * stdout is the JSON-RPC channel.
  */
-import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 
+import { PACKAGE_ROOT, packageVersion } from '../../config/package-root.js';
 import type { Stores } from '../../db/index.js';
 import type { Logger } from '../../log.js';
 import { type Caller, createMemoryServer, LineCappedStdioTransport } from '../../mcp/index.js';
@@ -16,12 +17,6 @@ import { parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
 
 function wholeNumber(value: string | undefined): number | null {
   return value && /^\d{1,15}$/.test(value) ? Number(value) : null;
@@ -43,16 +38,26 @@ export function callerFrom(
   return { sessionId: session.id, tier: wholeNumber(env.WATCHKEEPER_TIER) ?? session.tier };
 }
 
+/**
+ * Claude Code starts the server in whatever folder its session runs in: with no data folder set,
+ * it opens the one `npm start` keeps in the installed package (its ./data), never a new ./data
+ * where it happened to start.
+ */
+function mcpEnv(env: CliIo['env']): CliIo['env'] {
+  if (env.WATCHKEEPER_DATA_DIR || env.CLAUDEOPS_STATE_DIR) return env;
+  return { ...env, WATCHKEEPER_DATA_DIR: join(PACKAGE_ROOT, 'data') };
+}
+
 export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
-  const app = openApp(io);
+  const app = openApp({ ...io, env: mcpEnv(io.env) });
   const log = cliLogger(app.config, io);
   const unguard = installProcessGuard(io, log);
   try {
     const caller = callerFrom(io.env, app.stores.sessions, log);
     const server = createMemoryServer(
       { knowledge: app.knowledge, stores: app.stores, caller, clock: io.clock, log },
-      VERSION,
+      packageVersion(),
     );
     // The first tool call should not wait for the model to load.
     let closing = false;

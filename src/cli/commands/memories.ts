@@ -2,9 +2,8 @@
  * `watchkeeper memories list|search|add|edit|delete|pin|unpin|deactivate|reactivate|archive|
  * restore|share|unshare|history|merge`.
  */
-import { usageError } from '../args.js';
+import { unknownSubcommand } from '../args.js';
 import type { CliIo } from '../io.js';
-import { MEMORIES_USAGE } from '../usage.js';
 import { addCommand } from './memories/add.js';
 import { editCommand, mergeCommand } from './memories/edit.js';
 import { historyCommand } from './memories/history.js';
@@ -53,6 +52,22 @@ export async function memoriesCommand(argv: string[], io: CliIo): Promise<number
     case 'history':
       return historyCommand(rest, io);
     default:
-      throw usageError(`unknown memories command "${sub ?? ''}"; usage:\n${MEMORIES_USAGE}`);
+      throw unknownSubcommand('memories', sub, [
+        'list',
+        'search',
+        'add',
+        'edit',
+        'delete',
+        'pin',
+        'unpin',
+        'deactivate',
+        'reactivate',
+        'archive',
+        'restore',
+        'share',
+        'unshare',
+        'merge',
+        'history',
+      ]);
   }
 }

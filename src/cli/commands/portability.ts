@@ -19,7 +19,9 @@ import { progressReporter } from '../progress.js';
 
 function readableFile(path: string | undefined, what: string): string {
   if (path === undefined) throw usageError(`give the file to import, e.g. ${what}`);
-  if (!existsSync(path) || !statSync(path).isFile())
+  if (!existsSync(path))
+    throw new AppError('invalid_input', `${path}: no such file`, { data: { field: 'path' } });
+  if (!statSync(path).isFile())
     throw new AppError('invalid_input', `${path} is not a file`, { data: { field: 'path' } });
   return path;
 }
@@ -123,6 +125,15 @@ export async function importMcpMemoryCommand(argv: string[], io: CliIo): Promise
         `Relations: ${r.created} new, ${r.skipped} already there, ${r.refused} refused.\n` +
         `Malformed lines skipped: ${report.malformed}.\n`,
     );
+    // Not one entity or relation, only malformed lines: the wrong file, not a partial import.
+    const seen =
+      report.entities.created + report.entities.existing + r.created + r.skipped + r.refused;
+    if (report.malformed > 0 && seen + o.refused === 0) {
+      throw new AppError(
+        'invalid_input',
+        `${path} is not an MCP memory file: none of its lines is an entity or a relation`,
+      );
+    }
     return 0;
   } finally {
     await app.close();

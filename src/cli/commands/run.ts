@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { rejectControlCharacters } from '../../memory/validate.js';
 import type { Tier } from '../../runner/session-runner.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
-import { parse, str, toInt, usageError } from '../args.js';
+import { parse, str, toTier, usageError } from '../args.js';
 import { EXIT_DONE, EXIT_FAILED } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
@@ -12,7 +12,7 @@ import { createRuntime } from '../runtime.js';
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(argv, { tier: { type: 'string' }, prompt: { type: 'string' } });
-  const tier = (str(p, 'tier') === undefined ? 1 : toInt('--tier', str(p, 'tier')!, 1, 3)) as Tier;
+  const tier: Tier = str(p, 'tier') === undefined ? 1 : toTier(str(p, 'tier')!);
   const prompt = str(p, 'prompt');
   if (prompt !== undefined && prompt.trim() === '') throw usageError('--prompt must not be empty');
   if (prompt !== undefined) rejectControlCharacters('--prompt', prompt);

@@ -1,10 +1,9 @@
 /** `watchkeeper services list|show S|describe S TEXT`: every service seen, and what it is. */
 import { serviceJson } from '../../db/index.js';
 import { openApp } from '../app.js';
-import { flag, parse, usageError } from '../args.js';
+import { flag, parse, unknownSubcommand, usageError } from '../args.js';
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-import { SERVICES_USAGE } from '../usage.js';
 
 export async function servicesCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -84,6 +83,6 @@ export async function servicesCommand(argv: string[], io: CliIo): Promise<number
       }
     }
     default:
-      throw usageError(`unknown services command "${sub ?? ''}"; usage:\n${SERVICES_USAGE}`);
+      throw unknownSubcommand('services', sub, ['list', 'show', 'describe']);
   }
 }

@@ -2,15 +2,13 @@
 import { sessionJson } from '../../db/index.js';
 import { parseSessionQuery } from '../../web/session-query.js';
 import { openApp } from '../app.js';
-import { flag, parse, str, toInt, usageError } from '../args.js';
+import { flag, parse, str, toInt, toTier, unknownSubcommand, usageError } from '../args.js';
 import { json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
-import { SESSIONS_USAGE } from '../usage.js';
 
 export async function sessionsCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'list')
-    throw usageError(`unknown sessions command "${sub ?? ''}"; try: ${SESSIONS_USAGE}`);
+  if (sub !== 'list') throw unknownSubcommand('sessions', sub, ['list']);
   const p = parse(rest, {
     limit: { type: 'string' },
     json: { type: 'boolean' },
@@ -20,6 +18,8 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     since: { type: 'string' },
     instance: { type: 'string' },
   });
+  const tier = str(p, 'tier');
+  if (tier !== undefined) toTier(tier);
   // The dashboard's filter rules; --since is one of its quick ranges (1h, 24h, 7d, 30d).
   const query = parseSessionQuery(
     (name) => str(p, name === 'range' ? 'since' : name),

@@ -143,6 +143,12 @@ function identityOf(db: Db, path: string, sessions: GoSession[]): string {
   return s ? `first session #${s.id} ${String(s.startedAt)}` : `file ${path}`;
 }
 
+/** A file that is not SQLite at all (a text file, a truncated copy): bad input, not a crash. */
+function notSqlite(path: string, cause: unknown): AppError {
+  const why = (cause as Error).message.replace(/^cannot open database .*?: /, '');
+  return new AppError('invalid_input', `${path} is not a Claude Ops database (${why})`, { cause });
+}
+
 /** Opens a Claude Ops database read-only and reads the rows to import. */
 export function readClaudeOpsDatabase(path: string): ClaudeOpsSource {
   if (!existsSync(path)) {
@@ -151,17 +157,18 @@ export function readClaudeOpsDatabase(path: string): ClaudeOpsSource {
       `${path}: no such file (the Claude Ops database is $CLAUDEOPS_STATE_DIR/claudeops.db)`,
     );
   }
-  const db = openDatabase(path, { readonly: true });
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(path, { readonly: true });
+  } catch (cause) {
+    throw notSqlite(path, cause);
+  }
   try {
     let sessionColumns: Set<string>;
     try {
       sessionColumns = columnsOf(db, 'sessions');
     } catch (cause) {
-      throw new AppError(
-        'invalid_input',
-        `${path} is not an SQLite database: ${(cause as Error).message}`,
-        { cause },
-      );
+      throw notSqlite(path, cause);
     }
     if (sessionColumns.has('cli_session_id')) {
       throw new AppError(

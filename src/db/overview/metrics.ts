@@ -1,7 +1,8 @@
 /**
  * What /metrics reports from the database, read at scrape time: sessions by status and tier,
- * their durations in buckets, cost and tokens per tier, events by level, memories, and the
- * restarts and redeployments recorded and refused, and notification deliveries by status. Read from the rows, so a restart resets nothing and
+ * their durations in buckets, cost and tokens per tier, events by level, memories (and how many
+ * were created and reinforced), the restarts and redeployments recorded and refused, and
+ * notification deliveries by status. Read from the rows, so a restart resets nothing and
  * every process on the same file reports the same; a prune lowers them. Nothing here writes.
  */
 import { DELIVERY_STATUSES } from '../notifications/notifications.js';
@@ -11,6 +12,8 @@ import { SESSION_STATUSES } from '../sessions/sessions.js';
 const TIERS = [1, 2, 3] as const;
 const EVENT_LEVELS = ['info', 'warning', 'critical'] as const;
 const GUARDED_ACTIONS = ['restart', 'redeployment'] as const;
+/** The history actions counted: a memory first observed, and one observed again. */
+const MEMORY_CHANGES = ['created', 'reinforced'] as const;
 /** The usage keys of the CLI's result line, by the name /metrics gives them. */
 const TOKEN_KINDS = {
   input: 'input_tokens',
@@ -36,6 +39,8 @@ export interface StoredMetrics {
   tokens: { tier: number; kind: keyof typeof TOKEN_KINDS; count: number }[];
   events: { level: string; count: number }[];
   memories: { active: number; inactive: number };
+  /** Memories created and reinforced, from their history (a prune drops inactive ones'). */
+  memoryChanges: { action: string; count: number }[];
   /** Restarts and redeployments recorded (let through by the guard, or reported by the agent). */
   remediations: { action: string; count: number }[];
   guardRefusals: { action: string; count: number }[];
@@ -49,6 +54,10 @@ export function createMetricsStore(db: Db) {
   const events = db.prepare('SELECT level, COUNT(*) AS count FROM events GROUP BY level');
   const memories = db.prepare(`SELECT COALESCE(SUM(active = 1), 0) AS active,
     COALESCE(SUM(active = 0), 0) AS inactive FROM memories`);
+  const memoryChanges = db.prepare(
+    `SELECT action, COUNT(*) AS count FROM memory_history
+      WHERE action IN (${MEMORY_CHANGES.map((a) => `'${a}'`).join(', ')}) GROUP BY action`,
+  );
   const remediations = db.prepare(
     'SELECT action_type AS action, COUNT(*) AS count FROM cooldown_actions GROUP BY action_type',
   );
@@ -109,6 +118,7 @@ export function createMetricsStore(db: Db) {
     const remediated = countsBy(remediations, 'action');
     const refused = countsBy(refusals, 'action');
     const delivered = countsBy(deliveries, 'status');
+    const changed = countsBy(memoryChanges, 'action');
     return {
       sessions: SESSION_STATUSES.flatMap((status) =>
         TIERS.map((tier) => ({ status, tier, count: counted.get(`${status}/${tier}`) ?? 0 })),
@@ -129,6 +139,7 @@ export function createMetricsStore(db: Db) {
       ),
       events: EVENT_LEVELS.map((level) => ({ level, count: levels.get(level) ?? 0 })),
       memories: memories.get() as { active: number; inactive: number },
+      memoryChanges: MEMORY_CHANGES.map((action) => ({ action, count: changed.get(action) ?? 0 })),
       remediations: GUARDED_ACTIONS.map((action) => ({
         action,
         count: remediated.get(action) ?? 0,
