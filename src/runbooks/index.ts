@@ -1,0 +1,13 @@
+/** The operator's runbooks: discovery, manifests, checks, playbooks, skills and MCP servers. */
+export { BUILT_IN, discoverRunbooks, type DiscoverOptions, LIBRARY_DIR } from './discover.js';
+export type {
+  DocKind,
+  Issue,
+  Manifest,
+  McpServer,
+  Repository,
+  RunbookDoc,
+  Runbooks,
+  Tier,
+} from './types.js';
+export { DOC_KINDS } from './types.js';
