@@ -72,5 +72,8 @@ export async function discoverRunbooks(opts: DiscoverOptions): Promise<Runbooks>
   for (const doc of [...builtIn.filter((d) => !replaced.has(`${d.kind}/${d.name}`)), ...operator]) {
     result[doc.kind].push(doc);
   }
+  for (const kind of DOC_KINDS) {
+    result[kind].sort((a, b) => a.name.localeCompare(b.name) || a.source.localeCompare(b.source));
+  }
   return result;
 }
