@@ -54,18 +54,19 @@ export function outline(text: string): Outline {
   return out;
 }
 
-/** The first paragraph of some lines, joined into one line; null when they hold none. */
+/** The first paragraph of some lines as one line (list items joined with "; "); null if none. */
 export function firstParagraph(lines: Section['lines']): string | null {
-  const words: string[] = [];
+  let out = '';
   for (const { text } of lines) {
     const t = text.trim();
     if (t === '' || t.startsWith('```') || t.startsWith('<!--')) {
-      if (words.length > 0) break;
+      if (out) break;
       continue;
     }
-    words.push(t.replace(/^[-*+]\s+/, ''));
+    const item = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(t);
+    out = out ? `${out}${item ? '; ' : ' '}${item ? item[1] : t}` : (item?.[1] ?? t);
   }
-  return words.length > 0 ? words.join(' ') : null;
+  return out || null;
 }
 
 /** The list items (`- x`, `* x`, `1. x`) of some lines, continuation lines joined. */

@@ -33,7 +33,10 @@ export function parseMcpFile(
     parsed = JSON.parse(text) as unknown;
   } catch (err) {
     const message = (err as Error).message;
-    at(errorLine(text, message), `not valid JSON: ${message.replace(/\s*(\(line \d+|in JSON at position).*$/, '')}`);
+    at(
+      errorLine(text, message),
+      `not valid JSON: ${message.replace(/\s*(\(line \d+|in JSON at position).*$/, '')}`,
+    );
     return { servers: [], issues };
   }
   const servers = isObject(parsed) ? parsed.mcpServers : undefined;

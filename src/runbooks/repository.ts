@@ -76,7 +76,7 @@ export async function readRepository(path: string): Promise<RepositoryRead> {
   const ext = join(path, EXTENSION_DIR);
   const docs: RunbookDoc[] = [];
   for (const kind of DOC_KINDS) {
-    const found = await readDocFolder(join(ext, kind), kind, name);
+    const found = await readDocFolder(join(ext, kind), kind, path);
     // "Playbook runs require Tier 3" in the manifest holds for this repository's playbooks.
     const floor = kind === 'playbooks' ? (repository.manifest?.playbookMinTier ?? 1) : 1;
     docs.push(...found.docs.map((d) => (d.minTier < floor ? { ...d, minTier: floor } : d)));
@@ -84,7 +84,7 @@ export async function readRepository(path: string): Promise<RepositoryRead> {
   }
   const mcpPath = join(ext, 'mcp.json');
   const mcpText = await readOptional(mcpPath, issues);
-  const mcp = mcpText === null ? null : parseMcpFile(mcpText, { source: name, path: mcpPath });
+  const mcp = mcpText === null ? null : parseMcpFile(mcpText, { source: path, path: mcpPath });
   if (mcp) issues.push(...mcp.issues);
   return { repository, docs, servers: mcp?.servers ?? [], issues };
 }

@@ -37,7 +37,7 @@ export interface RunbookDoc {
   applies: string;
   /** The lowest tier that may follow it (a check: 1). */
   minTier: Tier;
-  /** `built-in`, or the repository's folder name. */
+  /** `built-in`, or the path of the repository it came from. */
   source: string;
   path: string;
 }
@@ -46,6 +46,7 @@ export interface McpServer {
   name: string;
   /** The server's definition, as the repository's mcp.json gives it. */
   config: Record<string, unknown>;
+  /** The path of the repository it came from. */
   source: string;
   path: string;
 }
