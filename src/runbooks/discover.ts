@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { errorText, readDocFolder } from './doc-folder.js';
+import { withRepositoryServers } from './mcp-merge.js';
 import { readRepository } from './repository.js';
 import { DOC_KINDS, type Issue, type Runbooks, type RunbookDoc } from './types.js';
 
@@ -72,6 +73,8 @@ export async function discoverRunbooks(opts: DiscoverOptions): Promise<Runbooks>
   for (const doc of [...builtIn.filter((d) => !replaced.has(`${d.kind}/${d.name}`)), ...operator]) {
     result[doc.kind].push(doc);
   }
+  // Two repositories' servers of one name: the later one is used.
+  result.warnings.push(...withRepositoryServers({}, result.mcpServers).issues);
   for (const kind of DOC_KINDS) {
     result[kind].sort((a, b) => a.name.localeCompare(b.name) || a.source.localeCompare(b.source));
   }

@@ -14,3 +14,5 @@ export type {
   Tier,
 } from './types.js';
 export { DOC_KINDS } from './types.js';
+export { runbooksSection } from './prompt.js';
+export { withRepositoryServers } from './mcp-merge.js';
