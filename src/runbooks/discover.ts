@@ -14,7 +14,7 @@ import { readRepository } from './repository.js';
 import { DOC_KINDS, type Issue, type Runbooks, type RunbookDoc } from './types.js';
 
 /** The built-in library shipped in the package (`runbooks/` at its root). */
-export const LIBRARY_DIR = fileURLToPath(new URL('../../runbooks/', import.meta.url));
+export const LIBRARY_DIR = fileURLToPath(new URL('../../runbooks', import.meta.url));
 export const BUILT_IN = 'built-in';
 
 export interface DiscoverOptions {
