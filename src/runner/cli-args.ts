@@ -127,11 +127,6 @@ export interface CliArgsInput {
   settingsFile: string;
   /** The memory tools' MCP config (memoryServerConfig), written to a file; none: no tools. */
   mcpConfigFile?: string | null;
-  /**
-   * Folders outside the working directory the agent reads runbooks from (`--add-dir`): the CLI
-   * refuses reads outside its working directories unless asked, and an unattended run cannot ask.
-   */
-  runbookDirs?: readonly string[];
 }
 
 /**
@@ -153,7 +148,6 @@ export function cliArgs(i: CliArgsInput): string[] {
     '--append-system-prompt-file',
     i.systemPromptFile,
   ];
-  if (i.runbookDirs && i.runbookDirs.length > 0) args.push('--add-dir', ...i.runbookDirs);
   if (i.runner.maxTurns !== null) args.push('--max-turns', String(i.runner.maxTurns));
   // The memory tools are on every tier's list (the operator's own list included); a
   // --disallowedTools rule still takes any of them away.

@@ -2,11 +2,9 @@
  * The CLI's run for a prepared session: its environment and arguments, stdout into the intake,
  * stderr captured, everything drained once it exits, and the run judged (status and error).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { runCliProcess } from '../../process/cli-process.js';
-import { LIBRARY_DIR } from '../../runbooks/index.js';
 import { cliArgs, dryRunTools } from '../cli-args.js';
 import { outageError } from '../marker-outbox.js';
 import type { SessionFiles } from '../session-files.js';
@@ -42,10 +40,6 @@ export async function runCli(p: {
     systemPromptFile: files.systemPromptFile,
     settingsFile: files.settingsFile,
     mcpConfigFile: files.mcpConfigFile,
-    // A folder the CLI is told of must exist: a repos folder not mounted (yet) is left out.
-    runbookDirs: [LIBRARY_DIR, config.runbooks.reposDir].filter(
-      (d): d is string => d !== null && existsSync(d),
-    ),
   });
 
   const stderr = captureStderr(
