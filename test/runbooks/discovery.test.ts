@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config/index.js';
-import { allowedAt, discoverRunbooks } from '../../src/runbooks/index.js';
+import {
+  allowedAt,
+  discoverRunbooks,
+  DOC_KINDS,
+  LIBRARY_DIR,
+  lintRunbooks,
+} from '../../src/runbooks/index.js';
 import { FILES, reposFolder, type ReposFolder } from './repos-fixture.js';
 
 let repos: ReposFolder;
@@ -113,6 +119,30 @@ describe('runbooks discovery', () => {
       { file: join(repos.dir, 'missing'), line: 0, message: expect.stringContaining('ENOENT') },
     ]);
     expect(r.checks.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('ships a built-in library that lints clean and states what each document needs', async () => {
+    repos = reposFolder({});
+    for (const kind of DOC_KINDS) expect(await lintRunbooks(join(LIBRARY_DIR, kind))).toEqual([]);
+    const r = await discoverRunbooks({ reposDir: null });
+    expect(r.warnings).toEqual([]);
+    expect(r.checks.map((c) => c.name)).toEqual([
+      'backups',
+      'containers',
+      'databases',
+      'disks',
+      'dns',
+      'http',
+      'systemd',
+      'tls-certificates',
+    ]);
+    expect(r.playbooks.map((p) => [p.name, p.minTier])).toEqual([
+      ['clear-disk', 2],
+      ['redeploy-compose', 3],
+      ['restart-container', 3],
+      ['rollback-image', 3],
+    ]);
+    expect(r.skills.map((x) => x.name)).toEqual(['ssh-access']);
   });
 
   it('reads the repos folder from WATCHKEEPER_REPOS_DIR or Claude Ops CLAUDEOPS_REPOS_DIR', () => {
