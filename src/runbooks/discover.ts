@@ -22,11 +22,16 @@ export interface DiscoverOptions {
   libraryDir?: string;
 }
 
-/** The folders of the repos folder, hidden ones left out; a missing folder is an issue. */
+/**
+ * The folders of the repos folder (not hidden ones, nor a volume's lost+found); a folder that
+ * cannot be read is an issue.
+ */
 async function repositoryFolders(reposDir: string, issues: Issue[]): Promise<string[]> {
   let names: string[];
   try {
-    names = (await readdir(reposDir)).filter((n) => !n.startsWith('.')).sort();
+    names = (await readdir(reposDir))
+      .filter((n) => !n.startsWith('.') && n !== 'lost+found')
+      .sort();
   } catch (err) {
     issues.push({ file: reposDir, line: 0, message: `cannot be read (${errorText(err)})` });
     return [];
