@@ -30,6 +30,7 @@ COPY --from=build /app/migrations ./migrations
 COPY --from=build /app/views ./views
 COPY --from=build /app/public ./public
 COPY --from=build /app/prompts ./prompts
+COPY --from=build /app/runbooks ./runbooks
 COPY --from=build /app/demo ./demo
 # The Claude CLI refuses to run unattended as root: everything runs as the image's `node` user.
 RUN mkdir -p /data && chown node:node /data

@@ -59,8 +59,21 @@ const ALLOWED: Record<string, string[]> = {
   portability: [...SHARED, 'knowledge', 'embed', 'db', 'memory', 'graph'],
   // Notifications: records in db, deliveries over HTTP, SMTP or the apprise command.
   notify: [...SHARED, 'config', 'log', 'db'],
+  // The operator's repositories and the built-in library: manifests, checks, playbooks, skills.
+  runbooks: [...SHARED, 'memory', 'stream', 'db', 'knowledge'],
   // The runner writes chain summaries through the model gateway (a layer below it).
-  runner: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge', 'process', 'gateway'],
+  runner: [
+    ...SHARED,
+    'config',
+    'log',
+    'stream',
+    'memory',
+    'db',
+    'knowledge',
+    'process',
+    'gateway',
+    'runbooks',
+  ],
   web: [
     ...SHARED,
     'config',
@@ -90,6 +103,7 @@ const ALLOWED: Record<string, string[]> = {
     'embed',
     'knowledge',
     'notify',
+    'runbooks',
     'runner',
     'web',
     'mcp',
@@ -112,6 +126,7 @@ const ALLOWED: Record<string, string[]> = {
     'embed',
     'knowledge',
     'notify',
+    'runbooks',
     'runner',
     'web',
     'mcp',

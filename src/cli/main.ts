@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cooldowns: async () => (await import('./commands/cooldowns.js')).cooldownsCommand,
   conversations: async () => (await import('./commands/conversations.js')).conversationsCommand,
   graph: async () => (await import('./commands/graph.js')).graphCommand,
+  runbooks: async () => (await import('./commands/runbooks.js')).runbooksCommand,
   context: async () => (await import('./commands/maintenance.js')).contextCommand,
   reindex: async () => (await import('./commands/maintenance.js')).reindexCommand,
   services: async () => (await import('./commands/services.js')).servicesCommand,

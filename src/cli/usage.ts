@@ -105,6 +105,18 @@ watchkeeper services describe S "what it is"   (empty text: back to the catalog'
   Every service seen in events, memories or cooldowns, with what it is (operator, agent marker
   [SERVICE:name], or the built-in catalog), its memories and its last event.`;
 
+export const RUNBOOKS_USAGE = `watchkeeper runbooks list [--tier 1|2|3] [--json]
+  The repositories of WATCHKEEPER_REPOS_DIR (their CLAUDE-OPS.md manifests), the checks,
+  playbooks and skills (built-in, or a repository's .claude-ops/ folder, which replaces a
+  built-in one of the same name) and the MCP servers sessions are given, each with where it
+  came from, and what could not be read. --tier: the playbooks and skills that tier may follow.
+watchkeeper runbooks show NAME
+  A check, playbook or skill (NAME or checks/NAME) in full, as the agent reads it, with its path.
+watchkeeper runbooks lint [PATH]
+  What is wrong in a CLAUDE-OPS.md, a document, an mcp.json, a .claude-ops folder, a repository
+  or a repos folder (default WATCHKEEPER_REPOS_DIR), as file:line: message. Exit 2 when
+  something is, 0 when nothing is.`;
+
 export const CONTEXT_USAGE = `watchkeeper context [--query TEXT] [--tier 1|2|3] [--budget N] [--json]
   Print the exact memory block a session would get (after decay): with --query, the block of a
   session triggered by that text (an alert, a prompt); --json adds why each memory is in it.`;
@@ -151,6 +163,8 @@ ${COOLDOWNS_USAGE}
 ${CONVERSATIONS_USAGE}
 
 ${GRAPH_USAGE}
+
+${RUNBOOKS_USAGE}
 
 ${CONTEXT_USAGE}
 ${REINDEX_USAGE}

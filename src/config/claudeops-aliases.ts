@@ -26,7 +26,8 @@ export const CLAUDEOPS_RENAMED: Record<
   INTERVAL: { key: 'SCHEDULE', translate: intervalSchedule },
   PROMPT: { key: 'TIER1_PROMPT' },
   STATE_DIR: { key: 'DATA_DIR' },
-  // The Go agent looked for the infrastructure repos there; watchkeeper's agent works in WORKDIR.
+  // The Go agent looked for the infrastructure repos there: watchkeeper's agent works in WORKDIR,
+  // and CLAUDEOPS_REPOS_DIR is also read as WATCHKEEPER_REPOS_DIR (its runbooks).
   REPOS_DIR: { key: 'WORKDIR' },
   DASHBOARD_PORT: { key: 'PORT' },
   // In Claude Ops the global lists reach Tier 1 only: Tiers 2 and 3 have lists of their own.

@@ -18,6 +18,7 @@ import { hasModelCredential } from './model-credential.js';
 import { notificationsConfig } from './notifications.js';
 import { readSettings } from './read-settings.js';
 import { retentionMs } from './retention.js';
+import { runbooksConfig } from './runbooks.js';
 import { runnerConfig } from './runner.js';
 import { PREFIX, SCHEMA, SECRET_KEYS } from './schema.js';
 import type { Config } from './types.js';
@@ -33,6 +34,7 @@ export { intervalSchedule } from './interval.js';
 export { hasModelCredential } from './model-credential.js';
 export type { NotificationsConfig } from './notifications.js';
 export { parseDuration } from './parse.js';
+export type { RunbooksConfig } from './runbooks.js';
 export type { RunnerConfig } from './runner.js';
 export { DEFAULT_PROMPTS_DIR, type TierConfig } from './tiers.js';
 export type { Config } from './types.js';
@@ -64,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...general,
     timeZone: c.TZ ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     runner: runnerConfig(c, general.dataDir),
+    runbooks: runbooksConfig(c),
     cooldowns: cooldownLimits(c),
     guard: guardAllowance(c),
     web: webConfig(c),

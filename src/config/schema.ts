@@ -13,12 +13,14 @@ import { graphShape } from './graph.js';
 import { guardShape } from './guard.js';
 import { notificationsShape } from './notifications.js';
 import { retentionShape } from './retention.js';
+import { runbooksShape } from './runbooks.js';
 import { runnerShape } from './runner.js';
 import { webShape } from './web.js';
 
 export const SCHEMA = z.object({
   ...generalShape,
   ...runnerShape,
+  ...runbooksShape,
   ...guardShape,
   ...webShape,
   ...retentionShape,

@@ -7,6 +7,7 @@ import type { GeneralConfig } from './general.js';
 import type { GraphConfig } from './graph.js';
 import type { CooldownLimits, GuardAllowance } from './guard.js';
 import type { NotificationsConfig } from './notifications.js';
+import type { RunbooksConfig } from './runbooks.js';
 import type { RunnerConfig } from './runner.js';
 import type { WebConfig } from './web.js';
 
@@ -14,6 +15,8 @@ export interface Config extends GeneralConfig {
   /** WATCHKEEPER_TZ, else the system's zone: the dashboard's times and the cron schedule. */
   timeZone: string;
   runner: RunnerConfig;
+  /** The operator's repositories and the runbooks section's budget per tier. */
+  runbooks: RunbooksConfig;
   cooldowns: CooldownLimits;
   guard: GuardAllowance;
   web: WebConfig;

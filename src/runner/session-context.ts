@@ -1,5 +1,5 @@
 /**
- * The text appended to the CLI's system prompt: run context, the memory block, the cooldown
+ * The text appended to the CLI's system prompt: run context, the runbooks, the memory block, the cooldown
  * state, and for escalated tiers the handoff from the tier before. Holds no secret: only values
  * the agent needs and may see.
  */
@@ -28,6 +28,8 @@ export interface SessionContextInput {
   dryRun: boolean;
   now: number;
   memoryBlock: string;
+  /** The operator's repositories and the runbooks this tier may follow ('' when none). */
+  runbooksBlock?: string;
   cooldownBlock: string;
   handoff: Handoff | null;
   alert: string | null;
@@ -104,6 +106,7 @@ export function buildSessionContext(i: SessionContextInput): string {
         '[HEALTH:healthy|degraded|down|unreachable:service].',
     ].join('\n'),
   ];
+  if (i.runbooksBlock) parts.push(i.runbooksBlock);
   if (i.memoryBlock) parts.push(i.memoryBlock);
   if (i.cooldownBlock) parts.push(i.cooldownBlock);
   if (i.handoff) parts.push(formatHandoff(i.handoff));

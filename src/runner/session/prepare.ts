@@ -8,6 +8,13 @@ import { readFile } from 'node:fs/promises';
 
 import type { Config } from '../../config/index.js';
 import { rejectControlCharacters } from '../../memory/validate.js';
+import {
+  allowedAt,
+  discoverRunbooks,
+  formatIssue,
+  runbooksSection,
+  withRepositoryServers,
+} from '../../runbooks/index.js';
 import { hookSettings, memoryServerConfig } from '../cli-args.js';
 import type { HookRegistration } from '../hook-server.js';
 import { buildSessionContext } from '../session-context.js';
@@ -68,6 +75,19 @@ export async function prepareSession(
   held.hook = deps.hookServer ? await deps.hookServer.register(sessionId) : null;
   const settings = hookSettings(await readSettingsFile(runner), process.execPath, held.hook);
   mkdirSync(runner.workdir, { recursive: true });
+  // Read afresh for every session: a repository mounted since the last chain is in this one.
+  const runbooks = await discoverRunbooks({ reposDir: config.runbooks.reposDir });
+  const mcp = withRepositoryServers(
+    memoryServerConfig(config, { sessionId, tier: req.tier }, process.execPath),
+    runbooks.mcpServers,
+  );
+  const problems = [...new Set([...runbooks.warnings, ...mcp.issues].map(formatIssue))];
+  if (problems.length > 0) {
+    deps.log.warn('runbooks: some files were not used as they are (watchkeeper runbooks lint)', {
+      session: sessionId,
+      problems: problems.slice(0, 5),
+    });
+  }
   const appendSystemPrompt = buildSessionContext({
     sessionId,
     tier: req.tier,
@@ -76,6 +96,11 @@ export async function prepareSession(
     dryRun: runner.dryRun,
     now: p.requestedAt,
     memoryBlock: p.memoryBlock,
+    runbooksBlock: runbooksSection(
+      allowedAt(runbooks, req.tier),
+      req.tier,
+      config.runbooks.budgets[req.tier],
+    ),
     cooldownBlock: p.cooldownBlock,
     handoff: req.handoff,
     alert: req.alert,
@@ -86,7 +111,7 @@ export async function prepareSession(
   const files = writeSessionFiles(p.filesRoot, sessionId, {
     systemPrompt: appendSystemPrompt,
     settings,
-    mcpConfig: memoryServerConfig(config, { sessionId, tier: req.tier }, process.execPath),
+    mcpConfig: mcp.config,
   });
   held.files = files;
   return { prompt, files };

@@ -1,0 +1,85 @@
+/**
+ * The runbooks section of a session's system prompt, within the tier's budget (characters): the
+ * manifests (kind, capabilities, rules), then an index of the checks, then the playbooks and
+ * skills the tier may follow, each with when it applies and its path. The agent reads a document
+ * in full with its Read tool. Lines are kept in that order of importance; what does not fit is
+ * counted in a last line, so the section never runs past the budget.
+ */
+import { printable } from '../text-rules.js';
+import type { Repository, RunbookDoc, Runbooks, Tier } from './types.js';
+
+const MAX_APPLIES = 160;
+const MAX_SUMMARY = 240;
+const MAX_LINE = 300;
+
+function repositoryLines(r: Repository): string[] {
+  const m = r.manifest;
+  if (!m) {
+    const about = r.readme ? `README: ${printable(r.readme, MAX_SUMMARY)}` : 'no README';
+    const top =
+      r.listing.length > 0
+        ? `; top level: ${printable(r.listing.slice(0, 15).join(', '), 300)}`
+        : '';
+    return [`- ${printable(r.name, 100)} (${r.path}, no CLAUDE-OPS.md): ${about}${top}`];
+  }
+  const about = [m.kind && printable(m.kind, 120), m.summary && printable(m.summary, MAX_SUMMARY)];
+  const lines = [
+    `- ${printable(r.name, 100)} (${r.path}): ${about.filter(Boolean).join('. ') || 'kind not stated'}`,
+  ];
+  if (m.capabilities.length > 0) {
+    lines.push(
+      `  Capabilities: ${m.capabilities.map((c) => printable(`${c.name} (${c.description})`, MAX_LINE)).join('; ')}`,
+    );
+  }
+  if (m.rules.length > 0)
+    lines.push(`  Rules (follow them): ${m.rules.map((x) => printable(x, MAX_LINE)).join('; ')}`);
+  return lines;
+}
+
+function docLine(d: RunbookDoc): string {
+  const tier = d.kind === 'checks' ? '' : ` [tier ${d.minTier}+]`;
+  return `- ${printable(d.name, 100)}${tier}: ${printable(d.applies || d.title, MAX_APPLIES)} (${d.path})`;
+}
+
+export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string {
+  const head = [
+    '## Runbooks',
+    `What the operator's repositories${r.reposDir ? ` (in ${r.reposDir})` : ''} and the built-in ` +
+      'library give you. Before following a check, playbook or skill, read it in full with the ' +
+      'Read tool at its path. Report what a check finds with the markers above ([HEALTH:...], ' +
+      '[EVENT:...]); there is no marker of its own for a check.',
+  ].join('\n');
+  const groups: [string, string[]][] = [
+    ['### Repositories', r.repositories.flatMap(repositoryLines)],
+    ['### Checks', r.checks.map(docLine)],
+    [`### Playbooks allowed at tier ${tier}`, r.playbooks.map(docLine)],
+    [`### Skills allowed at tier ${tier}`, r.skills.map(docLine)],
+  ];
+  if (head.length + 100 > budget) return '';
+  const out = [head];
+  let used = head.length;
+  let left = 0;
+  const cost = (t: string) => t.length + 1;
+  // Room kept for the last line, which counts what was left out.
+  const fits = (n: number) => used + n + 100 <= budget;
+  for (const [title, lines] of groups) {
+    if (lines.length === 0) continue;
+    if (!fits(cost(title) + 1)) {
+      left += lines.length;
+      continue;
+    }
+    out.push('', title);
+    used += cost(title) + 1;
+    for (const line of lines) {
+      if (!fits(cost(line))) left += 1;
+      else {
+        out.push(line);
+        used += cost(line);
+      }
+    }
+  }
+  if (left > 0) {
+    out.push('', `(${left} more left out for room: see the folders of the paths above.)`);
+  }
+  return out.join('\n');
+}
