@@ -54,10 +54,15 @@ export function proofMatches(nonce: string, challenge: string, proof: unknown): 
 
 /**
  * The data folder as the config module resolves it (WATCHKEEPER_DATA_DIR, its Claude Ops alias,
- * ./data), without loading it: the hook runs after every turn and loads nothing it can avoid.
+ * the image's WATCHKEEPER_DEFAULT_DATA_DIR, ./data), without loading it: the hook runs after every turn and loads nothing it can avoid.
  */
 export function dataDirOf(env: Record<string, string | undefined>): string {
-  return resolve(env.WATCHKEEPER_DATA_DIR || env.CLAUDEOPS_STATE_DIR || './data');
+  return resolve(
+    env.WATCHKEEPER_DATA_DIR ||
+      env.CLAUDEOPS_STATE_DIR ||
+      env.WATCHKEEPER_DEFAULT_DATA_DIR ||
+      './data',
+  );
 }
 
 /** serve's URL as seen from this machine: an address that listens everywhere via loopback. */

@@ -64,6 +64,12 @@ export const CLAUDEOPS_REFUSED: Record<
     replacement:
       "watchkeeper reads the agent's markers ([EVENT:...], [MEMORY:...], [ESCALATE:n]), not --json-schema output; the tier prompts (WATCHKEEPER_TIER{1,2,3}_PROMPT) say what to report: remove it",
   },
+  // Claude Ops set it itself, per session, for the CLI it spawned (the tier that session ran at);
+  // it never chose where a run starts.
+  TIER: {
+    replacement:
+      'the tier a run starts at is chosen per run: `watchkeeper run --tier N`, `start_tier` (or `tier`) on POST /api/v1/sessions or POST /api/v1/sessions/trigger, or the tier of Run now; scheduled runs start at Tier 1 and escalate up to WATCHKEEPER_MAX_TIER (CLAUDEOPS_MAX_TIER): remove it',
+  },
   PR_ENABLED: {
     replacement: 'it had no effect in Claude Ops either: remove it',
     idle: (v) => ['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase()),

@@ -9,7 +9,10 @@ import { z } from 'zod';
 import { bool, int } from './parse.js';
 
 export const generalShape = {
-  DATA_DIR: z.string().min(1).default('./data'),
+  DATA_DIR: z.string().min(1).optional(),
+  // The container image's data folder: a default only, so an operator's WATCHKEEPER_DATA_DIR or
+  // CLAUDEOPS_STATE_DIR (a Claude Ops volume at /state) wins over it.
+  DEFAULT_DATA_DIR: z.string().min(1).optional(),
   MEMORY_BUDGET: int(0, 1_000_000).default(2000),
   TIER1_MEMORY_BUDGET: int(0, 1_000_000).optional(),
   TIER2_MEMORY_BUDGET: int(0, 1_000_000).optional(),
@@ -41,7 +44,7 @@ export interface GeneralConfig {
 }
 
 export function generalConfig(c: z.infer<z.ZodObject<typeof generalShape>>): GeneralConfig {
-  const dataDir = resolve(c.DATA_DIR);
+  const dataDir = resolve(c.DATA_DIR ?? c.DEFAULT_DATA_DIR ?? './data');
   return {
     dataDir,
     dbPath: resolve(dataDir, 'watchkeeper.db'),

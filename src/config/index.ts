@@ -34,6 +34,7 @@ export { intervalSchedule } from './interval.js';
 export { hasModelCredential } from './model-credential.js';
 export type { NotificationsConfig } from './notifications.js';
 export { parseDuration } from './parse.js';
+export { checkPromptFiles } from './prompt-files.js';
 export type { RunbooksConfig } from './runbooks.js';
 export type { RunnerConfig } from './runner.js';
 export { DEFAULT_PROMPTS_DIR, type TierConfig } from './tiers.js';
@@ -65,7 +66,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     ...general,
     timeZone: c.TZ ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-    runner: runnerConfig(c, general.dataDir),
+    // Claude Ops ran once at start-up, then every interval: so does a schedule it set.
+    runner: runnerConfig(c, general.dataDir, sourceName.SCHEDULE === 'CLAUDEOPS_INTERVAL'),
     runbooks: runbooksConfig(c),
     cooldowns: cooldownLimits(c),
     guard: guardAllowance(c),
@@ -78,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     fleet: fleetConfig(c),
     graph: graphConfig(c, env),
     notices,
+    sources: sourceName,
     modelCredentialConfigured: hasModelCredential(env),
   };
 }

@@ -37,6 +37,7 @@ export const runnerShape = {
   CLAUDE_BIN: z.string().min(1).optional(),
   WORKDIR: z.string().min(1).optional(),
   SCHEDULE: schedule.default('0 * * * *'),
+  RUN_AT_START: bool.optional(),
   TZ: timeZone.optional(),
   SESSION_TIMEOUT: duration(1000).default(30 * 60_000),
   KILL_GRACE: duration(100).default(10_000),
@@ -61,6 +62,8 @@ export interface RunnerConfig {
   workdir: string;
   /** Cron expression, or null when only triggers start runs. */
   schedule: string | null;
+  /** One chain as serve starts (WATCHKEEPER_RUN_AT_START; on when CLAUDEOPS_INTERVAL set the schedule). */
+  runAtStart: boolean;
   sessionTimeoutMs: number;
   killGraceMs: number;
   stdoutGraceMs: number;
@@ -80,11 +83,16 @@ export interface RunnerConfig {
 
 type RunnerSettings = z.infer<z.ZodObject<typeof runnerShape>> & Parameters<typeof tierConfigs>[0];
 
-export function runnerConfig(c: RunnerSettings, dataDir: string): RunnerConfig {
+export function runnerConfig(
+  c: RunnerSettings,
+  dataDir: string,
+  scheduleFromInterval = false,
+): RunnerConfig {
   return {
     claudeBin: resolve(c.CLAUDE_BIN ?? resolve(PACKAGE_ROOT, 'node_modules/.bin/claude')),
     workdir: resolve(c.WORKDIR ?? resolve(dataDir, 'workspace')),
     schedule: c.SCHEDULE.trim().toLowerCase() === 'off' ? null : c.SCHEDULE.trim(),
+    runAtStart: c.RUN_AT_START ?? scheduleFromInterval,
     sessionTimeoutMs: c.SESSION_TIMEOUT,
     killGraceMs: c.KILL_GRACE,
     stdoutGraceMs: c.STDOUT_GRACE,

@@ -33,6 +33,8 @@ export interface Config extends GeneralConfig {
    * meaning (CLAUDEOPS_INTERVAL as a schedule), or one given twice where one name wins.
    */
   notices: string[];
+  /** The variable each setting given was read from (`WATCHKEEPER_X` or a `CLAUDEOPS_` name). */
+  sources: Record<string, string>;
   /**
    * True when the environment holds a credential the Claude CLI can use (ANTHROPIC_API_KEY,
    * ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, or Bedrock/Vertex switched on).

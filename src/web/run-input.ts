@@ -47,12 +47,23 @@ export function parsePrompt(value: unknown, field = 'prompt'): string | null {
   return prompt === '' ? null : prompt;
 }
 
-/** `{tier, prompt}` from a form or a JSON body, both optional. */
+/**
+ * `{tier, prompt}` from a form or a JSON body, both optional; `start_tier` is `tier` under the
+ * Claude Ops API's name (refused when both are given and differ).
+ */
 export function parseRunInput(
   input: Record<string, unknown>,
   maxTier: Tier,
 ): { startTier: Tier; prompt: string | null } {
-  return { startTier: parseTier(input.tier, maxTier), prompt: parsePrompt(input.prompt) };
+  const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+  const tier = given(input.tier) ? parseTier(input.tier, maxTier) : null;
+  const startTier = given(input.start_tier)
+    ? parseTier(input.start_tier, maxTier, 'start_tier')
+    : null;
+  if (tier !== null && startTier !== null && tier !== startTier) {
+    throw invalid('start_tier', `is ${startTier} but tier is ${tier}: give one of them`);
+  }
+  return { startTier: tier ?? startTier ?? 1, prompt: parsePrompt(input.prompt) };
 }
 
 /** The ticket as the API shows it. */

@@ -30,7 +30,9 @@ export function checkListenAddress(web: WebConfig): void {
     throw new AppError(
       'config_invalid',
       `refusing to serve the dashboard on ${web.host} without a credential: set WATCHKEEPER_AUTH_TOKEN ` +
-        '(or WATCHKEEPER_AUTH_USER and WATCHKEEPER_AUTH_PASSWORD), or listen on 127.0.0.1',
+        '(16+ characters; a Claude Ops CLAUDEOPS_CHAT_API_KEY counts as it) or WATCHKEEPER_AUTH_USER ' +
+        'and WATCHKEEPER_AUTH_PASSWORD, or listen on 127.0.0.1 (WATCHKEEPER_HOST; the container ' +
+        'image listens on 0.0.0.0). README, "Moving from Claude Ops", says why',
     );
   }
 }

@@ -44,7 +44,9 @@ export function callerFrom(
  * where it happened to start.
  */
 function mcpEnv(env: CliIo['env']): CliIo['env'] {
-  if (env.WATCHKEEPER_DATA_DIR || env.CLAUDEOPS_STATE_DIR) return env;
+  if (env.WATCHKEEPER_DATA_DIR || env.CLAUDEOPS_STATE_DIR || env.WATCHKEEPER_DEFAULT_DATA_DIR) {
+    return env;
+  }
   return { ...env, WATCHKEEPER_DATA_DIR: join(PACKAGE_ROOT, 'data') };
 }
 

@@ -3,11 +3,9 @@
  * With --demo, a simulated model on loopback stands in for the Anthropic API, the schedule is
  * every minute, and tool calls reach only the simulated commands in demo/bin.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadConfig } from '../../config/index.js';
+import { checkPromptFiles, loadConfig } from '../../config/index.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import type { Config } from '../../config/index.js';
 import type { Conversations } from '../../conversations/index.js';
@@ -19,6 +17,7 @@ import { flag, parse } from '../args.js';
 import type { CliIo } from '../io.js';
 import { cliLogger } from '../logger.js';
 import { installProcessGuard } from '../process-guard.js';
+import { claudeOpsDatabaseHint } from '../claudeops-database.js';
 import { createDashboard } from '../dashboard.js';
 import { createRuntime } from '../runtime.js';
 import {
@@ -96,6 +95,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   // Claude Ops settings read with a watchkeeper meaning, and names given twice: said once, here.
   for (const notice of config.notices) log.warn(notice);
   checkListenAddress(config.web);
+  checkPromptFiles(config);
   const lock = acquireRunnerLock(config.dataDir, 'serve', io.clock.now());
   const unguard = installProcessGuard(io, log);
   let sim: SimulatedModel | null = null;
@@ -171,12 +171,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       log,
     });
     // CLAUDEOPS_STATE_DIR is the data folder: the Go sidecar's database may sit beside ours.
-    const goDb = join(config.dataDir, 'claudeops.db');
-    if (existsSync(goDb) && !rt.stores.claudeOpsImport.hasImported()) {
-      log.info(
-        `a Claude Ops database is in the data folder: \`watchkeeper import-claudeops ${goDb}\` imports its history`,
-      );
-    }
+    const goDb = claudeOpsDatabaseHint(config);
+    if (goDb && !rt.stores.claudeOpsImport.hasImported()) log.info(goDb);
     const status = rt.scheduler.status();
     log.info('watchkeeper serving', {
       dashboard: web.url,
@@ -191,6 +187,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const gatewayOff = rt.gateway.state().offReason;
     if (gatewayOff) log.info(`conversation summaries and extraction are off: ${gatewayOff}`);
     if (demo) rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt: null, alert: null });
+    // As the Claude Ops loop did: the first scheduled run now, not at the first cron tick.
+    else if (config.runner.runAtStart) rt.scheduler.tick();
     const stopDemoChat = demo
       ? postDemoRounds(rt.conversations, {
           lastSeq: () => rt.stores.conversations.get(DEMO_CONVERSATION_ID)?.lastSeq ?? -1,

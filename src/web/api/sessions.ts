@@ -1,6 +1,6 @@
 /**
  * /api/v1/sessions: list, one session with its children, events and chain cost, the memories it
- * was given, trigger a run, the state of a queued run, and stop the running session.
+ * was given, trigger a run (also at Claude Ops' /trigger), the state of a queued run, and stop the running session.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
@@ -94,6 +94,26 @@ const RunBody = z.object({
     .nullable()
     .optional()
     .openapi({ description: 'the start tier, 1 by default; at most MAX_TIER' }),
+  start_tier: z
+    .union([z.number().int(TIERS).min(1, TIERS).max(3, TIERS), z.string()], TIERS)
+    .nullable()
+    .optional()
+    .openapi({ description: "`tier` under the Claude Ops API's name" }),
+});
+
+// Claude Ops' route: the same body and the same answer as POST /api/v1/sessions.
+const triggerRunClaudeOps = createRoute({
+  method: 'post',
+  path: '/trigger',
+  summary: 'Queue a run, as POST /api/v1/sessions (the Claude Ops route)',
+  middleware: [jsonObjectBody] as const,
+  request: { body: jsonRequest(RunBody) },
+  responses: {
+    202: ok('queued', RunRequestSchema),
+    409: err('the run queue is full'),
+    422: err('a bad field, named'),
+    ...withBody,
+  },
 });
 
 const triggerRun = createRoute({
@@ -191,13 +211,15 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     );
   });
 
-  app.openapi(triggerRun, (c) => {
-    const input = parseRunInput(c.req.valid('json'), deps.config.runner.maxTier);
+  const queueRun = (body: Record<string, unknown>) => {
+    const input = parseRunInput(body, deps.config.runner.maxTier);
     const ticket = deps.runner.trigger({ trigger: 'api', ...input, alert: null });
     deps.log.info('run requested over the API', { request: ticket.id });
     const { request_id, state, session_ids } = ticketJson(ticket);
-    return c.json({ request_id, state, session_ids }, 202);
-  });
+    return { request_id, state, session_ids };
+  };
+  app.openapi(triggerRun, (c) => c.json(queueRun(c.req.valid('json')), 202));
+  app.openapi(triggerRunClaudeOps, (c) => c.json(queueRun(c.req.valid('json')), 202));
 
   app.openapi(getRequest, (c) => {
     const ticket = deps.runner.ticket(c.req.valid('param').id);
