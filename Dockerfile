@@ -11,16 +11,24 @@ COPY . .
 RUN npm ci && npm prune --omit=dev
 
 FROM node:26-trixie-slim
-# What the agent looks at infrastructure with: ssh, curl, jq, dig/nslookup, and the docker client
-# (Debian's docker-cli, no daemon: mount the host's socket to use it; see README, Docker). tini is
-# PID 1: it passes SIGTERM on to watchkeeper and reaps the orphans a session's tools leave behind.
-# To add tools (kubectl, ansible, gh...), build FROM this image: README, Docker, "More tools".
+# What the agent looks at infrastructure with: ssh, curl, jq, dig/nslookup, the docker client
+# (Debian's docker-cli, no daemon: mount the host's socket to use it; see README, Docker), git, gh
+# and python3, as the Claude Ops image had. apprise delivers CLAUDEOPS_APPRISE_URLS (outside the
+# image, without the command, watchkeeper's built-in targets deliver what they can). tini is PID 1:
+# it passes SIGTERM on to watchkeeper and reaps the orphans a session's tools leave behind.
+# To add tools (kubectl, ansible...), build FROM this image: README, Docker, "More tools".
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       tini ca-certificates openssh-client curl jq bind9-dnsutils docker-cli \
+      git gh python3 apprise \
  && rm -rf /var/lib/apt/lists/*
+# WATCHKEEPER_DEFAULT_DATA_DIR is a default only: a Claude Ops CLAUDEOPS_STATE_DIR=/state (or
+# WATCHKEEPER_DATA_DIR) wins. Inside a container the dashboard listens on every interface, and so
+# refuses to start without WATCHKEEPER_AUTH_TOKEN (or CLAUDEOPS_CHAT_API_KEY). The port is the
+# default 8080 (WATCHKEEPER_PORT or CLAUDEOPS_DASHBOARD_PORT moves it).
 ENV NODE_ENV=production \
-    WATCHKEEPER_DATA_DIR=/data
+    WATCHKEEPER_DEFAULT_DATA_DIR=/data \
+    WATCHKEEPER_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
@@ -37,6 +45,6 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.WATCHKEEPER_PORT || 8080) + '/api/v1/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+HEALTHCHECK --interval=30s --timeout=5s CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.WATCHKEEPER_PORT || process.env.CLAUDEOPS_DASHBOARD_PORT || 8080) + '/api/v1/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/watchkeeper.js"]
 CMD ["serve"]
