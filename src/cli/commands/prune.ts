@@ -2,7 +2,8 @@
  * Retention: `watchkeeper prune [--older-than AGE] [--dry-run]`, and the daily prune `serve` runs
  * when WATCHKEEPER_RETENTION is set. Sessions go with their raw logs (sessions/ID.ndjson and
  * ID.stderr.log); a log no session names any more goes too once it is older than the cutoff.
- * Memories are never deleted. In a fleet each instance prunes its own sessions and events, and
+ * The Claude CLI's transcripts in DATA_DIR/claude older than the cutoff go too (counted as log
+ * files). Memories are never deleted. In a fleet each instance prunes its own sessions and events, and
  * the logs on its own disk.
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { formatBytes } from '../../web/overview-data.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, usageError } from '../args.js';
 import { json, shortTime } from '../format.js';
+import { oldClaudeTranscripts } from './claude-transcripts.js';
 import type { CliIo } from '../io.js';
 
 const DAY_MS = 86_400_000;
@@ -110,7 +112,10 @@ export async function pruneData(
 ): Promise<PruneReport> {
   const cutoff = deps.now - olderThanMs;
   const plan = deps.stores.retention.plan(cutoff);
-  const files = logFiles(deps, plan.sessions, cutoff);
+  const files = new Map([
+    ...logFiles(deps, plan.sessions, cutoff),
+    ...oldClaudeTranscripts(deps.dataDir, cutoff),
+  ]);
   const report: PruneReport = {
     olderThanMs,
     cutoff,

@@ -2,6 +2,24 @@
  * The CLI child's environment: the allow-listed parent variables, and what the session's hooks
  * (`watchkeeper hook pre-tool-use` and the memory server) need to find and guard this session.
  */
+
+/**
+ * The CLI's own folder (its transcripts grow there): the operator's CLAUDE_CONFIG_DIR, else
+ * DATA_DIR/claude when the credential comes from the environment (nothing in ~/.claude is needed,
+ * and the transcripts stay on the data volume, pruned with the sessions). A `claude login`
+ * credential lives in ~/.claude, so without one in the environment the CLI keeps its default.
+ */
+export function claudeConfigDir(deps: Pick<SessionRunnerDeps, 'config' | 'env'>): string | null {
+  if (deps.env.CLAUDE_CONFIG_DIR) return null;
+  return deps.config.modelCredentialConfigured ? claudeDataDir(deps.config.dataDir) : null;
+}
+
+/** The CLI's folder in the data folder. */
+export function claudeDataDir(dataDir: string): string {
+  return join(dataDir, 'claude');
+}
+import { join } from 'node:path';
+
 import { childEnv } from '../../process/child-env.js';
 import type { SessionRunnerDeps, Tier } from './request.js';
 
@@ -12,11 +30,13 @@ export function sessionEnv(
 ): Record<string, string> {
   const { config } = deps;
   const runner = config.runner;
+  const configDir = claudeConfigDir(deps);
   return childEnv({
     parent: deps.env,
     extra: runner.childEnv,
     set: {
       WATCHKEEPER_DATA_DIR: config.dataDir,
+      ...(configDir ? { CLAUDE_CONFIG_DIR: configDir } : {}),
       WATCHKEEPER_SESSION_ID: String(sessionId),
       WATCHKEEPER_TIER: String(tier),
       // The guard (`watchkeeper hook pre-tool-use`) refuses every restart on a dry run.
