@@ -8,6 +8,7 @@
 import { AppError } from '../errors.js';
 import { checkClaudeOpsNames } from './claudeops-names.js';
 import { conversationsConfig } from './conversations.js';
+import { effectiveSettings } from './effective-settings.js';
 import { embeddingsConfig } from './embeddings.js';
 import { fleetConfig } from './fleet.js';
 import { gatewayConfig } from './gateway.js';
@@ -25,6 +26,7 @@ import type { Config } from './types.js';
 import { checkSignInPair, webConfig } from './web.js';
 
 export type { ConversationsConfig } from './conversations.js';
+export type { EffectiveSetting } from './effective-settings.js';
 export type { EmbeddingsConfig } from './embeddings.js';
 export type { FleetConfig } from './fleet.js';
 export type { GatewayBackendName, GatewayConfig } from './gateway.js';
@@ -81,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     graph: graphConfig(c, env),
     notices,
     sources: sourceName,
+    settings: effectiveSettings(input, sourceName),
     modelCredentialConfigured: hasModelCredential(env),
   };
 }

@@ -1,5 +1,6 @@
 /** The whole configuration: each area's section under the field names the rest of the code reads. */
 import type { ConversationsConfig } from './conversations.js';
+import type { EffectiveSetting } from './effective-settings.js';
 import type { EmbeddingsConfig } from './embeddings.js';
 import type { FleetConfig } from './fleet.js';
 import type { GatewayConfig } from './gateway.js';
@@ -35,6 +36,8 @@ export interface Config extends GeneralConfig {
   notices: string[];
   /** The variable each setting given was read from (`WATCHKEEPER_X` or a `CLAUDEOPS_` name). */
   sources: Record<string, string>;
+  /** Every setting in effect and where it came from (the Settings page). */
+  settings: EffectiveSetting[];
   /**
    * True when the environment holds a credential the Claude CLI can use (ANTHROPIC_API_KEY,
    * ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, or Bedrock/Vertex switched on).
