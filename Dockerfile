@@ -22,12 +22,12 @@ RUN apt-get update \
       tini ca-certificates openssh-client curl jq bind9-dnsutils docker-cli \
       git gh python3 apprise \
  && rm -rf /var/lib/apt/lists/*
-# WATCHKEEPER_DEFAULT_DATA_DIR is a default only: a Claude Ops CLAUDEOPS_STATE_DIR=/state (or
-# WATCHKEEPER_DATA_DIR) wins. Inside a container the dashboard listens on every interface, and so
+# WATCHKEEPER_DEFAULT_DATA_DIR is a default only (WATCHKEEPER_DATA_DIR or CLAUDEOPS_STATE_DIR
+# wins): /state when a Claude Ops compose file mounts its ./state there, else the /data volume. Inside a container the dashboard listens on every interface, and so
 # refuses to start without WATCHKEEPER_AUTH_TOKEN (or CLAUDEOPS_CHAT_API_KEY). The port is the
 # default 8080 (WATCHKEEPER_PORT or CLAUDEOPS_DASHBOARD_PORT moves it).
 ENV NODE_ENV=production \
-    WATCHKEEPER_DEFAULT_DATA_DIR=/data \
+    WATCHKEEPER_DEFAULT_DATA_DIR=/state,/data \
     WATCHKEEPER_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

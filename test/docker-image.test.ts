@@ -40,7 +40,7 @@ describe('the Dockerfile', () => {
   it('gives the data folder as a default Claude Ops settings override, and listens everywhere', () => {
     const env = imageEnv(stage);
     expect(env).toMatchObject({
-      WATCHKEEPER_DEFAULT_DATA_DIR: '/data',
+      WATCHKEEPER_DEFAULT_DATA_DIR: '/state,/data',
       WATCHKEEPER_HOST: '0.0.0.0',
     });
     expect(env.WATCHKEEPER_DATA_DIR).toBeUndefined();
@@ -53,6 +53,8 @@ describe('the Dockerfile', () => {
     });
     expect(config.dataDir).toBe('/state');
     expect(config.web).toMatchObject({ host: '0.0.0.0', port: 9090 });
+    // With neither set: /state where a Claude Ops volume is mounted (not here), else /data.
+    expect(loadConfig(env).dataDir).toBe('/data');
   });
 });
 

@@ -17,6 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { defaultDataDir } from '../config/default-data-dir.js';
 import { processAlive as alive } from '../process/alive.js';
 
 export const ENDPOINT_FILE = 'serve-endpoint.json';
@@ -60,8 +61,7 @@ export function dataDirOf(env: Record<string, string | undefined>): string {
   return resolve(
     env.WATCHKEEPER_DATA_DIR ||
       env.CLAUDEOPS_STATE_DIR ||
-      env.WATCHKEEPER_DEFAULT_DATA_DIR ||
-      './data',
+      defaultDataDir(env.WATCHKEEPER_DEFAULT_DATA_DIR),
   );
 }
 

@@ -6,12 +6,13 @@ import { resolve } from 'node:path';
 
 import { z } from 'zod';
 
+import { defaultDataDir } from './default-data-dir.js';
 import { bool, int } from './parse.js';
 
 export const generalShape = {
   DATA_DIR: z.string().min(1).optional(),
-  // The container image's data folder: a default only, so an operator's WATCHKEEPER_DATA_DIR or
-  // CLAUDEOPS_STATE_DIR (a Claude Ops volume at /state) wins over it.
+  // The container image's data folders (default-data-dir.ts): a default only, so an operator's
+  // WATCHKEEPER_DATA_DIR or CLAUDEOPS_STATE_DIR wins over it.
   DEFAULT_DATA_DIR: z.string().min(1).optional(),
   MEMORY_BUDGET: int(0, 1_000_000).default(2000),
   TIER1_MEMORY_BUDGET: int(0, 1_000_000).optional(),
@@ -44,7 +45,7 @@ export interface GeneralConfig {
 }
 
 export function generalConfig(c: z.infer<z.ZodObject<typeof generalShape>>): GeneralConfig {
-  const dataDir = resolve(c.DATA_DIR ?? c.DEFAULT_DATA_DIR ?? './data');
+  const dataDir = resolve(c.DATA_DIR ?? defaultDataDir(c.DEFAULT_DATA_DIR));
   return {
     dataDir,
     dbPath: resolve(dataDir, 'watchkeeper.db'),

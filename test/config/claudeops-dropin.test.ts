@@ -75,6 +75,14 @@ describe('the data folder in the image', () => {
     expect(loadConfig({ ...IMAGE, WATCHKEEPER_DATA_DIR: '/srv/wk' }).dataDir).toBe('/srv/wk');
   });
 
+  it("is the first of the image's folders that exists: a mounted Claude Ops state folder", () => {
+    const state = mkdtempSync(join(tmpdir(), 'watchkeeper-state-'));
+    const missing = join(state, 'not-mounted');
+    const list = (...dirs: string[]) => ({ WATCHKEEPER_DEFAULT_DATA_DIR: dirs.join(',') });
+    expect(loadConfig(list(state, '/data')).dataDir).toBe(state);
+    expect(loadConfig(list(missing, '/data')).dataDir).toBe('/data');
+  });
+
   it('offers the Claude Ops database for import, in the data folder or at /state', () => {
     const at =
       (...paths: string[]) =>
