@@ -32,7 +32,7 @@ export function readSettings(env: Record<string, string | undefined>) {
       sourceName[key] = name;
       if (name === `${ALIAS_PREFIX}INTERVAL`) {
         notices.push(
-          `${name}=${raw} runs on the schedule "${value}" (WATCHKEEPER_SCHEDULE): at fixed times, not counted from the end of the previous run; the first run starts with serve, as in Claude Ops (WATCHKEEPER_RUN_AT_START=false turns that off)`,
+          `${name}=${raw} runs on the schedule "${value}" (WATCHKEEPER_SCHEDULE): at fixed times, not counted from the end of the previous run; the first run starts with serve, as in Claude Ops, unless WATCHKEEPER_RUN_AT_START=false`,
         );
       } else if (name === `${ALIAS_PREFIX}CHAT_API_KEY`) {
         notices.push(
