@@ -164,6 +164,7 @@ export {
   isoTime,
   memoryJson,
   searchResultJson,
+  cutResultJson,
   serviceJson,
   sessionJson,
   sessionMemoryJson,
