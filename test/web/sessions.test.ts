@@ -107,7 +107,7 @@ function sseEvents(text: string) {
 describe('GET /sessions', () => {
   beforeEach(() => setup());
 
-  it('lists sessions newest first with status, model, cost, duration and chain', async () => {
+  it('lists runs newest first, one row per chain, with the status, model, cost and duration of its sessions', async () => {
     const parent = session(
       { trigger: 'alert', model: 'haiku' },
       { status: 'escalated', costUsd: 0.0123, numTurns: 4 },
@@ -122,7 +122,9 @@ describe('GET /sessions', () => {
     const res = await get('/sessions');
     expect(res.status).toBe(200);
     const html = await res.text();
-    const order = [running, sim, child, parent].map((id) =>
+    // One row per run; a chain's sessions follow it, first tier first.
+    expect(html.match(/<tr class="run /g)).toHaveLength(3);
+    const order = [running, sim, parent, child].map((id) =>
       html.indexOf(`href="/sessions/${id}">#${id}<`),
     );
     expect(order.every((pos, i) => pos > 0 && (i === 0 || pos > order[i - 1]!))).toBe(true);
@@ -131,11 +133,12 @@ describe('GET /sessions', () => {
     expect(html).toContain('<span class="badge sim">sim</span>');
     expect(html).toContain('$0.0123');
     expect(html).toContain('12.0 s'); // endedAt - startedAt
-    expect(html).toContain('1 min 35 s'); // durationMs
+    expect(html).toContain('(CLI 1 min 35 s)'); // durationMs, beside the wall time
     expect(html).toContain(
       `<a href="/sessions/${parent}" title="escalated from">&uarr; #${parent}</a>`,
     );
-    expect(html).toContain('1 child');
+    expect(html).toContain('>2 sessions</button>');
+    expect(html).toContain('<span class="badge outcome failed">failed</span>');
     expect(html).toMatch(
       /<tbody id="session-rows" data-refresh hx-get="\/sessions\/rows\?page=1"\s+hx-trigger="every 5s/,
     );
