@@ -327,7 +327,10 @@ describe('stats store outcomes', () => {
   it('tells a shutdown from a stop by the operator, and an interruption and a failure apart', () => {
     run('stopped', SESSION_SHUTDOWN_ERROR);
     run('stopped', 'stopped by the operator');
-    run('interrupted', 'interrupted: watchkeeper stopped unexpectedly while this session was running');
+    run(
+      'interrupted',
+      'interrupted: watchkeeper stopped unexpectedly while this session was running',
+    );
     run('failed', 'the CLI exited with code 1');
     run('timed_out', 'timed out after 10 min');
     session('running', { minutesAgo: 1 });

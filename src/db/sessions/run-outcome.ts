@@ -70,14 +70,12 @@ export function runOutcome(s: OutcomeSignals): RunOutcome {
   switch (s.status) {
     case 'running':
       return { kind: 'running', reasons: [] };
-    case 'interrupted':
     // An escalated session without its next tier: watchkeeper stopped between the two.
     case 'escalated':
+    case 'interrupted':
       return { kind: 'interrupted', reasons: [] };
     case 'stopped':
-      return s.shutDown
-        ? { kind: 'shut_down', reasons: [] }
-        : { kind: 'stopped', reasons: [] };
+      return s.shutDown ? { kind: 'shut_down', reasons: [] } : { kind: 'stopped', reasons: [] };
     case 'timed_out':
       return { kind: 'failed', reasons: ['timed out'] };
     case 'failed':
@@ -92,10 +90,4 @@ export function runOutcome(s: OutcomeSignals): RunOutcome {
       return { kind: reasons.length > 0 ? 'needs_human' : 'resolved', reasons };
     }
   }
-}
-
-/** `needs a human: restart refused, critical event left`, as one line. */
-export function outcomeText(o: RunOutcome): string {
-  const label = OUTCOME_LABELS[o.kind];
-  return o.reasons.length > 0 ? `${label}: ${o.reasons.join(', ')}` : label;
 }

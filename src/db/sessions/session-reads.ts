@@ -31,8 +31,12 @@ export function sessionFromRaw(raw: RawSession): SessionRow {
 
 export function sessionReads(db: Db) {
   const getOne = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`);
-  const list = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
-  const byCli = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
+  const list = db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`,
+  );
+  const byCli = db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`,
+  );
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions');
   const cached = statementCache(db);
   const children = db.prepare(

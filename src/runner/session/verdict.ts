@@ -50,8 +50,7 @@ export function sessionVerdict(v: {
   let error: string | null = null;
   if (status === 'stopped') {
     error = v.stopReason === SHUTDOWN_STOP ? SESSION_SHUTDOWN_ERROR : 'stopped by the operator';
-  }
-  else if (status === 'timed_out') error = `timed out after ${durationText(v.sessionTimeoutMs)}`;
+  } else if (status === 'timed_out') error = `timed out after ${durationText(v.sessionTimeoutMs)}`;
   else if (status === 'failed') {
     error =
       result.spawnError !== null

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Context, Hono } from 'hono';
 
-import type { HistoryRow, MemoryRow, SessionRow, Stores } from '../../db/index.js';
+import type { HistoryRow, MemoryRow, Stores } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { ScoreParts } from '../../memory/index.js';
 import type { AppEnv } from '../context.js';
