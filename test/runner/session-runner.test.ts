@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cooldownRow } from '../helpers/db.js';
 
 import { MAX_COOLDOWN_BLOCK_CHARS } from '../../src/runner/cooldown-policy.js';
+import { SESSION_SHUTDOWN_ERROR } from '../../src/db/index.js';
 import type { SessionRequest } from '../../src/runner/session-runner.js';
+import { SHUTDOWN_STOP } from '../../src/runner/session/verdict.js';
 import { gone, runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 
 let h: RunnerHarness;
@@ -121,6 +123,19 @@ describe('session runner with a fixture CLI', () => {
     expect(h.stores.sessions.get(out.sessionId)).toMatchObject({
       status: 'stopped',
       error: 'stopped by the operator',
+    });
+  });
+
+  it("records a stop at watchkeeper's shutdown as a shutdown, not as the operator's", async () => {
+    h = runnerHarness();
+    const abort = new AbortController();
+    const running = h.runSession(request('hang'), abort.signal);
+    await expect.poll(() => h.stores.events.list({ service: 'dns' }).length).toBe(1);
+    abort.abort(SHUTDOWN_STOP);
+    const out = await running;
+    expect(h.stores.sessions.get(out.sessionId)).toMatchObject({
+      status: 'stopped',
+      error: SESSION_SHUTDOWN_ERROR,
     });
   });
 
