@@ -255,6 +255,18 @@ describe('GET /sessions/:id', () => {
     expect(html).not.toContain('live-log');
   });
 
+  it('shows when each line of the activity log arrived, from the times kept beside the log', async () => {
+    const id = session({ logPath: 'sessions/7.ndjson' });
+    mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
+    copyFileSync(REAL, join(h.dataDir, 'sessions/7.ndjson'));
+    const at = Date.UTC(2026, 0, 1, 0, 0, 5);
+    writeFileSync(join(h.dataDir, 'sessions/7.times'), `0 ${at}\n`);
+    const html = await (await get(`/sessions/${id}`)).text();
+    expect(html).toContain(
+      '<time class="log-time" datetime="2026-01-01T00:00:05.000Z" title="2026-01-01\u00a000:00:05\u00a0UTC">00:00:05</time> <span class="kind">',
+    );
+  });
+
   it('says when the log file is missing, and reads a huge one a page at a time from its end', async () => {
     const missing = session({ logPath: 'sessions/missing.ndjson' });
     expect(await (await get(`/sessions/${missing}`)).text()).toContain(
