@@ -6,12 +6,28 @@
 import { loadConfig } from '../../config/index.js';
 import { openStores } from '../../db/index.js';
 import { recordTrigger } from '../../notify/index.js';
-import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
+import {
+  decidePreToolUse,
+  rulesFor,
+  runbookRefusal,
+  toolIntents,
+} from '../../runner/pre-tool-use.js';
 import { usageError } from '../args.js';
 import { type CliIo, readStdin } from '../io.js';
 import { conversationHook } from './conversation-hooks.js';
 
 const MAX_INPUT = 10 * 1024 * 1024;
+
+/** The runbook rules to check the call against; none when the configuration cannot be read. */
+async function runbookRules(payload: unknown, env: CliIo['env'], tier: number | null) {
+  let reposDir: string | null;
+  try {
+    reposDir = loadConfig(env).runbooks.reposDir;
+  } catch {
+    return null;
+  }
+  return rulesFor(payload, { reposDir, tier, fallbackCwd: process.cwd() });
+}
 
 function intOrNull(value: string | undefined): number | null {
   return value && /^\d+$/.test(value) ? Number(value) : null;
@@ -39,8 +55,15 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   } catch {
     return 0; // not a tool call we can read: nothing to enforce
   }
+  const tier = intOrNull(io.env.WATCHKEEPER_TIER);
+  const rules = await runbookRules(payload, io.env, tier);
+  const found = await toolIntents(payload, rules?.watch);
+  const broken = rules && (await runbookRefusal(payload, rules.ctx, rules.watch));
+  if (broken) {
+    io.stderr(`${broken}\n`);
+    return 2;
+  }
   // Most calls are not remediation: answer without touching the database.
-  const found = await toolIntents(payload);
   if (found === null || (found.intents.length === 0 && found.refusals.length === 0)) return 0;
   try {
     const config = loadConfig(io.env);
@@ -53,7 +76,7 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
         limits: config.cooldowns,
         clock: io.clock,
         sessionId: intOrNull(io.env.WATCHKEEPER_SESSION_ID),
-        tier: intOrNull(io.env.WATCHKEEPER_TIER),
+        tier,
         dryRun: config.runner.dryRun,
         sharedServices: config.fleet.cooldownServices,
         guard: config.guard,

@@ -19,6 +19,8 @@ export function sessionEnv(
       WATCHKEEPER_DATA_DIR: config.dataDir,
       WATCHKEEPER_SESSION_ID: String(sessionId),
       WATCHKEEPER_TIER: String(tier),
+      // The guard enforces the checkable rules of the repositories' manifests.
+      ...(config.runbooks.reposDir ? { WATCHKEEPER_REPOS_DIR: config.runbooks.reposDir } : {}),
       // The guard (`watchkeeper hook pre-tool-use`) refuses every restart on a dry run.
       WATCHKEEPER_DRY_RUN: String(runner.dryRun),
       // What the operator lets the guard pass (aliases, interpreters that start processes, hooks).
