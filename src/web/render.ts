@@ -28,6 +28,7 @@ export interface PageFrame {
     | 'gateway'
     | 'graph'
     | 'notifications'
+    | 'runbooks'
     | 'none';
 }
 
