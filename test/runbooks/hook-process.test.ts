@@ -10,6 +10,9 @@ import { join } from 'node:path';
 
 import { afterEach, expect, it } from 'vitest';
 
+import { openStores } from '../../src/db/index.js';
+import { hookSettings } from '../../src/runner/cli-args.js';
+
 import type { ReposFolder } from './repos-fixture.js';
 import { rulesRepos } from './rules-fixture.js';
 
@@ -65,4 +68,26 @@ it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, r
   expect(blocked.stderr).toContain(
     `"Read-only: never modify files here" (${repos.dir}/docs/CLAUDE-OPS.md line 11)`,
   );
+  // The operator sees each refusal among the events.
+  const stores = openStores(join(dataDir, 'watchkeeper.db'));
+  try {
+    const messages = stores.events.list({ source: 'system' }).map((e) => e.message);
+    expect(messages).toEqual([
+      expect.stringContaining('Blocked by a runbook rule: "Read-only: never modify files here"'),
+      expect.stringContaining('Blocked by a runbook rule: "`ansible-playbook` requires tier 3"'),
+    ]);
+  } finally {
+    stores.close();
+  }
+});
+
+it('has the session ask the hook before file reads and edits only when there are repositories', () => {
+  const matchers = (fileTools: boolean) =>
+    (
+      hookSettings({}, '/usr/bin/node', null, fileTools) as {
+        hooks: { PreToolUse: { matcher: string }[] };
+      }
+    ).hooks.PreToolUse.map((e) => e.matcher);
+  expect(matchers(true)).toContain('Read|Edit|MultiEdit|Write|NotebookEdit');
+  expect(matchers(false)).toEqual(['Bash', '^mcp__(?!watchkeeper__)']);
 });
