@@ -112,6 +112,54 @@
     }
   });
 
+  // Sessions: a run's row opens and closes the list of its sessions; the ones open stay open
+  // across the 5 s refresh of the rows.
+  var openRuns = {};
+  function showRun(id, open) {
+    var list = document.getElementById('run-' + id + '-sessions');
+    var toggle = document.querySelector('.run-toggle[data-run="' + id + '"]');
+    if (!list || !toggle) return;
+    list.hidden = !open;
+    toggle.setAttribute('aria-expanded', String(open));
+  }
+  document.addEventListener('click', function (evt) {
+    var t = evt.target;
+    var toggle = t && t.closest && t.closest('.run-toggle');
+    if (!toggle) return;
+    var id = toggle.getAttribute('data-run');
+    openRuns[id] = toggle.getAttribute('aria-expanded') !== 'true';
+    showRun(id, openRuns[id]);
+  });
+  document.addEventListener('htmx:afterSettle', function () {
+    Object.keys(openRuns).forEach(function (id) {
+      if (openRuns[id]) showRun(id, true);
+    });
+  });
+
+  // On a phone, tables become stacked rows: each cell is labelled with its column's heading.
+  function labelCells(root) {
+    (root.querySelectorAll ? root : document).querySelectorAll('table').forEach(function (table) {
+      var heads = table.querySelectorAll('thead th');
+      if (heads.length === 0) return;
+      var names = Array.prototype.map.call(heads, function (th) {
+        return th.textContent.trim();
+      });
+      table.querySelectorAll('tbody tr').forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (td, i) {
+          if (td.tagName === 'TD' && !td.hasAttribute('colspan') && names[i]) {
+            td.setAttribute('data-label', names[i]);
+          }
+        });
+      });
+    });
+  }
+  document.addEventListener('DOMContentLoaded', function () {
+    labelCells(document);
+  });
+  document.addEventListener('htmx:afterSettle', function () {
+    labelCells(document);
+  });
+
   // The bulk action bar: shows the number selected; "select all" toggles the visible rows.
   function updateBulkBar() {
     var bar = document.getElementById('bulk-bar');

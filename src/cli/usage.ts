@@ -48,9 +48,10 @@ watchkeeper cooldowns allow SERVICE --count N --until 2h|TIME --reason TEXT [--a
   Per service the restarts and redeployments counted against the limits, and the overrides:
   reset (what was counted stops counting; nothing is deleted) or allow N more until a time.`;
 
-export const SEARCH_USAGE = `watchkeeper memories search QUERY [--limit N] [--service S] [--category C] [--all|--inactive] [--json]
+export const SEARCH_USAGE = `watchkeeper memories search QUERY [--limit N] [--service S] [--category C] [--all|--inactive] [--explain] [--json]
   Memories by meaning and by words, ranked by relevance x confidence x recency (active ones
-  unless --all or --inactive).`;
+  unless --all or --inactive). --explain: also the candidates that were cut, and why (no
+  evidence of their own, under the score threshold, or outranked past the limit).`;
 
 export const GRAPH_USAGE = `watchkeeper graph index PATH|DIR...|--current|--all [--dry-run] [--model] [--json]
   Index transcripts into the memory graph: Claude Code's (~/.claude/projects/**/*.jsonl,

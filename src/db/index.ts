@@ -22,6 +22,7 @@ import { createServiceStore } from './memories/services.js';
 import { migrate } from './migrate.js';
 import { type Db, openDatabase, type OpenOptions } from './open.js';
 import { createScopeStore } from './memories/scopes.js';
+import { LONE_INSTANCE } from './memories/memory-types.js';
 import { createSessionRecordStore } from './sessions/session-records.js';
 import { createSessionStore } from './sessions/sessions.js';
 import { createStatsStore } from './overview/stats.js';
@@ -116,7 +117,7 @@ export function openStores(
   target: string,
   opts: OpenOptions & { migrationsDir?: string; instance?: string } = {},
 ): Stores {
-  const instance = opts.instance ?? 'local';
+  const instance = opts.instance ?? LONE_INSTANCE;
   const db: Db = isPostgresUrl(target)
     ? openPostgres(target, { applicationName: `watchkeeper ${instance}` })
     : openDatabase(target, opts);
@@ -163,6 +164,7 @@ export {
   isoTime,
   memoryJson,
   searchResultJson,
+  cutResultJson,
   serviceJson,
   sessionJson,
   sessionMemoryJson,

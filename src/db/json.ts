@@ -154,6 +154,16 @@ export function searchResultJson(r: { memory: MemoryRow; why: ScoreParts }) {
   };
 }
 
+/** A candidate an explained search cut: the result's fields, the reason and its figures. */
+export function cutResultJson<R extends string>(r: {
+  memory: MemoryRow;
+  why: ScoreParts;
+  reason: R;
+  detail: string;
+}) {
+  return { ...searchResultJson(r), reason: r.reason, detail: r.detail };
+}
+
 function round(x: number): number {
   return Math.round(x * 10_000) / 10_000;
 }

@@ -33,7 +33,9 @@ export {
   type ObserveOutcome,
   type ShareRules,
 } from './memory/service.js';
+export { type CutReason, type CutResult } from './search-rank.js';
 export {
+  EXPLAINED,
   ftsQuery,
   type Search,
   type SearchAnswer,

@@ -7,6 +7,7 @@ import {
   type Candidate,
   hasEvidence,
   importanceWeight,
+  MIN_COVERAGE,
   queryCoverage,
   queryWords,
   type RankingPolicy,
@@ -38,25 +39,58 @@ export function noteCoverage(
   }
 }
 
-/** The candidates that pass the floors and the threshold (all, when asked), best first. */
+/** Why a candidate did not come back (`--explain`, `explain=1`). */
+export type CutReason = 'no evidence' | 'below threshold' | 'outranked';
+
+export interface CutResult {
+  memory: MemoryRow;
+  why: ScoreParts;
+  reason: CutReason;
+  /** The figures behind the reason, in words. */
+  detail: string;
+}
+
+interface RankOptions {
+  floor: number;
+  serviceFloor: number | undefined;
+  includeBelowThreshold: boolean;
+  now: number;
+  semanticUsed: boolean;
+  ranking: RankingPolicy;
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** What the evidence rule saw in a candidate it refused. */
+function noEvidence(c: Candidate, floor: number): string {
+  const meaning =
+    c.cosine === null
+      ? 'no vector to compare'
+      : `meaning ${c.cosine.toFixed(2)}, under the floor of ${floor.toFixed(2)}`;
+  const words =
+    c.lexicalRank === null
+      ? 'not found by its words'
+      : `its words cover ${pct(c.coverage ?? 0)} of the query's (${pct(MIN_COVERAGE)} needed)`;
+  return `${meaning}; ${words}`;
+}
+
+/**
+ * The candidates that pass the floors and the threshold (all, when asked), best first; with
+ * `cut`, each one refused is added to it with the reason.
+ */
 export function rankCandidates(
   candidates: Candidate[],
   rows: ReadonlyMap<number, MemoryRow>,
-  opts: {
-    floor: number;
-    serviceFloor: number | undefined;
-    includeBelowThreshold: boolean;
-    now: number;
-    semanticUsed: boolean;
-    ranking: RankingPolicy;
-  },
+  opts: RankOptions,
+  cut?: CutResult[],
 ): { memory: MemoryRow; why: ScoreParts }[] {
   const { ranking } = opts;
   const results: { memory: MemoryRow; why: ScoreParts }[] = [];
   for (const c of candidates) {
     const memory = rows.get(c.id);
     if (!memory) continue;
-    if (!opts.includeBelowThreshold && !hasEvidence(c, opts.floor, opts.serviceFloor)) continue;
+    const evidence = opts.includeBelowThreshold || hasEvidence(c, opts.floor, opts.serviceFloor);
+    if (!evidence && !cut) continue;
     const why = scoreCandidate(
       {
         candidate: c,
@@ -68,8 +102,23 @@ export function rankCandidates(
       },
       ranking,
     );
-    if (!opts.includeBelowThreshold && why.score < ranking.threshold) continue;
+    if (!evidence) {
+      cut!.push({ memory, why, reason: 'no evidence', detail: noEvidence(c, opts.floor) });
+      continue;
+    }
+    if (!opts.includeBelowThreshold && why.score < ranking.threshold) {
+      cut?.push({
+        memory,
+        why,
+        reason: 'below threshold',
+        detail: `score ${why.score.toFixed(2)}, under the threshold of ${ranking.threshold.toFixed(2)}`,
+      });
+      continue;
+    }
     results.push({ memory, why });
   }
-  return results.sort((a, b) => b.why.score - a.why.score || a.memory.id - b.memory.id);
+  const order = (a: { memory: MemoryRow; why: ScoreParts }, b: typeof a) =>
+    b.why.score - a.why.score || a.memory.id - b.memory.id;
+  cut?.sort(order);
+  return results.sort(order);
 }

@@ -28,7 +28,7 @@ import {
 import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
 import { CANDIDATES, createCandidateLists } from './search-candidates.js';
-import { noteCoverage, rankCandidates } from './search-rank.js';
+import { type CutResult, noteCoverage, rankCandidates } from './search-rank.js';
 
 export interface SearchOptions extends SearchFilter {
   limit?: number;
@@ -43,6 +43,8 @@ export interface SearchOptions extends SearchFilter {
   minCosine?: number;
   /** Rank by one list alone (diagnostics and the retrieval benchmark). */
   only?: 'lexical' | 'semantic';
+  /** Also say which candidates were cut, and why (`--explain`, `explain=1`). */
+  explain?: boolean;
 }
 
 export interface SearchResult {
@@ -57,7 +59,12 @@ export interface SearchAnswer {
   /** Milliseconds spent embedding the query, and ranking. */
   embedMs: number;
   rankMs: number;
+  /** With `explain`: the candidates that did not come back, best first, at most EXPLAINED. */
+  cut?: CutResult[];
 }
+
+/** How many cut candidates an explained search lists. */
+export const EXPLAINED = 50;
 
 /** The FTS5 query for free text: each content word quoted (no operator injection), OR-ed. */
 export function ftsQuery(text: string): string {
@@ -131,15 +138,21 @@ export function createSearch(deps: {
       const rows = new Map(memories.getMany(candidates.map((c) => c.id)).map((m) => [m.id, m]));
       noteCoverage(text, candidates, rows, services);
       const semanticUsed = queryVector !== null;
-      const results = rankCandidates(candidates, rows, {
-        floor: opts.minCosine ?? embedding.thresholds.floor,
-        // What a service is counts as evidence when the reader asked (not for unsolicited surfacing).
-        serviceFloor: opts.minCosine === undefined ? embedding.thresholds.related : undefined,
-        includeBelowThreshold: opts.includeBelowThreshold ?? false,
-        now: clock.now(),
-        semanticUsed,
-        ranking,
-      });
+      const cut: CutResult[] | undefined = opts.explain ? [] : undefined;
+      const results = rankCandidates(
+        candidates,
+        rows,
+        {
+          floor: opts.minCosine ?? embedding.thresholds.floor,
+          // What a service is counts as evidence when the reader asked (not for unsolicited surfacing).
+          serviceFloor: opts.minCosine === undefined ? embedding.thresholds.related : undefined,
+          includeBelowThreshold: opts.includeBelowThreshold ?? false,
+          now: clock.now(),
+          semanticUsed,
+          ranking,
+        },
+        cut,
+      );
       const t2 = performance.now();
       const mode = semanticUsed ? 'hybrid' : 'lexical';
       searchDuration.observe({ mode }, (t2 - t0) / 1000);
@@ -148,10 +161,25 @@ export function createSearch(deps: {
         mode,
         embedMs: t1 - t0,
         rankMs: t2 - t1,
+        ...(cut ? { cut: explainCut(results, limit, cut) } : {}),
       };
     },
   };
   return engine;
+}
+
+/** The results past the limit (outranked) and the refused candidates, best first. */
+function explainCut(
+  results: { memory: MemoryRow; why: ScoreParts }[],
+  limit: number,
+  refused: CutResult[],
+): CutResult[] {
+  const outranked = results.slice(limit).map((r, i) => ({
+    ...r,
+    reason: 'outranked' as const,
+    detail: `ranked ${limit + i + 1}, past the limit of ${limit}`,
+  }));
+  return [...outranked, ...refused].slice(0, EXPLAINED);
 }
 
 export type Search = ReturnType<typeof createSearch>;

@@ -74,6 +74,7 @@ export {
   importanceValue,
   importanceWeight,
   mergeCandidates,
+  MIN_COVERAGE,
   type RankingPolicy,
   recencyWeight,
   scoreCandidate,

@@ -3,7 +3,12 @@
  * that makes a repeat the same notification (kind, service and message; never a session id,
  * which differs on every run).
  */
-import type { NewNotification, NotificationLevel, NotificationRow } from '../db/index.js';
+import {
+  LONE_INSTANCE,
+  type NewNotification,
+  type NotificationLevel,
+  type NotificationRow,
+} from '../db/index.js';
 import type { RunnerAlert } from '../runner/alerts.js';
 
 /** The events the runner reports: one type, declared where they are raised. */
@@ -83,10 +88,14 @@ export function describe(t: NotifyTrigger): Omit<NewNotification, 'at'> {
   }
 }
 
-/** The text a target receives: the stored title and body, with the count and what was held back. */
+/**
+ * The text a target receives: the stored title and body, with the count and what was held back.
+ * In a fleet the title names the instance that raised it (a lone sidecar is the instance `local`,
+ * and says nothing of it): one chat channel often hears every sidecar.
+ */
 export function outgoing(
   n: NotificationRow,
-  o: { suppressed: number },
+  o: { suppressed: number; instance: string },
 ): { title: string; body: string; level: NotificationLevel } {
   let body = n.body;
   if (n.count > 1)
@@ -94,5 +103,6 @@ export function outgoing(
   if (o.suppressed > 0) {
     body += `\n\n${o.suppressed} earlier notification${o.suppressed === 1 ? ' was' : 's were'} held back by the rate limit: see the Notifications page.`;
   }
-  return { title: `watchkeeper: ${n.title}`, body, level: n.level };
+  const from = o.instance === LONE_INSTANCE ? 'watchkeeper' : `watchkeeper ${o.instance}`;
+  return { title: `${from}: ${n.title}`, body, level: n.level };
 }

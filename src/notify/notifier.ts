@@ -161,7 +161,10 @@ export function createNotifier(deps: NotifierDeps) {
       });
       return;
     }
-    const message = outgoing(n, { suppressed: store.suppressedSinceLastSent(target.key) });
+    const message = outgoing(n, {
+      suppressed: store.suppressedSinceLastSent(target.key),
+      instance: store.instance,
+    });
     try {
       await send(target, message);
       store.recordAttempt(d.id, {

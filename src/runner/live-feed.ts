@@ -7,7 +7,8 @@ import type { SessionStatus } from '../db/index.js';
 import type { StreamMessage } from '../stream/index.js';
 
 export type FeedItem =
-  | { seq: number; kind: 'message'; message: StreamMessage }
+  /** `at`: when the message arrived (epoch ms). */
+  | { seq: number; kind: 'message'; message: StreamMessage; at?: number }
   | { seq: number; kind: 'stderr'; text: string }
   | { seq: number; kind: 'end'; status: SessionStatus };
 
@@ -26,6 +27,9 @@ const MAX_BUFFERED_ITEMS = 2000;
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 export class SessionFeed {
+  /** `now`: the clock that stamps each message's arrival. */
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
   private readonly channels = new Map<number, Channel>();
   private readonly changeListeners = new Set<SessionChangeListener>();
 
@@ -48,7 +52,7 @@ export class SessionFeed {
     const ch = this.channels.get(sessionId);
     if (!ch) return;
     ch.seq += 1;
-    const full = { ...item, seq: ch.seq } as FeedItem;
+    const full = { ...item, seq: ch.seq, at: this.now() } as FeedItem;
     ch.items.push(full);
     ch.bytes += bytes;
     sizes.set(full, bytes);

@@ -1,7 +1,12 @@
-/** Raw stream bytes to a file, unmodified, honouring backpressure. */
-import { createWriteStream, mkdirSync } from 'node:fs';
+/**
+ * Raw stream bytes to a file, unmodified, honouring backpressure; beside it, when each chunk
+ * arrived (stream/log-times.ts), so the activity log can show a time per line.
+ */
+import { appendFileSync, createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
+
+import { logTimeLine, logTimesPath } from '../stream/index.js';
 
 export interface RawLog {
   /** Resolves once the chunk is buffered; waits for 'drain' when the file falls behind. */
@@ -50,9 +55,12 @@ export interface SessionTee {
 export function createSessionTee(
   path: string,
   parser: { write(chunk: Uint8Array): void; end(): void },
+  now: () => number = () => Date.now(),
 ): SessionTee {
   let logFailure: string | null = null;
   let log: RawLog | null = null;
+  let offset = 0;
+  let timesFailed = false;
   try {
     log = createRawLog(path);
   } catch (err) {
@@ -62,6 +70,14 @@ export function createSessionTee(
     async write(chunk) {
       if (log && logFailure === null) {
         try {
+          if (!timesFailed) {
+            try {
+              appendFileSync(logTimesPath(path), logTimeLine(offset, now()));
+            } catch {
+              timesFailed = true; // the times are a convenience; the log goes on without them
+            }
+          }
+          offset += chunk.length;
           await log.write(chunk);
         } catch (err) {
           logFailure = (err as Error).message;

@@ -11,6 +11,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChainOutcome, ChainRequest, RunChain } from './chain.js';
+import { SHUTDOWN_STOP } from './session/verdict.js';
 
 export type RunState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -237,7 +238,7 @@ export function createScheduler(opts: SchedulerOptions) {
         t.state = 'failed';
         t.error = 'watchkeeper shut down before this run started';
       }
-      current?.abort.abort();
+      current?.abort.abort(SHUTDOWN_STOP);
       if (loop) await new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };

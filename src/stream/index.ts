@@ -38,3 +38,4 @@ export type {
   UserMessage,
 } from './types.js';
 export { emptyStats } from './types.js';
+export * from './log-times.js';

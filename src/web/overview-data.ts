@@ -4,11 +4,16 @@ import { join } from 'node:path';
 
 import { DAY_MS, MINUTE_MS } from '../clock.js';
 import type { WebDeps } from './deps.js';
+import { runRows } from './session-runs.js';
 import { cachedFor } from './ttl-cache.js';
 
+/** What a human should look at: runs that came to one of these. */
+const NEEDS_A_HUMAN = new Set(['needs_human', 'failed', 'interrupted']);
+const RECENT_RUNS = 50;
+
 /**
- * What the stat cards show, at `deps.clock.now()`: the store's counts (critical events over the
- * last 24 h), the latest run, and the runner's state.
+ * What the stat cards show, at `deps.clock.now()`: the runs that need a human (last 24 h), the
+ * store's counts (critical events over the last 24 h), the latest run, and the runner's state.
  */
 export function overviewStats(deps: WebDeps) {
   const now = deps.clock.now();
@@ -19,6 +24,12 @@ export function overviewStats(deps: WebDeps) {
     criticalSince,
     counts: deps.stores.stats.counts(criticalSince),
     lastRun,
+    // Runs of the last 24 h that need a human, newest first: what the page leads with.
+    needsHuman: runRows(deps.stores, {
+      limit: RECENT_RUNS,
+      offset: 0,
+      filter: { from: criticalSince },
+    }).filter((r) => r.root.trigger !== 'import' && NEEDS_A_HUMAN.has(r.outcome.kind)),
     // The chain's summary, kept on its first session.
     lastRunSummary: lastRun ? deps.stores.sessionRecords.summary(lastRun.rootId) : null,
     runner: deps.runner.status(),

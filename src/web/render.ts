@@ -1,6 +1,7 @@
 /**
  * Eta templates from views/, escaped by default (`<%= %>`; `<%~ %>` only for HTML we built).
- * Pages render inside views/layout.eta; partials render alone for htmx requests.
+ * Pages render inside views/layout.eta; partials render alone for htmx requests, and inside the
+ * layout when the address was opened directly (a link, a reload): never an unstyled fragment.
  */
 import { fileURLToPath } from 'node:url';
 
@@ -15,21 +16,31 @@ export const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url))
 
 const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true, autoTrim: false });
 
+const NAV = {
+  overview: 'Overview',
+  sessions: 'Sessions',
+  events: 'Events',
+  memories: 'Memories',
+  services: 'Services',
+  cooldowns: 'Cooldowns',
+  conversations: 'Conversations',
+  gateway: 'Model gateway',
+  graph: 'Memory graph',
+  notifications: 'Notifications',
+  runbooks: 'Runbooks',
+} as const;
+
 export interface PageFrame {
   title: string;
-  nav:
-    | 'overview'
-    | 'sessions'
-    | 'events'
-    | 'memories'
-    | 'services'
-    | 'cooldowns'
-    | 'conversations'
-    | 'gateway'
-    | 'graph'
-    | 'notifications'
-    | 'runbooks'
-    | 'none';
+  nav: keyof typeof NAV | 'none';
+}
+
+/** The navigation entry and title of a fragment's address (its first path segment). */
+function frameOf(path: string): PageFrame {
+  const first = path.split('/')[1] ?? '';
+  return first in NAV
+    ? { title: NAV[first as keyof typeof NAV], nav: first as keyof typeof NAV }
+    : { title: 'watchkeeper', nav: 'none' };
 }
 
 /** True for requests made by htmx (they get partials, not whole pages). */
@@ -67,5 +78,7 @@ export function page(
 }
 
 export function partial(c: Context, name: string, data: Record<string, unknown>, status = 200) {
-  return c.html(renderView(c, name, data), status as 200);
+  const html = renderView(c, name, data);
+  if (isHtmx(c)) return c.html(html, status as 200);
+  return page(c, 'pages/fragment', frameOf(c.req.path), { fragment: html }, status);
 }

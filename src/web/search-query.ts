@@ -85,6 +85,12 @@ export function parseSearchQuery(
     options.status = status as (typeof MEMORY_STATUSES)[number];
   }
 
+  const explain = (q('explain') ?? '').trim().toLowerCase();
+  if (explain !== '') {
+    if (!['1', 'true', '0', 'false'].includes(explain)) throw bad('explain', 'must be 1 or 0');
+    options.explain = explain === '1' || explain === 'true';
+  }
+
   const since = time('since', q('since'));
   const until = time('until', q('until'));
   if (since !== undefined && until !== undefined && until <= since) {

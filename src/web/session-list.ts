@@ -1,6 +1,7 @@
 /**
  * The Sessions list's filters and pager: what the form shows back, the query string that keeps
- * the filters across pages and refreshes, and "51–100 of 1,234".
+ * the filters across pages and refreshes, and "51–100 of 1,234" (runs: a chain is listed when one
+ * of its sessions matches).
  */
 import type { Context } from 'hono';
 
@@ -36,7 +37,7 @@ export function sessionListQuery(
 } {
   const timeZone = c.get('app').timeZone;
   const query = parseSessionQuery((n) => c.req.query(n), deps.clock.now(), timeZone);
-  const pager = pageInfo(requestedPage, pageSize, deps.stores.sessions.count(query.filter));
+  const pager = pageInfo(requestedPage, pageSize, deps.stores.sessions.countChains(query.filter));
   const qs = filterQueryString(query.raw);
   return {
     query,

@@ -5,10 +5,10 @@
  * start) is the cursor of the page before it.
  */
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 
-import { parseStream } from '../stream/index.js';
+import { logTimeAt, logTimesPath, parseLogTimes, parseStream } from '../stream/index.js';
 import { entriesFromMessage, type LogEntry } from './session-log.js';
 
 /** Bytes of log one page reads (a single longer line is read whole, up to maxLineBytes). */
@@ -25,6 +25,15 @@ export interface LogPage {
   end: number;
   /** True when the session has no log file (never started, imported, or deleted). */
   missing: boolean;
+}
+
+/** The arrival times beside the log, or [] when none were kept (older sessions, imports). */
+async function arrivalTimes(path: string): Promise<[number, number][]> {
+  try {
+    return parseLogTimes(await readFile(logTimesPath(path), 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 /** Where a session's log lives; null when its recorded path would leave the data folder. */
@@ -90,9 +99,19 @@ export async function readLogPage(
   }
   const entries: LogEntry[] = [];
   if (end > start) {
+    const times = await arrivalTimes(path);
+    // Each line's start, from the sizes the parser reports (a line and its newline).
+    let at = start;
     await parseStream(createReadStream(path, { start, end: end - 1 }), {
       maxLineBytes: opts.maxLineBytes,
-      onMessage: (message) => entries.push(...entriesFromMessage(message)),
+      onMessage: (message, bytes) => {
+        const time = logTimeAt(times, at);
+        at += bytes + 1;
+        entries.push(...entriesFromMessage(message).map((e) => ({ ...e, at: time })));
+      },
+      onSkipped: (_reason, bytes) => {
+        at += bytes + 1;
+      },
     });
   }
   return { entries, start, end, missing: false };

@@ -24,6 +24,8 @@ export interface LogEntry {
   /** A block shown in a <pre> (tool output, result errors), already clipped; null for none. */
   pre: string | null;
   error: boolean;
+  /** When the line arrived (epoch ms); absent or null when that was not recorded. */
+  at?: number | null;
 }
 
 export const MAX_TOOL_OUTPUT_CHARS = 4_000;
@@ -159,7 +161,9 @@ export function stderrEntry(text: string): LogEntry {
 
 /** The log lines of one live-feed item; the `end` item is not a line (see session-stream). */
 export function entriesFromFeedItem(item: FeedItem): LogEntry[] {
-  if (item.kind === 'message') return entriesFromMessage(item.message);
+  if (item.kind === 'message') {
+    return entriesFromMessage(item.message).map((e) => ({ ...e, at: item.at ?? null }));
+  }
   if (item.kind === 'stderr') return [stderrEntry(item.text)];
   return [];
 }

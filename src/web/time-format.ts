@@ -45,3 +45,12 @@ export function formatTimeOfDay(ms: number, timeZone: string): string {
 export function formatDate(ms: number, timeZone: string): string {
   return formatTime(ms, timeZone).slice(0, 10);
 }
+
+/**
+ * `formatTime` as a `<time>` element (the stylesheet keeps it on one line), for templates to
+ * insert unescaped: it holds digits, dashes, colons, letters and the ISO instant only.
+ */
+export function formatTimeElement(ms: number | null, timeZone: string): string {
+  if (ms === null) return '-';
+  return `<time datetime="${new Date(ms).toISOString()}">${formatTime(ms, timeZone)}</time>`;
+}

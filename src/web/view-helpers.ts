@@ -1,7 +1,7 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
-import type { MemoryRow } from '../db/index.js';
+import { type MemoryRow, OUTCOME_LABELS, type RunOutcomeKind } from '../db/index.js';
 import { formatBytes } from './overview-data.js';
-import { formatDate, formatTime, formatTimeOfDay } from './time-format.js';
+import { formatDate, formatTime, formatTimeElement, formatTimeOfDay } from './time-format.js';
 import {
   formatConfidence,
   importanceValue,
@@ -124,12 +124,16 @@ export function source(value: MemoryRow['source'] | null): string {
 }
 
 export const viewHelpers = {
+  /** A run's outcome as words: `needs a human`, `shut down`... */
+  outcome: (kind: RunOutcomeKind) => OUTCOME_LABELS[kind],
   importance,
   promote,
   source,
   why,
   whyDetail,
   time,
+  /** `time` as a one-line `<time>` element, for `<%~ %>`. */
+  when: (ms: number | null) => formatTimeElement(ms, 'UTC'),
   /** The same single format as `time` (kept as a name older templates use). */
   shortTime: time,
   timeOfDay: (ms: number) => formatTimeOfDay(ms, 'UTC'),
@@ -157,6 +161,7 @@ export function viewHelpersIn(timeZone: string): ViewHelpers {
     h = {
       ...viewHelpers,
       time: t,
+      when: (ms: number | null) => formatTimeElement(ms, timeZone),
       shortTime: t,
       timeOfDay: (ms: number) => formatTimeOfDay(ms, timeZone),
       date: (ms: number) => formatDate(ms, timeZone),

@@ -191,7 +191,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator controls in a real browser', () => {
     await page.selectOption('#session-filters select[name=trigger]', 'manual');
     await page.click('#session-filters button[type=submit]');
     await page.waitForURL(/trigger=manual/);
-    const rows = await page.locator('#session-rows tr').allTextContents();
+    const rows = await page.locator('#session-rows tr.run').allTextContents();
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(r).toContain('manual');
     expect(await page.locator('.page-range').first().textContent()).toMatch(/^1–\d+ of \d+$/);
@@ -208,7 +208,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator controls in a real browser', () => {
       .poll(() => rt.stores.sessions.list({ filter: { trigger: 'alert' } }).length)
       .toBe(1);
     await page.goto(url('/sessions?trigger=alert'));
-    const row = page.locator('#session-rows tr').first();
+    const row = page.locator('#session-rows tr.run').first();
     expect(await row.textContent()).toContain('+1 repeats');
     await row.locator('a').first().click();
     await page.locator('#alert-repeats').waitFor();

@@ -221,6 +221,15 @@ describe('watchkeeper prune', () => {
     );
   });
 
+  it('deletes the arrival times kept beside a pruned log, and keeps the ones of a kept log', async () => {
+    logFile(`${ids.old}.times`, 16, 200);
+    logFile(`${ids.recent}.times`, 16, 10);
+    const cli = cliIn(dataDir, fakeClock(NOW));
+    expect((await cli.run(['prune', '--older-than', '90d'])).code).toBe(0);
+    expect(existsSync(join(sessionsDir, `${ids.old}.times`))).toBe(false);
+    expect(existsSync(join(sessionsDir, `${ids.recent}.times`))).toBe(true);
+  });
+
   it('takes its age from WATCHKEEPER_RETENTION', async () => {
     const cli = cliIn(dataDir, fakeClock(NOW), { WATCHKEEPER_RETENTION: '250d' });
     const r = await cli.run(['prune', '--dry-run']);

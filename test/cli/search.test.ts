@@ -104,4 +104,52 @@ describe('semantic recall from the command line', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/embeddings are off/);
   });
+
+  it('--explain lists the candidates that were cut, each with its reason', async () => {
+    const run = fresh({ WATCHKEEPER_EMBEDDINGS: 'off' });
+    await add(run, 'jellyfin', 'the library scan makes the web client slow');
+    await add(run, 'jellyfin', 'the library scan runs every night at three');
+    // Shares one word of the four asked: not evidence enough on its own.
+    await add(run, 'caddy', 'a certificate renewal at night restarts the proxy');
+    const query = 'when does the library scan run at night';
+
+    const plain = JSON.parse(
+      (await run(['memories', 'search', query, '--limit', '1', '--json'])).stdout,
+    );
+    expect(plain.cut).toBeUndefined();
+    expect(plain.results).toHaveLength(1);
+
+    const explained = await run([
+      'memories',
+      'search',
+      query,
+      '--limit',
+      '1',
+      '--explain',
+      '--json',
+    ]);
+    expect(explained.code).toBe(0);
+    const answer = JSON.parse(explained.stdout);
+    expect(answer.results).toEqual(plain.results);
+    const cut = answer.cut as { observation: string; reason: string; detail: string }[];
+    expect(cut).toContainEqual(
+      expect.objectContaining({
+        reason: 'outranked',
+        detail: 'ranked 2, past the limit of 1',
+      }),
+    );
+    expect(cut).toContainEqual(
+      expect.objectContaining({
+        observation: 'a certificate renewal at night restarts the proxy',
+        reason: 'no evidence',
+        detail: expect.stringMatching(
+          /^no vector to compare; its words cover \d+% of the query's \(50% needed\)$/,
+        ),
+      }),
+    );
+
+    const table = await run(['memories', 'search', query, '--limit', '1', '--explain']);
+    expect(table.stdout).toContain('Cut (did not come back):');
+    expect(table.stdout).toMatch(/outranked +ranked 2, past the limit of 1/);
+  });
 });

@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS, MINUTE_MS } from '../../src/clock.js';
-import type { SessionStatus, SessionTrigger } from '../../src/db/index.js';
+import {
+  SESSION_SHUTDOWN_ERROR,
+  type SessionStatus,
+  type SessionTrigger,
+} from '../../src/db/index.js';
 import { seedMemory, testApp, type TestApp } from '../helpers/db.js';
 
 let t: TestApp;
@@ -102,6 +106,15 @@ describe('stats store counts', () => {
       successRate: null,
       resolvedChains: 0,
       needsHumanChains: 0,
+      outcomes: {
+        running: 0,
+        resolved: 0,
+        needs_human: 0,
+        failed: 0,
+        interrupted: 0,
+        shut_down: 0,
+        stopped: 0,
+      },
       escalations: 0,
       totalCostUsd: 0,
       activeMemories: 0,
@@ -259,5 +272,76 @@ describe('stats store eventServices', () => {
       });
     }
     expect(t.stores.stats.eventServices()).toEqual(['cache', 'db', 'web']);
+  });
+});
+
+describe('stats store outcomes', () => {
+  /** A one-session run that ended `status`, with `error` and these system events on it. */
+  function run(status: SessionStatus, error: string | null, systemEvents: string[] = []) {
+    const id = session(status, { minutesAgo: 10 });
+    if (error !== null) {
+      t.stores.sessions.finish(id, { status, endedAt: t.clock.now(), error });
+    }
+    for (const message of systemEvents) {
+      t.stores.events.insert({
+        sessionId: id,
+        source: 'system',
+        level: 'warning',
+        service: null,
+        message,
+        createdAt: t.clock.now(),
+      });
+    }
+    return id;
+  }
+
+  it('tells a refused restart, a critical event left, a tier limit and a dry run apart from a resolved run', () => {
+    run('completed', null);
+    run('completed', null, ['Blocked restart (cooldown): docker restart jellyfin']);
+    const critical = run('completed', null);
+    event('critical', t.clock.now(), critical);
+    run('completed', null, ['Escalation to tier 3 ignored: the highest tier allowed is 2']);
+    run('completed', null, ['Blocked restart (dry run): docker restart jellyfin']);
+    run('completed', null, ['Escalation to tier 2 suppressed (dry run): slow']);
+    expect(t.stores.stats.counts(0)).toMatchObject({
+      finishedChains: 6,
+      succeededChains: 6,
+      resolvedChains: 1,
+      needsHumanChains: 5,
+      outcomes: { resolved: 1, needs_human: 5, failed: 0 },
+    });
+    const last = t.stores.stats.lastRun()!;
+    expect(last.status).toBe('completed');
+    expect(last.outcome).toEqual({ kind: 'needs_human', reasons: ['dry run'] });
+  });
+
+  it('names the reasons of a run whose restart was refused and that reported a critical event', () => {
+    const id = run('completed', null, ['Blocked restart (cooldown): docker restart jellyfin']);
+    event('critical', t.clock.now(), id);
+    expect(t.stores.stats.lastRun()!.outcome).toEqual({
+      kind: 'needs_human',
+      reasons: ['restart refused', 'critical event left'],
+    });
+  });
+
+  it('tells a shutdown from a stop by the operator, and an interruption and a failure apart', () => {
+    run('stopped', SESSION_SHUTDOWN_ERROR);
+    run('stopped', 'stopped by the operator');
+    run(
+      'interrupted',
+      'interrupted: watchkeeper stopped unexpectedly while this session was running',
+    );
+    run('failed', 'the CLI exited with code 1');
+    run('timed_out', 'timed out after 10 min');
+    session('running', { minutesAgo: 1 });
+    expect(t.stores.stats.counts(0).outcomes).toEqual({
+      running: 1,
+      resolved: 0,
+      needs_human: 0,
+      failed: 2,
+      interrupted: 1,
+      shut_down: 1,
+      stopped: 1,
+    });
   });
 });

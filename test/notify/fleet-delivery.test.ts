@@ -152,6 +152,16 @@ describe('a fleet delivers each notification once', () => {
     }
   });
 
+  it('names the instance that raised a notification in its title; a lone sidecar says nothing of it', async () => {
+    const a = notifier(fleet.of.a!);
+    const b = notifier(fleet.of.b!);
+    a.notify(critical('RAID degraded'));
+    b.notify({ ...critical('disk 3 failed'), service: 'backup' });
+    await Promise.all([a.tick(), b.tick()]);
+    const titles = rx.requests.map((r) => (r.json as { title: string }).title).sort();
+    expect(titles).toEqual(['watchkeeper a: Critical: nas', 'watchkeeper b: Critical: backup']);
+  });
+
   it('de-duplicates among an instance’s own notifications: each instance’s goes to its targets', async () => {
     const a = notifier(fleet.of.a!);
     const b = notifier(fleet.of.b!);

@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cooldownRow } from '../helpers/db.js';
 
 import { MAX_COOLDOWN_BLOCK_CHARS } from '../../src/runner/cooldown-policy.js';
+import { SESSION_SHUTDOWN_ERROR } from '../../src/db/index.js';
 import type { SessionRequest } from '../../src/runner/session-runner.js';
+import { SHUTDOWN_STOP } from '../../src/runner/session/verdict.js';
 import { gone, runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 
 let h: RunnerHarness;
@@ -124,6 +126,19 @@ describe('session runner with a fixture CLI', () => {
     });
   });
 
+  it("records a stop at watchkeeper's shutdown as a shutdown, not as the operator's", async () => {
+    h = runnerHarness();
+    const abort = new AbortController();
+    const running = h.runSession(request('hang'), abort.signal);
+    await expect.poll(() => h.stores.events.list({ service: 'dns' }).length).toBe(1);
+    abort.abort(SHUTDOWN_STOP);
+    const out = await running;
+    expect(h.stores.sessions.get(out.sessionId)).toMatchObject({
+      status: 'stopped',
+      error: SESSION_SHUTDOWN_ERROR,
+    });
+  });
+
   it('writes an event row while the session is still running', async () => {
     h = runnerHarness();
     const running = h.runSession(request('wait-for-file'));
@@ -151,6 +166,9 @@ describe('session runner with a fixture CLI', () => {
     expect(readFileSync(join(h.dataDir, 'sessions', `${out.sessionId}.ndjson`)).equals(bytes)).toBe(
       true,
     );
+    // Beside it, where each chunk starts and when it came: the activity log's time per line.
+    const times = readFileSync(join(h.dataDir, 'sessions', `${out.sessionId}.times`), 'utf8');
+    expect(times).toMatch(/^0 \d{13}\n(\d+ \d{13}\n)*$/);
     expect(h.stores.sessions.get(out.sessionId)!.streamStats).toMatchObject({
       oversizedLines: 1,
       nonJsonLines: 1,

@@ -93,7 +93,7 @@ describe('pages the operator reads', () => {
     const reinforced = h.stores.memories.get(m.id)!.lastReinforcedAt;
     expect(reinforced).toBe(Date.UTC(2026, 0, 1, 1, 0, 7)); // the reinforcement, not the creation
     const shown = new Date(reinforced).toISOString().slice(0, 19).replace('T', '\u00a0');
-    expect(row).toContain(`${shown}\u00a0UTC</td>`);
+    expect(row).toContain(`${shown}\u00a0UTC</time></td>`);
   });
 
   it('titles the history panel with its memory, closable, and draws the chart with axes', async () => {

@@ -115,8 +115,8 @@ describe('the pages', () => {
     );
     const filtered = await (await get('/sessions?instance=cluster-b')).text();
     expect(filtered).toContain('<option value="cluster-b" selected>cluster-b</option>');
-    expect(filtered).toContain(`id="session-${ids.remote}"`);
-    expect(filtered).not.toContain(`id="session-${ids.local}"`);
+    expect(filtered).toContain(`id="run-${ids.remote}"`);
+    expect(filtered).not.toContain(`id="run-${ids.local}"`);
     // The 5 s refresh keeps the filter.
     expect(filtered).toContain('hx-get="/sessions/rows?instance=cluster-b&amp;page=1"');
   });

@@ -287,15 +287,15 @@ describe('filters, search and totals', () => {
 
     const page = await (await get('/sessions?trigger=alert')).text();
     expect(text(page)).toContain('1–2 of 2');
-    expect(page).toContain(`id="session-${alertOne}"`);
-    expect(page).not.toContain(`id="session-${alertOne + 1}"`);
+    expect(page).toContain(`id="run-${alertOne}"`);
+    expect(page).not.toContain(`id="run-${alertOne + 1}"`);
     expect(text(page)).toContain('+4 repeats');
     // The refresh keeps the filters.
     expect(page).toContain('hx-get="/sessions/rows?trigger=alert&amp;page=1"');
 
     const recent = await (await get('/sessions?trigger=alert&range=1h')).text();
-    expect(recent).toContain(`id="session-${alertTwo}"`);
-    expect(recent).not.toContain(`id="session-${alertOne}"`);
+    expect(recent).toContain(`id="run-${alertTwo}"`);
+    expect(recent).not.toContain(`id="run-${alertOne}"`);
 
     const listed = (await (await api('/sessions?tier=2')).json()) as {
       sessions: { id: number }[];

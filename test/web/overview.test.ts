@@ -93,13 +93,10 @@ describe('GET / (overview)', () => {
     const page = await html('/');
     expect(card(page, 'Runs (chains)')).toEqual({
       value: '3',
-      sub: '4 sessions in all · 67% exit-code success (2 of 3 finished chains)',
+      sub: '4 sessions in all · 67% resolved (2 of 3 finished runs)',
     });
     expect(page).toContain('title="Runs: chains, each a session started by the schedule');
-    expect(card(page, 'Outcome (chains)')).toEqual({
-      value: '2 resolved',
-      sub: '1 needs a human · 67% resolved',
-    });
+    expect(card(page, 'Outcome (chains)')).toEqual({ value: '2 resolved', sub: '1 failed' });
     expect(card(page, 'Escalations (sessions)').value).toBe('1');
     expect(card(page, 'Total cost').value).toBe('$0.6000');
     expect(card(page, 'Active memories')).toEqual({ value: '2', sub: '1 inactive' });
@@ -123,11 +120,16 @@ describe('GET / (overview)', () => {
     });
     const page = await html('/');
     // The exit code still says success; the outcome does not.
-    expect(card(page, 'Runs (chains)').sub).toContain('67% exit-code success');
+    expect(card(page, 'Runs (chains)').sub).toContain('33% resolved (1 of 3 finished runs)');
     expect(card(page, 'Outcome (chains)')).toEqual({
       value: '1 resolved',
-      sub: '2 need a human · 33% resolved',
+      sub: '1 needs a human · 1 failed',
     });
+    // The page leads with it, and with why.
+    expect(page.indexOf('id="needs-human"')).toBeLessThan(page.indexOf('id="outcome-card"'));
+    expect(page).toMatch(
+      /<span class="badge outcome needs_human">needs a human<\/span> <span class="outcome-why">critical event left<\/span>/,
+    );
   });
 
   it('counts critical events from exactly 24 h before the injected clock', async () => {
@@ -246,6 +248,15 @@ describe('GET /api/v1/stats', () => {
       success_rate: 2 / 3,
       resolved_runs: 2,
       needs_human_runs: 1,
+      outcomes: {
+        running: 0,
+        resolved: 2,
+        needs_human: 0,
+        failed: 1,
+        interrupted: 0,
+        shut_down: 0,
+        stopped: 0,
+      },
       resolved_rate: 2 / 3,
       escalations: 1,
       total_cost_usd: expect.closeTo(0.6, 10),
@@ -262,6 +273,8 @@ describe('GET /api/v1/stats', () => {
         session_id: root,
         last_session_id: child,
         status: 'completed',
+        outcome: 'resolved',
+        outcome_reasons: [],
         trigger: 'scheduled',
         tier_reached: 2,
         sessions: 2,

@@ -81,6 +81,27 @@ describe('GET /api/v1/memories/search', () => {
     expect(body.results[0]!.score).toBeGreaterThan(body.results[1]!.score);
   });
 
+  it('with explain=1 also lists the candidates that were cut, each with its reason', async () => {
+    const m = await seed();
+    const plain = (await (await api('/memories/search?q=restart&limit=1')).json()) as SearchBody;
+    expect(plain).not.toHaveProperty('cut');
+    const res = await api('/memories/search?q=restart&limit=1&explain=1');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as SearchBody & {
+      cut: { id: number; reason: string; detail: string; score: number }[];
+    };
+    expect(body.results).toEqual(plain.results);
+    // Both memories that say "restart" pass; the one that ranked second is past the limit.
+    const second = [m.jellyfin.id, m.caddy.id].find((id) => id !== body.results[0]!.id);
+    expect(body.cut).toEqual([
+      expect.objectContaining({
+        id: second,
+        reason: 'outranked',
+        detail: 'ranked 2, past the limit of 1',
+      }),
+    ]);
+  });
+
   it("finds a service's memories by what the service is (the catalog's description)", async () => {
     const m = await seed();
     const body = (await (
@@ -133,6 +154,7 @@ describe('GET /api/v1/memories/search', () => {
     ['q=restart&since=yesterday', 'since'],
     ['q=restart&until=2024-05-01T12:00:00', 'until'],
     ['q=restart&since=2024-05-02&until=2024-05-01', 'until'],
+    ['q=restart&explain=maybe', 'explain'],
   ])('refuses ?%s with a 400 naming %s', async (params, field) => {
     await seed();
     const res = await api(`/memories/search?${params}`);

@@ -107,7 +107,7 @@ function sseEvents(text: string) {
 describe('GET /sessions', () => {
   beforeEach(() => setup());
 
-  it('lists sessions newest first with status, model, cost, duration and chain', async () => {
+  it('lists runs newest first, one row per chain, with the status, model, cost and duration of its sessions', async () => {
     const parent = session(
       { trigger: 'alert', model: 'haiku' },
       { status: 'escalated', costUsd: 0.0123, numTurns: 4 },
@@ -122,7 +122,9 @@ describe('GET /sessions', () => {
     const res = await get('/sessions');
     expect(res.status).toBe(200);
     const html = await res.text();
-    const order = [running, sim, child, parent].map((id) =>
+    // One row per run; a chain's sessions follow it, first tier first.
+    expect(html.match(/<tr class="run /g)).toHaveLength(3);
+    const order = [running, sim, parent, child].map((id) =>
       html.indexOf(`href="/sessions/${id}">#${id}<`),
     );
     expect(order.every((pos, i) => pos > 0 && (i === 0 || pos > order[i - 1]!))).toBe(true);
@@ -131,11 +133,12 @@ describe('GET /sessions', () => {
     expect(html).toContain('<span class="badge sim">sim</span>');
     expect(html).toContain('$0.0123');
     expect(html).toContain('12.0 s'); // endedAt - startedAt
-    expect(html).toContain('1 min 35 s'); // durationMs
+    expect(html).toContain('(CLI 1 min 35 s)'); // durationMs, beside the wall time
     expect(html).toContain(
       `<a href="/sessions/${parent}" title="escalated from">&uarr; #${parent}</a>`,
     );
-    expect(html).toContain('1 child');
+    expect(html).toContain('>2 sessions</button>');
+    expect(html).toContain('<span class="badge outcome failed">failed</span>');
     expect(html).toMatch(
       /<tbody id="session-rows" data-refresh hx-get="\/sessions\/rows\?page=1"\s+hx-trigger="every 5s/,
     );
@@ -250,6 +253,18 @@ describe('GET /sessions/:id', () => {
     expect(html).toContain('<span class="marker memory">[MEMORY:timing:jellyfin]</span>');
     expect(html).toContain('session complete (2 turns, $0.0002, 406 ms)');
     expect(html).not.toContain('live-log');
+  });
+
+  it('shows when each line of the activity log arrived, from the times kept beside the log', async () => {
+    const id = session({ logPath: 'sessions/7.ndjson' });
+    mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
+    copyFileSync(REAL, join(h.dataDir, 'sessions/7.ndjson'));
+    const at = Date.UTC(2026, 0, 1, 0, 0, 5);
+    writeFileSync(join(h.dataDir, 'sessions/7.times'), `0 ${at}\n`);
+    const html = await (await get(`/sessions/${id}`)).text();
+    expect(html).toContain(
+      '<time class="log-time" datetime="2026-01-01T00:00:05.000Z" title="2026-01-01\u00a000:00:05\u00a0UTC">00:00:05</time> <span class="kind">',
+    );
   });
 
   it('says when the log file is missing, and reads a huge one a page at a time from its end', async () => {

@@ -1,7 +1,7 @@
 /**
  * Retention: `watchkeeper prune [--older-than AGE] [--dry-run]`, and the daily prune `serve` runs
- * when WATCHKEEPER_RETENTION is set. Sessions go with their raw logs (sessions/ID.ndjson and
- * ID.stderr.log); a log no session names any more goes too once it is older than the cutoff.
+ * when WATCHKEEPER_RETENTION is set. Sessions go with their raw logs (sessions/ID.ndjson,
+ * ID.stderr.log and the arrival times ID.times); a log no session names any more goes too once it is older than the cutoff.
  * Memories are never deleted. In a fleet each instance prunes its own sessions and events, and
  * the logs on its own disk.
  */
@@ -19,7 +19,7 @@ import { json, shortTime } from '../format.js';
 import type { CliIo } from '../io.js';
 
 const DAY_MS = 86_400_000;
-const LOG_FILE = /^(\d+)\.(ndjson|stderr\.log)$/;
+const LOG_FILE = /^(\d+)\.(ndjson|stderr\.log|times)$/;
 
 export interface PruneReport {
   olderThanMs: number;
@@ -65,6 +65,7 @@ function logFiles(deps: PruneDeps, sessions: PrunedSession[], cutoff: number): M
     if (s.logPath) add(resolve(deps.dataDir, s.logPath));
     add(resolve(root, `${s.id}.ndjson`));
     add(resolve(root, `${s.id}.stderr.log`));
+    add(resolve(root, `${s.id}.times`));
   }
   let names: string[] = [];
   try {
@@ -78,6 +79,7 @@ function logFiles(deps: PruneDeps, sessions: PrunedSession[], cutoff: number): M
     const path = resolve(deps.dataDir, p);
     named.add(path);
     named.add(path.replace(/\.ndjson$/, '.stderr.log'));
+    named.add(path.replace(/\.ndjson$/, '.times'));
   }
   for (const name of names) {
     const m = LOG_FILE.exec(name);

@@ -1,11 +1,12 @@
 /** `watchkeeper memories search QUERY`: the hybrid search, with why each result ranked there. */
-import { searchResultJson } from '../../db/index.js';
+import { cutResultJson, searchResultJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { formatConfidence, validateCategory, validateService } from '../../memory/index.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, toInt, usageError } from '../args.js';
 import { clip, json, table } from '../format.js';
 import type { CliIo } from '../io.js';
+import type { CutResult, SearchResult } from '../../knowledge/index.js';
 
 export async function searchCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(
@@ -17,9 +18,11 @@ export async function searchCommand(argv: string[], io: CliIo): Promise<number> 
       all: { type: 'boolean' },
       inactive: { type: 'boolean' },
       json: { type: 'boolean' },
+      explain: { type: 'boolean' },
     },
     1,
   );
+  const explain = flag(p, 'explain');
   const query = p.positionals[0];
   if (query === undefined || query.trim() === '') {
     throw usageError('memories search needs a query (the words to search for)');
@@ -43,6 +46,7 @@ export async function searchCommand(argv: string[], io: CliIo): Promise<number> 
     const answer = await app.knowledge.search.search(query, {
       limit,
       status,
+      explain,
       ...(service !== undefined ? { service } : {}),
       ...(category !== undefined ? { category: validateCategory(category) } : {}),
     });
@@ -52,6 +56,7 @@ export async function searchCommand(argv: string[], io: CliIo): Promise<number> 
           query,
           mode: answer.mode,
           results: answer.results.map(searchResultJson),
+          ...(answer.cut ? { cut: answer.cut.map(cutResultJson) } : {}),
         }),
       );
       return 0;
@@ -59,32 +64,55 @@ export async function searchCommand(argv: string[], io: CliIo): Promise<number> 
     if (answer.mode === 'lexical' && app.knowledge.embedding.model) {
       io.stderr('embeddings are not answering: these results are lexical only\n');
     }
-    if (answer.results.length === 0) {
-      io.stdout('no memory matches\n');
-      return 0;
-    }
-    io.stdout(
-      table(
-        ['ID', 'SCORE', 'SERVICE', 'CATEGORY', 'CONF', 'WHY', 'OBSERVATION'],
-        answer.results.map(({ memory: m, why }) => [
-          String(m.id),
-          why.score.toFixed(2),
-          m.service ?? 'general',
-          m.category,
-          formatConfidence(m.confidence),
-          [
-            why.lexicalRank !== null ? `words #${why.lexicalRank}` : null,
-            why.cosine !== null ? `meaning ${why.cosine.toFixed(2)}` : null,
-            m.active ? null : 'inactive',
-          ]
-            .filter(Boolean)
-            .join(', '),
-          clip(m.observation, 80),
-        ]),
-      ),
-    );
+    if (answer.results.length === 0) io.stdout('no memory matches\n');
+    else printResults(io, answer.results);
+    if (answer.cut) printCut(io, answer.cut);
     return 0;
   } finally {
     await app.close();
   }
+}
+
+function printResults(io: CliIo, results: SearchResult[]): void {
+  io.stdout(
+    table(
+      ['ID', 'SCORE', 'SERVICE', 'CATEGORY', 'CONF', 'WHY', 'OBSERVATION'],
+      results.map(({ memory: m, why }) => [
+        String(m.id),
+        why.score.toFixed(2),
+        m.service ?? 'general',
+        m.category,
+        formatConfidence(m.confidence),
+        [
+          why.lexicalRank !== null ? `words #${why.lexicalRank}` : null,
+          why.cosine !== null ? `meaning ${why.cosine.toFixed(2)}` : null,
+          m.active ? null : 'inactive',
+        ]
+          .filter(Boolean)
+          .join(', '),
+        clip(m.observation, 80),
+      ]),
+    ),
+  );
+}
+
+/** `--explain`: the candidates that did not come back, and why. */
+function printCut(io: CliIo, cut: CutResult[]): void {
+  if (cut.length === 0) {
+    io.stdout('\nNo other candidate.\n');
+    return;
+  }
+  io.stdout('\nCut (did not come back):\n');
+  io.stdout(
+    table(
+      ['ID', 'SCORE', 'REASON', 'DETAIL', 'OBSERVATION'],
+      cut.map((c) => [
+        String(c.memory.id),
+        c.why.score.toFixed(2),
+        c.reason,
+        c.detail,
+        clip(c.memory.observation, 60),
+      ]),
+    ),
+  );
 }

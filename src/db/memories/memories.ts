@@ -10,6 +10,7 @@ import { memoryWrites } from './memory-writes.js';
 export { otherInstancesProbe, withVisibility } from './memory-columns.js';
 export {
   FLEET,
+  LONE_INSTANCE,
   HISTORY_ACTIONS,
   type HistoryAction,
   type HistoryRow,

@@ -41,6 +41,9 @@ export interface MemoryRow {
 /** The instance name of a memory shared with the whole fleet. */
 export const FLEET = 'fleet';
 
+/** The instance name of a sidecar on its own (WATCHKEEPER_INSTANCE's default). */
+export const LONE_INSTANCE = 'local';
+
 export const IMPORTANCES = ['low', 'normal', 'high', 'core'] as const;
 export type Importance = (typeof IMPORTANCES)[number];
 export const MEMORY_SOURCES = ['marker', 'tool', 'operator', 'conversation', 'import'] as const;

@@ -6,6 +6,14 @@
 import type { EventRow } from '../events/events.js';
 import type { HistoryAction } from '../memories/memories.js';
 import type { Db } from '../open.js';
+import {
+  OUTCOME_SIGNAL_COLUMNS,
+  type OutcomeSignals,
+  RUN_OUTCOMES,
+  type RunOutcome,
+  type RunOutcomeKind,
+  runOutcome,
+} from '../sessions/run-outcome.js';
 import type { SessionStatus, SessionTrigger } from '../sessions/sessions.js';
 
 /**
@@ -24,13 +32,12 @@ export interface OverviewCounts {
   succeededChains: number;
   /** succeededChains / finishedChains, or null before any chain has finished. */
   successRate: number | null;
-  /**
-   * Finished chains by outcome: one needs a human when its last session did not complete
-   * (failed, timed out, interrupted, stopped, or asked for a tier it could not get) or reported
-   * a critical event; the others were resolved.
-   */
+  /** Finished chains whose outcome is `resolved` (run-outcome.ts). */
   resolvedChains: number;
+  /** Finished chains not resolved, whatever else they came to (the API's needs_human_runs). */
   needsHumanChains: number;
+  /** Chains by outcome (running ones included). */
+  outcomes: Record<RunOutcomeKind, number>;
   /** Sessions started by an escalation (trigger 'escalation'). */
   escalations: number;
   /** Sum of cost_usd over every session, escalations included. */
@@ -46,9 +53,11 @@ export interface LastRun {
   rootId: number;
   rootStatus: SessionStatus;
   trigger: SessionTrigger;
-  /** The chain's last session: its status is the outcome of the run. */
+  /** The chain's last session and its status. */
   lastId: number;
   status: SessionStatus;
+  /** What the run came to (run-outcome.ts). */
+  outcome: RunOutcome;
   tierReached: number;
   sessions: number;
   startedAt: number;
@@ -104,12 +113,12 @@ export function createStatsStore(db: Db) {
     (SELECT COUNT(*) FROM events WHERE level = 'critical' AND created_at >= ?) AS criticalEvents`);
   // Chains are linear (one escalation at most per session), so each chain has exactly one
   // session without a child, its last; counting those needs no walk from the roots.
-  const chains = db.prepare(`SELECT COALESCE(SUM(status <> 'running'), 0) AS finished,
-      COALESCE(SUM(status = 'completed'), 0) AS succeeded,
-      COALESCE(SUM(status <> 'running' AND (status <> 'completed' OR EXISTS (SELECT 1 FROM events e
-        WHERE e.session_id = s.id AND e.level = 'critical'))), 0) AS needsHuman
+  // Grouped by the outcome's signals: a handful of rows, whatever the number of chains.
+  const chains = db.prepare(`SELECT ${OUTCOME_SIGNAL_COLUMNS}, COUNT(*) AS n
     FROM sessions s WHERE s.trigger <> 'import'
-      AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)`);
+      AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)
+    GROUP BY 1, 2, 3, 4, 5, 6`);
+  const signalsOf = db.prepare(`SELECT ${OUTCOME_SIGNAL_COLUMNS} FROM sessions s WHERE s.id = ?`);
   // The unary + keeps SQLite off idx_sessions_parent (all roots, then a sort): walking
   // idx_sessions_started backwards stops at the first root.
   const latestRoot = db.prepare(`SELECT id FROM sessions
@@ -163,19 +172,30 @@ export function createStatsStore(db: Db) {
     counts(since: number): OverviewCounts {
       const c = counts.get(since) as Omit<
         OverviewCounts,
-        'finishedChains' | 'succeededChains' | 'successRate' | 'resolvedChains' | 'needsHumanChains'
+        | 'finishedChains'
+        | 'succeededChains'
+        | 'successRate'
+        | 'resolvedChains'
+        | 'needsHumanChains'
+        | 'outcomes'
       >;
-      const { finished, succeeded, needsHuman } = chains.get() as {
-        finished: number;
-        succeeded: number;
-        needsHuman: number;
-      };
+      const outcomes = Object.fromEntries(RUN_OUTCOMES.map((k) => [k, 0])) as Record<
+        RunOutcomeKind,
+        number
+      >;
+      let succeeded = 0;
+      for (const g of chains.all() as (OutcomeSignals & { n: number })[]) {
+        outcomes[runOutcome(g).kind] += Number(g.n);
+        if (g.status === 'completed') succeeded += Number(g.n);
+      }
+      const finished = RUN_OUTCOMES.reduce((sum, k) => sum + outcomes[k], 0) - outcomes.running;
       return {
         ...c,
         finishedChains: finished,
         succeededChains: succeeded,
-        resolvedChains: finished - needsHuman,
-        needsHumanChains: needsHuman,
+        resolvedChains: outcomes.resolved,
+        needsHumanChains: finished - outcomes.resolved,
+        outcomes,
         successRate: finished === 0 ? null : succeeded / finished,
       };
     },
@@ -194,6 +214,7 @@ export function createStatsStore(db: Db) {
         trigger: first.trigger,
         lastId: last.id,
         status: last.status,
+        outcome: runOutcome(signalsOf.get(last.id) as OutcomeSignals),
         tierReached: Math.max(...rows.map((r) => r.tier)),
         sessions: rows.length,
         startedAt: first.startedAt,

@@ -6,3 +6,4 @@ export * from './sessions.js';
 export * from './session-filter.js';
 export * from './session-records.js';
 export * from './alert-repeats.js';
+export * from './run-outcome.js';

@@ -4,21 +4,21 @@ import { type Db, statementCache } from '../open.js';
 import { type SessionFilter, sessionWhere } from './session-filter.js';
 import type { SessionRow } from './session-types.js';
 
-const COLUMNS = `id, status, trigger, tier, model, prompt, parent_session_id AS parentSessionId,
+export const SESSION_COLUMNS = `id, status, trigger, tier, model, prompt, parent_session_id AS parentSessionId,
   cli_session_id AS cliSessionId, started_at AS startedAt, ended_at AS endedAt,
   exit_code AS exitCode, result_subtype AS resultSubtype, is_error AS isError, cost_usd AS costUsd,
   num_turns AS numTurns, duration_ms AS durationMs, duration_api_ms AS durationApiMs,
   usage_json AS usage, response, error, log_path AS logPath, stream_stats_json AS streamStats,
   simulated, instance, heartbeat_at AS heartbeatAt`;
 
-type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats' | 'simulated'> & {
+export type RawSession = Omit<SessionRow, 'isError' | 'usage' | 'streamStats' | 'simulated'> & {
   isError: number | null;
   simulated: number;
   usage: string | null;
   streamStats: string | null;
 };
 
-function fromRaw(raw: RawSession): SessionRow {
+export function sessionFromRaw(raw: RawSession): SessionRow {
   return {
     ...raw,
     isError: raw.isError === null ? null : raw.isError === 1,
@@ -30,13 +30,17 @@ function fromRaw(raw: RawSession): SessionRow {
 }
 
 export function sessionReads(db: Db) {
-  const getOne = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
-  const list = db.prepare(`SELECT ${COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`);
-  const byCli = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`);
+  const getOne = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`);
+  const list = db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY id DESC LIMIT ? OFFSET ?`,
+  );
+  const byCli = db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE cli_session_id = ? ORDER BY id`,
+  );
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions');
   const cached = statementCache(db);
   const children = db.prepare(
-    `SELECT ${COLUMNS} FROM sessions WHERE parent_session_id = ? ORDER BY id`,
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_session_id = ? ORDER BY id`,
   );
   // Walks the parent links up and down; the depth cap keeps a corrupt cycle from looping.
   const ancestors = db.prepare(`WITH RECURSIVE up(id, depth) AS (
@@ -44,13 +48,13 @@ export function sessionReads(db: Db) {
       UNION ALL
       SELECT s.parent_session_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.id
       WHERE s.parent_session_id IS NOT NULL AND up.depth < 100)
-    SELECT ${COLUMNS} FROM sessions WHERE id IN (SELECT id FROM up) ORDER BY id`);
+    SELECT ${SESSION_COLUMNS} FROM sessions WHERE id IN (SELECT id FROM up) ORDER BY id`);
   const descendants = db.prepare(`WITH RECURSIVE down(id, depth) AS (
       SELECT id, 1 FROM sessions WHERE parent_session_id = ?
       UNION ALL
       SELECT s.id, down.depth + 1 FROM sessions s JOIN down ON s.parent_session_id = down.id
       WHERE down.depth < 100)
-    SELECT ${COLUMNS} FROM sessions WHERE id IN (SELECT id FROM down) ORDER BY id`);
+    SELECT ${SESSION_COLUMNS} FROM sessions WHERE id IN (SELECT id FROM down) ORDER BY id`);
   const memoryHistory = db.prepare(`SELECT id, memory_id AS memoryId, action,
     old_confidence AS oldConfidence, new_confidence AS newConfidence, observation,
     session_id AS sessionId, created_at AS createdAt
@@ -60,19 +64,19 @@ export function sessionReads(db: Db) {
   return {
     get(id: number): SessionRow | null {
       const raw = getOne.get(id) as RawSession | undefined;
-      return raw ? fromRaw(raw) : null;
+      return raw ? sessionFromRaw(raw) : null;
     },
     list(opts: { limit?: number; offset?: number; filter?: SessionFilter } = {}): SessionRow[] {
       if (opts.filter) {
         const { where, params } = sessionWhere(opts.filter);
-        const sql = `SELECT ${COLUMNS} FROM sessions ${where} ORDER BY id DESC LIMIT ? OFFSET ?`;
+        const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY id DESC LIMIT ? OFFSET ?`;
         const rows = cached(sql).all(...params, opts.limit ?? 50, opts.offset ?? 0);
-        return (rows as RawSession[]).map(fromRaw);
+        return (rows as RawSession[]).map(sessionFromRaw);
       }
-      return (list.all(opts.limit ?? 50, opts.offset ?? 0) as RawSession[]).map(fromRaw);
+      return (list.all(opts.limit ?? 50, opts.offset ?? 0) as RawSession[]).map(sessionFromRaw);
     },
     byCliSessionId(cliSessionId: string): SessionRow[] {
-      return (byCli.all(cliSessionId) as RawSession[]).map(fromRaw);
+      return (byCli.all(cliSessionId) as RawSession[]).map(sessionFromRaw);
     },
     count(filter?: SessionFilter): number {
       if (filter) {
@@ -85,7 +89,7 @@ export function sessionReads(db: Db) {
     },
     /** Sessions started by this one (its escalations), oldest first. */
     children(id: number): SessionRow[] {
-      return (children.all(id) as RawSession[]).map(fromRaw);
+      return (children.all(id) as RawSession[]).map(sessionFromRaw);
     },
     /** How many children each of `ids` has; ids without children are absent from the map. */
     childCounts(ids: readonly number[]): Map<number, number> {
@@ -103,11 +107,11 @@ export function sessionReads(db: Db) {
     },
     /** The parent, its parent and so on up to the chain's first session, oldest first. */
     ancestors(id: number): SessionRow[] {
-      return (ancestors.all(id) as RawSession[]).map(fromRaw);
+      return (ancestors.all(id) as RawSession[]).map(sessionFromRaw);
     },
     /** Every session below this one in its chain (children, theirs, ...), by id. */
     descendants(id: number): SessionRow[] {
-      return (descendants.all(id) as RawSession[]).map(fromRaw);
+      return (descendants.all(id) as RawSession[]).map(sessionFromRaw);
     },
     /**
      * What a session did to memories: the memory_history entries it wrote, and the ids of the

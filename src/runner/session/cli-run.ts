@@ -99,6 +99,7 @@ export async function runCli(p: {
     ingestFailure: intake.failure,
     logFailure: tee.logFailure,
     unstored: outageError(kept),
+    stopReason: signal?.reason,
   });
   if (result.stdoutForced) {
     log.warn('the CLI exited but its stdout stayed open; closed it', { session: sessionId });

@@ -55,7 +55,7 @@ export function createIntake(p: {
       feed.publish(sessionId, { kind: 'message', message }, bytes);
     },
   });
-  const tee = createSessionTee(p.logPath, parser);
+  const tee = createSessionTee(p.logPath, parser, () => clock.now());
   return {
     probe,
     outbox,

@@ -4,7 +4,7 @@
  * stored (markers, the log) is added to the error.
  */
 import { hasModelCredential } from '../../config/index.js';
-import type { SessionStatus } from '../../db/index.js';
+import { SESSION_SHUTDOWN_ERROR, type SessionStatus } from '../../db/index.js';
 import type { CliProcessResult } from '../../process/cli-process.js';
 import { type ResultMessage, resultError } from '../../stream/index.js';
 
@@ -24,6 +24,9 @@ function statusOf(r: CliProcessResult, resultOk: boolean): SessionStatus {
   return resultOk && r.exitCode === 0 ? 'completed' : 'failed';
 }
 
+/** The abort reason the scheduler gives when watchkeeper itself shuts down (not the operator). */
+export const SHUTDOWN_STOP = 'watchkeeper-shutdown';
+
 const joined = (error: string | null, more: string) => `${error ? `${error}; ` : ''}${more}`;
 
 export function sessionVerdict(v: {
@@ -38,13 +41,16 @@ export function sessionVerdict(v: {
   logFailure: string | null;
   /** Why markers are still unstored (the database stayed out of reach), if they are. */
   unstored: string | null;
+  /** The abort signal's reason, when the run was stopped. */
+  stopReason?: unknown;
 }): { status: SessionStatus; error: string | null } {
   const { result, resultLine: r } = v;
   const resultOk = r !== null && r.subtype === 'success' && !r.isError;
   let status = statusOf(result, resultOk);
   let error: string | null = null;
-  if (status === 'stopped') error = 'stopped by the operator';
-  else if (status === 'timed_out') error = `timed out after ${durationText(v.sessionTimeoutMs)}`;
+  if (status === 'stopped') {
+    error = v.stopReason === SHUTDOWN_STOP ? SESSION_SHUTDOWN_ERROR : 'stopped by the operator';
+  } else if (status === 'timed_out') error = `timed out after ${durationText(v.sessionTimeoutMs)}`;
   else if (status === 'failed') {
     error =
       result.spawnError !== null

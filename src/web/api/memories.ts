@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 
-import { historyJson, memoryJson, searchResultJson } from '../../db/index.js';
+import { cutResultJson, historyJson, memoryJson, searchResultJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { actorOf } from '../actor.js';
 import type { AppEnv } from '../context.js';
@@ -79,7 +79,15 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
       (name) => deps.knowledge.services.isKnown(name),
     );
     const answer = await deps.knowledge.search.search(query, options);
-    return c.json({ query, mode: answer.mode, results: answer.results.map(searchResultJson) }, 200);
+    return c.json(
+      {
+        query,
+        mode: answer.mode,
+        results: answer.results.map(searchResultJson),
+        ...(answer.cut ? { cut: answer.cut.map(cutResultJson) } : {}),
+      },
+      200,
+    );
   });
   app.openapi(createMemory, async (c) => {
     const outcome = await keeper.add(parseMemoryCreate(c.req.valid('json')));

@@ -21,11 +21,14 @@ const StatsSchema = z
     success_rate: z.number().nullable(),
     resolved_runs: z.number().int().openapi({
       description:
-        'finished runs (chains) that need no human: the last session completed and reported no critical event',
+        'finished runs (chains) whose outcome is resolved: the last session completed, and no restart was refused, no critical event left, no tier limit or dry run held it back',
     }),
     needs_human_runs: z.number().int().openapi({
+      description: 'finished runs not resolved, whatever their outcome (see outcomes)',
+    }),
+    outcomes: z.record(z.string(), z.number().int()).openapi({
       description:
-        'finished runs whose last session did not complete, or that reported a critical event',
+        'runs by outcome: running, resolved, needs_human, failed, interrupted, shut_down, stopped',
     }),
     resolved_rate: z.number().nullable().openapi({
       description: 'resolved_runs / finished_runs; null before any run has finished',
@@ -46,6 +49,8 @@ const StatsSchema = z
         session_id: z.number().int(),
         last_session_id: z.number().int(),
         status: z.string(),
+        outcome: z.string(),
+        outcome_reasons: z.array(z.string()),
         trigger: z.string(),
         tier_reached: z.number().int(),
         sessions: z.number().int(),
@@ -79,6 +84,7 @@ export function statsApi(deps: WebDeps): OpenAPIHono<AppEnv> {
         success_rate: counts.successRate,
         resolved_runs: counts.resolvedChains,
         needs_human_runs: counts.needsHumanChains,
+        outcomes: counts.outcomes,
         resolved_rate:
           counts.finishedChains === 0 ? null : counts.resolvedChains / counts.finishedChains,
         escalations: counts.escalations,
@@ -96,6 +102,8 @@ export function statsApi(deps: WebDeps): OpenAPIHono<AppEnv> {
           session_id: lastRun.rootId,
           last_session_id: lastRun.lastId,
           status: lastRun.status,
+          outcome: lastRun.outcome.kind,
+          outcome_reasons: lastRun.outcome.reasons,
           trigger: lastRun.trigger,
           tier_reached: lastRun.tierReached,
           sessions: lastRun.sessions,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Context, Hono } from 'hono';
 
-import type { HistoryRow, MemoryRow, SessionRow, Stores } from '../../db/index.js';
+import type { HistoryRow, MemoryRow, Stores } from '../../db/index.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { ScoreParts } from '../../memory/index.js';
 import type { AppEnv } from '../context.js';
@@ -21,16 +21,12 @@ import { logFilePath, readLogPage } from '../session-log-file.js';
 import { sessionChain } from '../session-chain.js';
 import { otherInstance, sessionListQuery } from '../session-list.js';
 import { sessionRecordView } from '../session-record.js';
+import { runRows, wallDurationMs } from '../session-runs.js';
 import { streamSessionLog } from '../session-stream.js';
 
 export const PAGE_SIZE = 50;
 const START_WAIT_POLLS = 20;
 const START_POLL_MS = 100;
-
-/** Reported run time: the CLI's own figure, else the wall-clock span; null while running. */
-export function sessionDurationMs(s: SessionRow): number | null {
-  return s.durationMs ?? (s.endedAt === null ? null : s.endedAt - s.startedAt);
-}
 
 function pageNumber(value: string | undefined): number {
   const n = value && /^\d{1,6}$/.test(value) ? Number(value) : 1;
@@ -107,27 +103,14 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   const rowsData = (pageNo: number, c: Context<AppEnv>) => {
     // The filters and the count behind "51–100 of 1,234" (operator controls, session-list.ts).
     const list = sessionListQuery(deps, c, pageNo, PAGE_SIZE);
-    const sessions = stores.sessions.list({
-      limit: PAGE_SIZE + 1,
-      offset: list.pager.offset,
-      filter: list.query.filter,
-    });
-    pageNo = list.pager.page;
-    const shown = sessions.slice(0, PAGE_SIZE);
-    const children = stores.sessions.childCounts(shown.map((s) => s.id));
-    const repeats = stores.alertRepeats.forSessions(shown.map((s) => s.id));
-    const summaries = stores.sessionRecords.summaries(shown.map((s) => s.id));
     return {
-      page: pageNo,
-      hasNext: sessions.length > PAGE_SIZE,
+      page: list.pager.page,
       ...list.view,
-      rows: shown.map((s) => ({
-        s,
-        durationMs: sessionDurationMs(s),
-        children: children.get(s.id) ?? 0,
-        repeats: repeats.get(s.id) ?? 0,
-        summary: summaries.get(s.id) ?? null,
-      })),
+      runs: runRows(stores, {
+        limit: PAGE_SIZE,
+        offset: list.pager.offset,
+        filter: list.query.filter,
+      }),
     };
   };
 
@@ -204,7 +187,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
       { title: `Session #${s.id}`, nav: 'sessions' },
       {
         s,
-        durationMs: sessionDurationMs(s),
+        durationMs: wallDurationMs(s),
         chain,
         ...sessionRecordView(stores, s, chain),
         alertRepeats: stores.alertRepeats.get(s.id),

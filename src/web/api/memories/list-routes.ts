@@ -81,6 +81,9 @@ const SearchQuery = z.object({
     .string()
     .optional()
     .openapi({ description: 'last reinforced before, same forms as `since`' }),
+  explain: z.enum(['1', '0', 'true', 'false']).optional().openapi({
+    description: '`1`: also list the candidates that were cut (`cut`), each with its reason',
+  }),
 });
 
 export const searchMemories = createRoute({
@@ -98,6 +101,17 @@ export const searchMemories = createRoute({
           description: '`lexical` when embeddings are off, failing, or have no vectors yet',
         }),
         results: z.array(SearchResultSchema),
+        cut: z
+          .array(
+            SearchResultSchema.extend({
+              reason: z.enum(['no evidence', 'below threshold', 'outranked']),
+              detail: z.string(),
+            }),
+          )
+          .optional()
+          .openapi({
+            description: 'with `explain=1`: candidates that did not come back, best first',
+          }),
       }),
     ),
     400: err('a bad parameter, named in `field`'),

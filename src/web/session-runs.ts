@@ -1,0 +1,69 @@
+/**
+ * The Sessions list as runs: one row per chain (its tiers, what it came to, its summary, cost
+ * and wall time), each with its sessions for the expansion. Durations are wall time between the
+ * recorded start and end, so they agree with the times shown beside them.
+ */
+import {
+  type RunOutcome,
+  runOutcome,
+  type SessionFilter,
+  type SessionRow,
+  type SessionSummary,
+  type Stores,
+} from '../db/index.js';
+
+/** Wall time from the recorded start to the recorded end; null while running. */
+export function wallDurationMs(s: Pick<SessionRow, 'startedAt' | 'endedAt'>): number | null {
+  return s.endedAt === null ? null : Math.max(0, s.endedAt - s.startedAt);
+}
+
+export interface RunRow {
+  root: SessionRow;
+  /** The chain's sessions, first tier first, each with its wall duration. */
+  sessions: { s: SessionRow; durationMs: number | null }[];
+  last: SessionRow;
+  outcome: RunOutcome;
+  tiers: number[];
+  /** Sum of the known costs; null when no session reported one. */
+  costUsd: number | null;
+  /** From the first session's start to the last one's end; null while it runs. */
+  durationMs: number | null;
+  summary: SessionSummary | null;
+  repeats: number;
+}
+
+/** The chains of one page of the Sessions list, newest first. */
+export function runRows(
+  stores: Pick<Stores, 'sessions' | 'sessionRecords' | 'alertRepeats'>,
+  page: { limit: number; offset: number; filter?: SessionFilter },
+): RunRow[] {
+  const roots = stores.sessions.chainRoots(page);
+  const byRoot = new Map<number, SessionRow[]>(roots.map((id) => [id, []]));
+  for (const s of stores.sessions.chainSessions(roots)) byRoot.get(s.chainRoot)?.push(s);
+  const chains = roots
+    .map((id) => byRoot.get(id)!)
+    .filter((c) => c.length > 0)
+    .map((c) => c.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id));
+  const lastIds = chains.map((c) => c[c.length - 1]!.id);
+  const signals = stores.sessions.outcomeSignals(lastIds);
+  const summaries = stores.sessionRecords.summaries(chains.map((c) => c[0]!.id));
+  const repeats = stores.alertRepeats.forSessions(chains.map((c) => c[0]!.id));
+  return chains.map((c) => {
+    const root = c[0]!;
+    const last = c[c.length - 1]!;
+    const sig = signals.get(last.id);
+    const outcome = sig ? runOutcome(sig) : { kind: 'running' as const, reasons: [] };
+    const costs = c.map((s) => s.costUsd).filter((v): v is number => v !== null);
+    return {
+      root,
+      sessions: c.map((s) => ({ s, durationMs: wallDurationMs(s) })),
+      last,
+      outcome,
+      tiers: c.map((s) => s.tier),
+      costUsd: costs.length ? costs.reduce((a, b) => a + b, 0) : null,
+      durationMs: last.endedAt === null ? null : Math.max(0, last.endedAt - root.startedAt),
+      summary: summaries.get(root.id) ?? null,
+      repeats: repeats.get(root.id) ?? 0,
+    };
+  });
+}
