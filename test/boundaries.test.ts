@@ -87,6 +87,7 @@ const ALLOWED: Record<string, string[]> = {
     'conversations',
     'graph',
     'portability',
+    'runbooks',
   ],
   // The stdio transport splits its input with the stream layer's bounded line splitter.
   mcp: [...SHARED, 'config', 'log', 'stream', 'memory', 'db', 'knowledge'],

@@ -26,7 +26,7 @@ export interface DiscoverOptions {
  * The folders of the repos folder (not hidden ones, nor a volume's lost+found); a folder that
  * cannot be read is an issue.
  */
-async function repositoryFolders(reposDir: string, issues: Issue[]): Promise<string[]> {
+export async function repositoryFolders(reposDir: string, issues: Issue[]): Promise<string[]> {
   let names: string[];
   try {
     names = (await readdir(reposDir))

@@ -22,12 +22,15 @@ export function parseDocument(
   const o = outline(text);
   const name = basename(meta.path).replace(/\.md$/i, '');
   let minTier: Tier | null = null;
+  let tierLine = 0;
   for (const { text: t, line } of [...o.intro, ...o.sections.flatMap((s) => s.lines)]) {
     const m = TIER_LINE.exec(t);
     if (!m) continue;
     const n = /^([1-3])\b/.exec(m[1]!.replace(/\*/g, ''))?.[1];
-    if (n && minTier === null) minTier = Number(n) as Tier;
-    else if (!n) at(line, `"${m[1]}" is not a tier: write 1, 2 or 3`);
+    if (n && minTier === null) {
+      minTier = Number(n) as Tier;
+      tierLine = line;
+    } else if (!n) at(line, `"${m[1]}" is not a tier: write 1, 2 or 3`);
   }
   if (minTier !== null && meta.kind === 'checks') {
     at(1, 'a check is for every tier: its tier line is ignored');
@@ -49,6 +52,7 @@ export function parseDocument(
     title: o.title?.text ?? name,
     applies: applies ?? '',
     minTier: minTier ?? DEFAULT_MIN_TIER[meta.kind],
+    minTierSource: minTier === null ? null : { file: meta.path, line: tierLine },
     source: meta.source,
     path: meta.path,
   };

@@ -5,6 +5,7 @@
  * format is an issue with its line; the rest is still read.
  */
 import { firstParagraph, listItems, outline, type Section } from './markdown.js';
+import { enforcedRule } from './rules.js';
 import type { Issue, Manifest, Tier } from './types.js';
 
 const KNOWN = ['kind', 'capabilities', 'rules'] as const;
@@ -46,6 +47,8 @@ export function parseManifest(text: string, path: string): { manifest: Manifest;
     capabilities: [],
     rules: [],
     playbookMinTier: null,
+    playbookTierLine: null,
+    enforced: [],
     sections: [],
   };
   if (text.trim() === '') {
@@ -84,8 +87,14 @@ export function parseManifest(text: string, path: string): { manifest: Manifest;
         manifest.rules.push(item.text);
         const tooHigh = /\btier\s*([4-9]|\d{2,})\b/i.exec(item.text);
         if (tooHigh) at(item.line, `there is no tier ${tooHigh[1]}: tiers are 1 to 3`);
-        const tier = playbookTier(item.text);
-        if (tier) manifest.playbookMinTier = Math.max(manifest.playbookMinTier ?? 1, tier) as Tier;
+        const enforced = enforcedRule(item.text, item.line);
+        if (enforced) manifest.enforced.push(enforced);
+        // "`ansible-playbook` requires tier 3" is about a command, not the runbook playbooks.
+        const tier = enforced?.kind === 'tier' ? null : playbookTier(item.text);
+        if (tier && tier > (manifest.playbookMinTier ?? 0)) {
+          manifest.playbookMinTier = tier;
+          manifest.playbookTierLine = item.line;
+        }
       }
     }
   }

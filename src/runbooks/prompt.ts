@@ -47,7 +47,8 @@ export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string
     `What the operator's repositories${r.reposDir ? ` (in ${r.reposDir})` : ''} and the built-in ` +
       'library give you. Before following a check, playbook or skill, read it in full with the ' +
       'Read tool at its path. Report what a check finds with the markers above ([HEALTH:...], ' +
-      '[EVENT:...]); there is no marker of its own for a check.',
+      '[EVENT:...]) naming the service it found it on, or the check itself when it covers no ' +
+      'one service ([HEALTH:healthy:backups]); there is no marker of its own for a check.',
   ].join('\n');
   const groups: [string, string[]][] = [
     ['### Repositories', r.repositories.flatMap(repositoryLines)],

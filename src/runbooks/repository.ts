@@ -13,6 +13,7 @@ import { parseMcpFile } from './mcp-file.js';
 import {
   DOC_KINDS,
   type Issue,
+  type Manifest,
   type McpServer,
   type Repository,
   type RunbookDoc,
@@ -52,6 +53,13 @@ function readmeParagraph(text: string): string | null {
   return p && p.length > MAX_README_CHARS ? `${p.slice(0, MAX_README_CHARS - 1)}…` : p;
 }
 
+/** A playbook's tier raised to the manifest's floor ("Playbook runs require Tier 3"). */
+export function withFloor(d: RunbookDoc, m: Manifest | null): RunbookDoc {
+  const floor = d.kind === 'playbooks' ? (m?.playbookMinTier ?? 1) : 1;
+  if (d.minTier >= floor || !m) return d;
+  return { ...d, minTier: floor, minTierSource: { file: m.path, line: m.playbookTierLine ?? 0 } };
+}
+
 export async function readRepository(path: string): Promise<RepositoryRead> {
   const name = basename(path);
   const issues: Issue[] = [];
@@ -78,8 +86,7 @@ export async function readRepository(path: string): Promise<RepositoryRead> {
   for (const kind of DOC_KINDS) {
     const found = await readDocFolder(join(ext, kind), kind, path);
     // "Playbook runs require Tier 3" in the manifest holds for this repository's playbooks.
-    const floor = kind === 'playbooks' ? (repository.manifest?.playbookMinTier ?? 1) : 1;
-    docs.push(...found.docs.map((d) => (d.minTier < floor ? { ...d, minTier: floor } : d)));
+    docs.push(...found.docs.map((d) => withFloor(d, repository.manifest)));
     issues.push(...found.issues);
   }
   const mcpPath = join(ext, 'mcp.json');

@@ -12,6 +12,14 @@ export interface Issue {
   message: string;
 }
 
+/**
+ * A rule of a manifest the guard enforces (see rules.ts): the lowest tier that may run a command
+ * family (each command as its words, `helm upgrade`), or a read-only repository.
+ */
+export type EnforcedRule =
+  | { kind: 'tier'; text: string; line: number; commands: string[][]; tier: Tier }
+  | { kind: 'read-only'; text: string; line: number };
+
 /** A repository's CLAUDE-OPS.md, as its sections say. */
 export interface Manifest {
   path: string;
@@ -23,6 +31,10 @@ export interface Manifest {
   rules: string[];
   /** Playbook runs need at least this tier, when a rule says so ("Playbook runs require Tier 3"). */
   playbookMinTier: Tier | null;
+  /** The line of the rule that sets playbookMinTier (the guard cites it). */
+  playbookTierLine: number | null;
+  /** The rules the PreToolUse guard enforces (a command's minimum tier, read-only). */
+  enforced: EnforcedRule[];
   /** Every other section, heading and text as written. */
   sections: { heading: string; text: string }[];
 }
@@ -37,6 +49,8 @@ export interface RunbookDoc {
   applies: string;
   /** The lowest tier that may follow it (a check: 1). */
   minTier: Tier;
+  /** Where that tier is stated (`file:line`), or null for the default. */
+  minTierSource?: { file: string; line: number } | null;
   /** `built-in`, or the path of the repository it came from. */
   source: string;
   path: string;

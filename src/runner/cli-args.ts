@@ -10,14 +10,15 @@ import type { Config, TierConfig } from '../config/index.js';
 export const WATCHKEEPER_BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 
 /**
- * The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call and
- * every call of another server's MCP tool and,
+ * The settings that make the CLI ask `watchkeeper hook pre-tool-use` before every Bash call,
+ * every call of another server's MCP tool and (`fileTools`) every file read or edit and,
  * with a registration, the session's own process after every tool call (relevant memories).
  */
 export function hookSettings(
   base: Record<string, unknown>,
   nodePath: string,
   postToolUse: { url: string; token: string } | null = null,
+  fileTools = false,
 ): Record<string, unknown> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const guard = [
@@ -32,6 +33,8 @@ export function hookSettings(
   const entries = [
     { matcher: 'Bash', hooks: guard },
     { matcher: `^mcp__(?!${MEMORY_SERVER}__)`, hooks: guard },
+    // With repositories, their rules hold for files too (read-only, a playbook's tier).
+    ...(fileTools ? [{ matcher: 'Read|Edit|MultiEdit|Write|NotebookEdit', hooks: guard }] : []),
   ];
   const hooks = (typeof base.hooks === 'object' && base.hooks !== null ? base.hooks : {}) as Record<
     string,

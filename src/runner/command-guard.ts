@@ -14,14 +14,22 @@ import { checkServiceName } from '../text-rules.js';
 import type { ServiceCooldown } from './cooldown-policy.js';
 import { bashParser } from './guard/bash-parser.js';
 import { classifyCommand } from './guard/classify.js';
-import { BOTH, type Engine, type Env, everything, NO_INPUT, type Refusal } from './guard/env.js';
+import {
+  BOTH,
+  type CommandWatch,
+  type Engine,
+  type Env,
+  everything,
+  NO_INPUT,
+  type Refusal,
+} from './guard/env.js';
 import { intentMatch, type Matched, type RemediationIntent } from './guard/intent.js';
 import { analyseScript } from './guard/script.js';
 import { clip, type GuardState } from './guard/walk.js';
 
 export { mentions, targetMatches } from './guard/service-match.js';
 export { targetName, type RemediationIntent } from './guard/intent.js';
-export type { Refusal } from './guard/env.js';
+export type { CommandWatch, Refusal } from './guard/env.js';
 
 const MAX_COMMAND = 1 << 20;
 
@@ -45,6 +53,7 @@ function engineFor(state: GuardState): Engine {
       analyseScript(text, stdin, inner, state);
     },
     file: (path) => state.files.get(path),
+    watch: state.watch,
   };
   return engine;
 }
@@ -65,8 +74,11 @@ function unique<T>(items: T[]): T[] {
   });
 }
 
-/** Every restart or redeployment the command could perform, and every refusal. Never throws. */
-export async function checkCommand(command: string): Promise<CommandCheck> {
+/**
+ * Every restart or redeployment the command could perform, and every refusal. Never throws.
+ * A watch is told of every simple command and redirect on the way.
+ */
+export async function checkCommand(command: string, watch?: CommandWatch): Promise<CommandCheck> {
   const out: RemediationIntent[] = [];
   const refusals: Refusal[] = [];
   const failClosed = (why: string): CommandCheck => ({
@@ -87,6 +99,7 @@ export async function checkCommand(command: string): Promise<CommandCheck> {
       parser: await bashParser(),
       budget: { scripts: 200, commands: 5000 },
       files: new Map(),
+      watch,
     };
     const env: Env = {
       command: clip(command),

@@ -13,6 +13,9 @@ import { toolIntents } from './pre-tool-use/tool-check.js';
 
 export type { HookContext, HookDecision } from './pre-tool-use/context.js';
 export { toolIntents } from './pre-tool-use/tool-check.js';
+export { type RuleContext, runbookRefusal } from './pre-tool-use/runbook-rules.js';
+export { rulesFor } from './pre-tool-use/rules-for.js';
+export { RuleWatch } from './pre-tool-use/rule-watch.js';
 
 const NOTHING_ALLOWED: GuardAllowance = { interpreters: [], aliases: false };
 

@@ -28,6 +28,7 @@ import { eventRoutes } from './routes/events.js';
 import { memoryRoutes } from './routes/memories.js';
 import { memoryTransferRoutes } from './routes/memory-transfer.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { runbookRoutes } from './routes/runbooks.js';
 import { settingsRoutes } from './routes/settings.js';
 import { observabilityRoutes } from './routes/observability.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -171,6 +172,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.route('/', conversationRoutes(deps));
   app.route('/', graphRoutes(deps));
   app.route('/', notificationRoutes(deps));
+  app.route('/', runbookRoutes(deps));
   app.route('/', settingsRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
   app.route('/', observability.routes);

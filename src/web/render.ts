@@ -27,6 +27,7 @@ const NAV = {
   gateway: 'Model gateway',
   graph: 'Memory graph',
   notifications: 'Notifications',
+  runbooks: 'Runbooks',
   settings: 'Settings',
 } as const;
 

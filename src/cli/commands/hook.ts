@@ -1,7 +1,9 @@
 /**
  * `watchkeeper hook pre-tool-use`: the Claude CLI runs it before every Bash call and every call
- * of another server's MCP tool in a session (registered through --settings). Exit 0 lets the call run; exit 2 blocks it, and the reason on
- * stderr becomes the tool result the model sees.
+ * of another server's MCP tool in a session, and before every file read or edit when there are
+ * repositories (registered through --settings); the runbook rules are checked in hook-rules.ts.
+ * Exit 0 lets the call run; exit 2 blocks it, and the reason on stderr becomes the tool result
+ * the model sees.
  */
 import { loadConfig } from '../../config/index.js';
 import { openStores } from '../../db/index.js';
@@ -10,6 +12,7 @@ import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
 import { usageError } from '../args.js';
 import { type CliIo, readStdin } from '../io.js';
 import { conversationHook } from './conversation-hooks.js';
+import { refuseByRule, runbookRules } from './hook-rules.js';
 
 const MAX_INPUT = 10 * 1024 * 1024;
 
@@ -39,8 +42,13 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   } catch {
     return 0; // not a tool call we can read: nothing to enforce
   }
+  const tier = intOrNull(io.env.WATCHKEEPER_TIER);
+  const sessionId = intOrNull(io.env.WATCHKEEPER_SESSION_ID);
+  const rules = await runbookRules(payload, io.env, tier);
+  const found = await toolIntents(payload, rules?.watch);
+  const refused = await refuseByRule(payload, rules, io, sessionId);
+  if (refused !== null) return refused;
   // Most calls are not remediation: answer without touching the database.
-  const found = await toolIntents(payload);
   if (found === null || (found.intents.length === 0 && found.refusals.length === 0)) return 0;
   try {
     const config = loadConfig(io.env);
@@ -52,8 +60,8 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
         stores,
         limits: config.cooldowns,
         clock: io.clock,
-        sessionId: intOrNull(io.env.WATCHKEEPER_SESSION_ID),
-        tier: intOrNull(io.env.WATCHKEEPER_TIER),
+        sessionId,
+        tier,
         dryRun: config.runner.dryRun,
         sharedServices: config.fleet.cooldownServices,
         guard: config.guard,

@@ -139,6 +139,7 @@ function basename(path: string): string {
 export function classifyCommand(argv: Word[], stdin: Input, env: Env): void {
   const [first, ...args] = argv;
   if (!first) return;
+  env.engine.watch?.command(argv);
   const path = literal(first);
   if (path === null) return unknownProgram(env, argv);
   const program = basename(path);

@@ -51,6 +51,15 @@ export interface Env {
   readonly engine: Engine;
 }
 
+/**
+ * Told of every simple command the guard reads (its words expanded, after any wrapper) and of
+ * every file a redirect writes: the runbook rules are checked against them.
+ */
+export interface CommandWatch {
+  command(argv: readonly Word[]): void;
+  redirect(target: Word): void;
+}
+
 export interface Engine {
   /** Classifies an inner command (after a wrapper such as sudo or docker exec). */
   classify(argv: Word[], stdin: Input, env: Env): void;
@@ -61,6 +70,7 @@ export interface Engine {
    * each content written, null where it cannot be known; undefined when it wrote nothing there.
    */
   file(path: string): readonly (string | null)[] | undefined;
+  readonly watch?: CommandWatch;
 }
 
 /** A program's classifier: its arguments, its input, and the program name as invoked. */

@@ -6,7 +6,7 @@
  */
 import type { Node, Parser } from 'web-tree-sitter';
 
-import type { Env, Input } from './env.js';
+import type { CommandWatch, Env, Input } from './env.js';
 import type { Atom } from './expand.js';
 import type { Seg, Word } from './words.js';
 
@@ -16,6 +16,7 @@ export interface GuardState {
   budget: { scripts: number; commands: number };
   /** Files the command writes before it may run them (see Engine.file). */
   files: Map<string, (string | null)[]>;
+  watch?: CommandWatch;
 }
 
 export interface Walk {

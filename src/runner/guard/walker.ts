@@ -18,6 +18,7 @@ import { stdinOf } from './input.js';
 import { output } from './output.js';
 import { Variables } from './variables.js';
 import { clip, type GuardState, type Walk } from './walk.js';
+import { redirectTargets } from './redirect-targets.js';
 import { recordWrites, wroteFile } from './writes.js';
 import { type Seg, UNKNOWN_MARK, unknownWord, type Word, wordText } from './words.js';
 
@@ -42,9 +43,20 @@ export class Walker implements Walk {
       const kids = node.namedChildren;
       for (let i = kids.length - 1; i >= 0; i -= 1) stack.push(kids[i]!);
     }
+    // A redirect is told to the watch once the commands it wraps have run (`cd x && echo > y`
+    // parses as one redirected statement), so it is read in the folder they end in.
+    const pending: { end: number; targets: Word[] }[] = [];
+    const flush = (before: number) => {
+      while (pending.length > 0 && pending[pending.length - 1]!.end <= before)
+        for (const target of pending.pop()!.targets) this.state.watch?.redirect(target);
+    };
     // In document order, so a script the command writes is known before the command runs it.
     for (const node of steps) {
       recordWrites(this, node);
+      if (this.state.watch) {
+        flush(node.startIndex);
+        pending.push({ end: node.endIndex, targets: redirectTargets(this, node) });
+      }
       if (node.type !== 'command') continue;
       this.state.budget.commands -= 1;
       if (this.state.budget.commands < 0) {
@@ -53,6 +65,7 @@ export class Walker implements Walk {
       }
       this.command(node);
     }
+    flush(Infinity);
   }
 
   private command(node: Node): void {

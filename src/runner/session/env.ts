@@ -39,6 +39,8 @@ export function sessionEnv(
       ...(configDir ? { CLAUDE_CONFIG_DIR: configDir } : {}),
       WATCHKEEPER_SESSION_ID: String(sessionId),
       WATCHKEEPER_TIER: String(tier),
+      // The guard enforces the checkable rules of the repositories' manifests.
+      ...(config.runbooks.reposDir ? { WATCHKEEPER_REPOS_DIR: config.runbooks.reposDir } : {}),
       // The guard (`watchkeeper hook pre-tool-use`) refuses every restart on a dry run.
       WATCHKEEPER_DRY_RUN: String(runner.dryRun),
       // What the operator lets the guard pass (aliases, interpreters that start processes, hooks).

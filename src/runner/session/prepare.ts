@@ -73,7 +73,12 @@ export async function prepareSession(
   const runner = config.runner;
   const prompt = req.prompt ?? (await readPromptFile(runner, req.tier));
   held.hook = deps.hookServer ? await deps.hookServer.register(sessionId) : null;
-  const settings = hookSettings(await readSettingsFile(runner), process.execPath, held.hook);
+  const settings = hookSettings(
+    await readSettingsFile(runner),
+    process.execPath,
+    held.hook,
+    config.runbooks.reposDir !== null,
+  );
   mkdirSync(runner.workdir, { recursive: true });
   // Read afresh for every session: a repository mounted since the last chain is in this one.
   const runbooks = await discoverRunbooks({ reposDir: config.runbooks.reposDir });
