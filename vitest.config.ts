@@ -80,6 +80,7 @@ export default defineConfig({
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
           env: { WATCHKEEPER_TEST_ENGINE: 'sqlite' },
+          setupFiles: ['test/setup-each-file.ts'],
         },
       },
       {

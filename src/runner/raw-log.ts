@@ -50,12 +50,14 @@ export interface SessionTee {
 
 /**
  * The one tee of a session's stdout: the unmodified bytes to the session log, then to the parser.
- * A log that cannot be written costs the copy, not the rows: parsing goes on.
+ * A log that cannot be written costs the copy, not the rows: parsing goes on. With `now` (a live
+ * session), when each chunk arrived is kept beside the log; an imported transcript has no such
+ * times (all of it arrives at once).
  */
 export function createSessionTee(
   path: string,
   parser: { write(chunk: Uint8Array): void; end(): void },
-  now: () => number = () => Date.now(),
+  now?: () => number,
 ): SessionTee {
   let logFailure: string | null = null;
   let log: RawLog | null = null;
@@ -70,7 +72,7 @@ export function createSessionTee(
     async write(chunk) {
       if (log && logFailure === null) {
         try {
-          if (!timesFailed) {
+          if (now && !timesFailed) {
             try {
               appendFileSync(logTimesPath(path), logTimeLine(offset, now()));
             } catch {

@@ -5,22 +5,17 @@
  *
  * Every page opened through `launchBrowser()` is watched: a Content-Security-Policy violation
  * (the `securitypolicyviolation` event), an uncaught script error, or a console error fails the
- * test it happened in (checked after each test of any file importing this helper). A console
+ * test it happened in (checked after each test of every file: test/setup-each-file.ts). A console
  * error a test provokes on purpose (an answer with an error status) is named with
  * `allowConsoleError`.
  */
 import { existsSync } from 'node:fs';
 
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type ConsoleMessage,
-  type Page,
-} from 'playwright-core';
-import { afterEach } from 'vitest';
-
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Runtime } from '../../src/cli/runtime.js';
+import { onConsole, problems } from './browser-problems.js';
+
+export { allowConsoleError, takeBrowserProblems } from './browser-problems.js';
 
 export const CHROMIUM = process.env.WATCHKEEPER_CHROMIUM ?? '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -36,53 +31,11 @@ const REPORT_CSP = `document.addEventListener('securitypolicyviolation', functio
     (e.sample ? ' (' + e.sample + ')' : ''));
 });`;
 
-const problems: string[] = [];
-let allowed: RegExp[] = [];
-
-/** For the running test only: console errors matching `pattern` are expected, not failures. */
-export function allowConsoleError(pattern: RegExp): void {
-  allowed.push(pattern);
-}
-
-/** What the watched pages reported since the last check (and clears it). */
-export function takeBrowserProblems(): string[] {
-  return problems.splice(0);
-}
-
-// An error status the page asked for (a 422 for a bad field, the 404 page) is logged by chromium
-// as a failed resource; only a missing file of the app itself (a script, a stylesheet) counts.
-function expectedHttpError(msg: ConsoleMessage): boolean {
-  if (!/^Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) {
-    return false;
-  }
-  try {
-    return !new URL(msg.location().url).pathname.startsWith('/static/');
-  } catch {
-    return false;
-  }
-}
-
-function onConsole(msg: ConsoleMessage): void {
-  if (msg.type() !== 'error') return;
-  const text = msg.text();
-  if (!text.startsWith('CSP violation') && expectedHttpError(msg)) return;
-  if (!text.startsWith('CSP violation') && allowed.some((re) => re.test(text))) return;
-  problems.push(`console error: ${text} (${msg.location().url})`);
-}
-
 async function watch(context: BrowserContext): Promise<void> {
   await context.addInitScript({ content: REPORT_CSP });
   context.on('console', onConsole);
   context.on('weberror', (e) => problems.push(`uncaught error: ${e.error().message}`));
 }
-
-afterEach(() => {
-  allowed = [];
-  const found = takeBrowserProblems();
-  if (found.length > 0) {
-    throw new Error(`the browser reported problems during this test:\n${found.join('\n')}`);
-  }
-});
 
 export async function launchBrowser(): Promise<Browser> {
   const browser = await chromium.launch({

@@ -1,0 +1,12 @@
+/**
+ * Setup run before every file of the `sqlite` project. Files share their worker's modules
+ * (`isolate: false`), so a hook registered at the top of a shared helper would apply to the
+ * first file that loads it only; hooks every file needs are registered here instead.
+ */
+import { afterEach } from 'vitest';
+
+import { failOnBrowserProblems } from './helpers/browser-problems.js';
+
+// Pages opened through launchBrowser() are watched; what they reported fails the test it
+// happened in.
+afterEach(failOnBrowserProblems);
