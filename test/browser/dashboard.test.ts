@@ -35,6 +35,14 @@ import { seedMemory } from '../helpers/db.js';
 const SCREENSHOTS =
   process.env.WATCHKEEPER_SCREENSHOTS ?? join(tmpdir(), 'watchkeeper-screenshots');
 
+/**
+ * A screenshot of the page as it is. The caret is left alone: Playwright hides it by setting a
+ * style on every input, which leaves a `style` attribute behind that htmx later copies onto the
+ * swapped-in input, and the page's CSP (no inline styles) refuses that.
+ */
+const screenshot = (name: string) =>
+  page.screenshot({ path: join(SCREENSHOTS, name), fullPage: false, caret: 'initial' });
+
 let browser: Browser;
 let page: Page;
 let rt: Runtime;
@@ -208,7 +216,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await row.locator('button', { hasText: 'Reactivate' }).click();
     await page.locator(`#memory-${inactive.id}:not(.inactive)`).waitFor();
     expect(rt.stores.memories.get(inactive.id)!.active).toBe(true);
-    await page.screenshot({ path: join(SCREENSHOTS, 'memories.png'), fullPage: false });
+    await screenshot('memories.png');
   });
 
   it('searches memories as you type: ranked, each with why, the filter kept, no reload', async () => {
@@ -248,7 +256,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       'Needs about two minutes after a reboot',
     );
     expect(await page.inputValue('#memory-search')).toBe(query);
-    await page.screenshot({ path: join(SCREENSHOTS, 'memory-search.png'), fullPage: false });
+    await screenshot('memory-search.png');
   });
 
   it('lists services and saves what one is', async () => {
@@ -277,7 +285,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await page.goto(url('/services'));
     expect(await page.locator('#service-plex').textContent()).toContain('the living-room TV box');
     expect(await page.locator('#service-plex .badge.source').textContent()).toBe('operator');
-    await page.screenshot({ path: join(SCREENSHOTS, 'services.png'), fullPage: false });
+    await screenshot('services.png');
   });
 
   it('follows a live session: the log grows and events appear without a reload', async () => {
@@ -291,7 +299,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     expect(logText).toContain('line one');
     expect(logText).toContain('line two');
     const before = await log.locator('.entry').count();
-    await page.screenshot({ path: join(SCREENSHOTS, 'session-live.png'), fullPage: false });
+    await screenshot('session-live.png');
 
     // An events page opened now shows the live session's event, then picks up the next one by itself.
     const events = await browser.newPage({ viewport: { width: 1360, height: 860 } });
@@ -308,7 +316,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
 
   it('shows the overview', async () => {
     await page.goto(url('/'));
-    await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: false });
+    await screenshot('overview.png');
     expect(await page.locator('main').textContent()).toContain('Active memories');
   });
 
