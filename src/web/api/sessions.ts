@@ -101,34 +101,28 @@ const RunBody = z.object({
     .openapi({ description: "`tier` under the Claude Ops API's name" }),
 });
 
-// Claude Ops' route: the same body and the same answer as POST /api/v1/sessions.
-const triggerRunClaudeOps = createRoute({
-  method: 'post',
-  path: '/trigger',
-  summary: 'Queue a run, as POST /api/v1/sessions (the Claude Ops route)',
-  middleware: [jsonObjectBody] as const,
-  request: { body: jsonRequest(RunBody) },
-  responses: {
-    202: ok('queued', RunRequestSchema),
-    409: err('the run queue is full'),
-    422: err('a bad field, named'),
-    ...withBody,
-  },
-});
+/** Queueing a run: `POST /api/v1/sessions`, and the same under Claude Ops' path. */
+const runRoute = (path: '/' | '/trigger', summary: string) =>
+  createRoute({
+    method: 'post',
+    path,
+    summary,
+    middleware: [jsonObjectBody] as const,
+    request: { body: jsonRequest(RunBody) },
+    responses: {
+      202: ok('queued', RunRequestSchema),
+      409: err('the run queue is full'),
+      422: err('a bad field, named'),
+      ...withBody,
+    },
+  });
 
-const triggerRun = createRoute({
-  method: 'post',
-  path: '/',
-  summary: 'Queue a run (a chain starting at `tier`)',
-  middleware: [jsonObjectBody] as const,
-  request: { body: jsonRequest(RunBody) },
-  responses: {
-    202: ok('queued', RunRequestSchema),
-    409: err('the run queue is full'),
-    422: err('a bad field, named'),
-    ...withBody,
-  },
-});
+const triggerRun = runRoute('/', 'Queue a run (a chain starting at `tier`)');
+// Claude Ops' route: the same body and the same answer.
+const triggerRunClaudeOps = runRoute(
+  '/trigger',
+  'Queue a run, as POST /api/v1/sessions (the Claude Ops route)',
+);
 
 const getRequest = createRoute({
   method: 'get',
