@@ -11,6 +11,10 @@ import type { WebDeps } from './deps.js';
 
 export const NOTIFICATIONS_PAGE_SIZE = 50;
 
+/** Why a test notification cannot be sent, said the same by the page, its form and the API. */
+export const NO_TARGET_MESSAGE =
+  'no notification target is configured: set WATCHKEEPER_NOTIFY_URLS or WATCHKEEPER_APPRISE_URLS';
+
 export interface NotificationView {
   notification: NotificationRow;
   deliveries: DeliveryRow[];
@@ -28,6 +32,7 @@ export function notificationOverview(deps: WebDeps, page: number) {
     now: deps.clock.now(),
     wired: deps.notifications !== undefined,
     targets: deps.notifications?.targets() ?? [],
+    noTargetMessage: NO_TARGET_MESSAGE,
     settings: deps.notifications?.settings ?? null,
     counts: store.statusCounts(),
     total,

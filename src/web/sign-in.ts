@@ -50,11 +50,17 @@ export function signInRoutes(
   const app = new Hono<AppEnv>();
   const isTrusted = trustedProxies(deps.config.web.trustedProxies);
 
-  const loginPage = (c: Context<AppEnv>, error: string | null, status = 200) =>
+  // On a failed POST the page to return to is in the form, not the query: keep it for the retry.
+  const loginPage = (
+    c: Context<AppEnv>,
+    error: string | null,
+    status = 200,
+    next = c.req.query('next'),
+  ) =>
     c.html(
       renderView(c, 'login', {
         error,
-        next: safeNext(c.req.query('next')),
+        next: safeNext(next),
         canUseToken: auth.canUseToken,
         canUsePassword: auth.canUsePassword,
       }),
@@ -67,11 +73,11 @@ export function signInRoutes(
     if (auth.open) return c.redirect('/', 303);
     const client = addressBucket(clientAddress(c, isTrusted));
     const now = deps.clock.now();
-    if (throttle.blocked(client, now)) {
-      return loginPage(c, 'Too many failed attempts; wait a minute.', 429);
-    }
     const form = await c.req.parseBody();
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    if (throttle.blocked(client, now)) {
+      return loginPage(c, 'Too many failed attempts; wait a minute.', 429, str(form.next));
+    }
     const ok = auth.credentialsOk({
       token: str(form.token),
       user: str(form.user),
@@ -80,7 +86,7 @@ export function signInRoutes(
     if (!ok) {
       throttle.failed(client, now);
       deps.log.warn('failed sign-in', { client });
-      return loginPage(c, 'Wrong credentials.', 401);
+      return loginPage(c, 'Wrong credentials.', 401, str(form.next));
     }
     throttle.succeeded(client);
     // Signed in with the password: the user name is who changes what (cooldowns, acks).

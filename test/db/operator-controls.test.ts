@@ -162,6 +162,18 @@ describe('event groups', () => {
     expect(t.stores.events.count({ includeAcked: false })).toBe(2);
   });
 
+  it('acknowledges many groups at once, or none when one does not exist', () => {
+    t.stores.events.insert(event());
+    t.stores.events.insert(event({ message: 'disk at 91%' }));
+    const ids = t.stores.eventGroups.list().map((g) => g.id);
+    expect(t.stores.eventGroups.acknowledgeAll([...ids, 99999], 'alice', t.clock.now())).toEqual([
+      99999,
+    ]);
+    expect(t.stores.eventGroups.list()).toHaveLength(2);
+    expect(t.stores.eventGroups.acknowledgeAll(ids, 'alice', t.clock.now())).toEqual([]);
+    expect(t.stores.eventGroups.list()).toEqual([]);
+  });
+
   it('retention keeps the counts and first seen true', () => {
     const old = t.clock.now();
     t.stores.events.insert(event({ createdAt: old }));

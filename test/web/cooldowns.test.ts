@@ -103,7 +103,15 @@ describe('GET /cooldowns', () => {
     fixture();
     const html = await (await get('/cooldowns')).text();
     expect(rows(html, 'cooldown-state')).toEqual([
-      ['db', 'restart', '1 / 2', '4 h', 'available 1 left', '2025-12-31 23:30:00 UTC (30m ago)'],
+      [
+        'db',
+        'restart',
+        '1 / 2',
+        '4 h',
+        'available 1 left',
+        '2025-12-31 23:30:00 UTC (30m ago)',
+        'Reset',
+      ],
       [
         'nas',
         'restart',
@@ -111,6 +119,7 @@ describe('GET /cooldowns', () => {
         '4 h',
         'in cooldown free at 2026-01-01 01:00:00 UTC',
         '2025-12-31 23:00:00 UTC (1h ago)',
+        'Reset',
       ],
       [
         'web',
@@ -119,6 +128,7 @@ describe('GET /cooldowns', () => {
         '24 h',
         'in cooldown free at 2026-01-01 22:00:00 UTC',
         '2025-12-31 22:00:00 UTC (2h ago)',
+        'Reset',
       ],
     ]);
     expect(html.match(/<tr class="critical">/g)).toHaveLength(2);

@@ -107,6 +107,17 @@ export function createEventGroupStore(db: Db) {
       ack.run(Math.max(at, g.lastSeen), actor, id);
       return true;
     },
+    /**
+     * Acknowledges every group of `ids` as `acknowledge` does, or none of them: the ids that do
+     * not exist (empty when all were acknowledged).
+     */
+    acknowledgeAll: db.transaction((ids: number[], actor: string, at: number): number[] => {
+      const found = ids.map((id) => getOne.get(id) as RawGroup | undefined);
+      const missing = ids.filter((_, i) => !found[i]);
+      if (missing.length > 0) return missing;
+      for (const g of found) ack.run(Math.max(at, g!.lastSeen), actor, g!.id);
+      return [];
+    }),
     /** Withdraws the acknowledgement. False: no such group. */
     reopen(id: number): boolean {
       return unack.run(id).changes === 1;

@@ -12,7 +12,11 @@ import { actorOf } from '../actor.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { apiError } from '../errors.js';
-import { notificationOverview, NOTIFICATIONS_PAGE_SIZE } from '../notification-data.js';
+import {
+  NO_TARGET_MESSAGE,
+  notificationOverview,
+  NOTIFICATIONS_PAGE_SIZE,
+} from '../notification-data.js';
 import { apiRouter, common, createRoute, err, ok, time, wholeNumber, z } from './openapi-app.js';
 
 const DeliverySchema = z.object({
@@ -141,12 +145,7 @@ export function notificationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(sendTest, (c) => {
     const targets = deps.notifications?.targets().length ?? 0;
     if (!deps.notifications || targets === 0) {
-      return apiError(
-        c,
-        409,
-        'no_targets',
-        'no notification target is configured: set WATCHKEEPER_NOTIFY_URLS or WATCHKEEPER_APPRISE_URLS',
-      ) as never;
+      return apiError(c, 409, 'no_targets', NO_TARGET_MESSAGE) as never;
     }
     const id = deps.notifications.sendTest(actorOf(c));
     return c.json({ notification_id: id, targets }, 202);

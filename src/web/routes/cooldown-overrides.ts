@@ -1,6 +1,7 @@
 /**
  * The Cooldowns page's operator form: reset a service's cooldown or allow N more actions until
  * a time, recorded with who (the signed-in operator) and why; the history shows on the page.
+ * Each cooldown row's Reset posts here too, with the reason it prompted for.
  */
 import { Hono } from 'hono';
 
@@ -21,7 +22,10 @@ export function cooldownOverrideRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.post('/cooldowns/overrides', async (c) => {
-    const form = await c.req.parseBody();
+    const form: Record<string, unknown> = { ...(await c.req.parseBody()) };
+    // A row's Reset asks for the reason with hx-prompt, which htmx sends as this header.
+    const prompted = c.req.header('HX-Prompt');
+    if (form.reason === undefined && prompted !== undefined) form.reason = prompted;
     let input;
     try {
       input = parseCooldownOverride(form, deps.clock.now());
