@@ -1,7 +1,13 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
 import { type MemoryRow, OUTCOME_LABELS, type RunOutcomeKind } from '../db/index.js';
 import { formatBytes } from './overview-data.js';
-import { formatDate, formatTime, formatTimeElement, formatTimeOfDay } from './time-format.js';
+import {
+  formatDate,
+  formatSpan,
+  formatTime,
+  formatTimeElement,
+  formatTimeOfDay,
+} from './time-format.js';
 import {
   formatConfidence,
   importanceValue,
@@ -138,6 +144,8 @@ export const viewHelpers = {
   shortTime: time,
   timeOfDay: (ms: number) => formatTimeOfDay(ms, 'UTC'),
   date: (ms: number) => formatDate(ms, 'UTC'),
+  /** First to last seen of a repeated line, to the minute. */
+  span: (first: number, last: number) => formatSpan(first, last, 'UTC'),
   isoTime,
   ago,
   duration,
@@ -165,6 +173,7 @@ export function viewHelpersIn(timeZone: string): ViewHelpers {
       shortTime: t,
       timeOfDay: (ms: number) => formatTimeOfDay(ms, timeZone),
       date: (ms: number) => formatDate(ms, timeZone),
+      span: (first: number, last: number) => formatSpan(first, last, timeZone),
     };
     inZone.set(timeZone, h);
   }

@@ -1,0 +1,38 @@
+/** The dashboard folds what repeats, so what changed stands out. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { MINUTE_MS } from '../../src/clock.js';
+import { webHarness, type WebHarness } from '../helpers/web.js';
+
+let h: WebHarness;
+let cookie: string;
+beforeEach(async () => {
+  h = webHarness();
+  ({ cookie } = await h.login());
+});
+afterEach(() => h.close());
+
+const html = async (path: string) =>
+  (await h.request(path, { headers: { Cookie: cookie, 'HX-Request': 'true' } })).text();
+
+describe('the Overview activity feed', () => {
+  it('shows a repeated event once, with its count and first and last seen', async () => {
+    const start = Date.UTC(2026, 0, 1, 9, 0);
+    for (let i = 0; i < 12; i++) {
+      h.stores.events.insert({
+        sessionId: null,
+        source: 'agent',
+        level: 'warning',
+        service: 'nas',
+        message: 'disk 91% full',
+        createdAt: start + i * 5 * MINUTE_MS,
+      });
+    }
+    h.clock.set(start + HOUR);
+    const feed = await html('/overview/activity');
+    expect(feed.match(/disk 91% full/g)).toHaveLength(1);
+    expect(feed).toContain('×12, 09:00–09:55\u00a0UTC');
+  });
+});
+
+const HOUR = 60 * MINUTE_MS;
