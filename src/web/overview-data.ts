@@ -51,11 +51,15 @@ export function activityFeed(
   items: readonly ActivityItem[],
   limit: number,
 ): Repeated<ActivityItem>[] {
-  return groupRepeats(items, (a) => {
-    if (a.kind === 'event') return JSON.stringify([a.kind, a.level, a.service, a.message]);
-    if (a.kind === 'memory') return JSON.stringify([a.kind, a.action, a.memoryId, a.observation]);
-    return null;
-  }).slice(0, limit);
+  return groupRepeats(
+    items,
+    (a) => {
+      if (a.kind === 'event') return JSON.stringify([a.kind, a.level, a.service, a.message]);
+      if (a.kind === 'memory') return JSON.stringify([a.kind, a.action, a.memoryId, a.observation]);
+      return null;
+    },
+    (a) => a.at,
+  ).slice(0, limit);
 }
 
 export interface DiskUse {

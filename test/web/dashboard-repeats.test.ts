@@ -35,4 +35,38 @@ describe('the Overview activity feed', () => {
   });
 });
 
+describe('the Cooldowns page', () => {
+  it('shows an attempt blocked every minute as one row with its count and first and last seen', async () => {
+    const start = Date.UTC(2026, 0, 1, 9, 0);
+    h.clock.set(start + HOUR);
+    for (let i = 0; i < 30; i++) {
+      h.stores.cooldowns.recordBlock({
+        service: 'nas',
+        actionType: 'restart',
+        command: `systemctl restart nas # try ${i}`,
+        reason: 'nas is in restart cooldown',
+        sessionId: null,
+        createdAt: start + i * MINUTE_MS,
+      });
+    }
+    h.stores.cooldowns.recordBlock({
+      service: 'web',
+      actionType: 'restart',
+      command: 'systemctl restart web',
+      reason: 'web is in restart cooldown',
+      sessionId: null,
+      createdAt: start + 45 * MINUTE_MS,
+    });
+    const body = await html('/cooldowns');
+    const blocks = body.slice(body.indexOf('<table id="cooldown-blocks">'));
+    const rows = blocks.slice(blocks.indexOf('<tbody>'), blocks.indexOf('</tbody>'));
+    expect(rows.match(/<tr>/g)).toHaveLength(2);
+    expect(blocks.match(/nas is in restart cooldown/g)).toHaveLength(1);
+    // The row shows the newest attempt, with how many and since when.
+    expect(blocks).toContain('# try 29');
+    expect(blocks).toContain('×30, 09:00–09:29\u00a0UTC');
+    expect(blocks).toContain('web is in restart cooldown');
+  });
+});
+
 const HOUR = 60 * MINUTE_MS;

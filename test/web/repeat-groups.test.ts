@@ -33,7 +33,13 @@ describe('groupRepeats', () => {
       { at: 30, k: 'a' },
       { at: 10, k: 'a' },
     ];
-    expect(groupRepeats(items, (i) => i.k)).toEqual([
+    expect(
+      groupRepeats(
+        items,
+        (i) => i.k,
+        (i) => i.at,
+      ),
+    ).toEqual([
       { item: { at: 50, k: 'a' }, count: 3, firstAt: 10, lastAt: 50 },
       { item: { at: 40, k: 'b' }, count: 1, firstAt: 40, lastAt: 40 },
     ]);
@@ -41,7 +47,13 @@ describe('groupRepeats', () => {
 
   it('never folds items without a key', () => {
     const items = [{ at: 2 }, { at: 1 }];
-    expect(groupRepeats(items, () => null).map((g) => g.count)).toEqual([1, 1]);
+    expect(
+      groupRepeats(
+        items,
+        () => null,
+        (i) => i.at,
+      ).map((g) => g.count),
+    ).toEqual([1, 1]);
   });
 });
 
