@@ -1,7 +1,10 @@
 /** The dashboard folds what repeats, so what changed stands out. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { join } from 'node:path';
+
 import { MINUTE_MS } from '../../src/clock.js';
+import { openStores, type Stores } from '../../src/db/index.js';
 import { webHarness, type WebHarness } from '../helpers/web.js';
 
 let h: WebHarness;
@@ -14,6 +17,9 @@ afterEach(() => h.close());
 
 const html = async (path: string) =>
   (await h.request(path, { headers: { Cookie: cookie, 'HX-Request': 'true' } })).text();
+
+const page = async (path: string) =>
+  (await h.request(path, { headers: { Cookie: cookie } })).text();
 
 describe('the Overview activity feed', () => {
   it('shows a repeated event once, with its count and first and last seen', async () => {
@@ -66,6 +72,44 @@ describe('the Cooldowns page', () => {
     expect(blocks).toContain('# try 29');
     expect(blocks).toContain('×30, 09:00–09:29\u00a0UTC');
     expect(blocks).toContain('web is in restart cooldown');
+  });
+});
+
+describe('instances', () => {
+  const event = (stores: Stores, message: string) =>
+    stores.events.insert({
+      sessionId: null,
+      source: 'agent',
+      level: 'warning',
+      service: 'db',
+      message,
+      createdAt: h.clock.now(),
+    });
+
+  it('names no instance on a lone sidecar, the instance local', async () => {
+    event(h.stores, 'seen here');
+    h.stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt: h.clock.now() });
+    const events = await page('/events');
+    expect(events).toContain('seen here');
+    expect(events).not.toContain('<th>Instance</th>');
+    expect(events).not.toContain('<select name="instance">');
+    const sessions = await page('/sessions');
+    expect(sessions).not.toContain('<th>Instance</th>');
+    expect(sessions).not.toContain('title="sessions of this instance"');
+  });
+
+  it('names them in a fleet: once another instance wrote to the store', async () => {
+    event(h.stores, 'seen here');
+    const other = openStores(join(h.dataDir, 'watchkeeper.db'), { instance: 'cluster-b' });
+    try {
+      event(other, 'seen on cluster-b');
+    } finally {
+      other.close();
+    }
+    const events = await page('/events');
+    expect(events).toContain('<th>Instance</th>');
+    expect(events).toContain('<td>cluster-b</td>');
+    expect(events).toContain('<td>local</td>');
   });
 });
 
