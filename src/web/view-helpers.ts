@@ -67,6 +67,11 @@ export function clipLines(text: string | null, max: number): string {
   return lines.length > max ? `${lines.slice(0, max - 1)}…` : lines;
 }
 
+/** A token count: a whole number, with thousands separators (usage can arrive as a fraction). */
+export function tokens(n: number | null): string {
+  return n === null ? '-' : Math.round(n).toLocaleString('en-US');
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
@@ -154,6 +159,7 @@ export const viewHelpers = {
   clip,
   clipLines,
   plural,
+  tokens,
   windowText,
   bytes: formatBytes,
 };
