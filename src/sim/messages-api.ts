@@ -149,8 +149,10 @@ function streamReply(res: ServerResponse, model: string, blocks: SimBlock[]): vo
     type: 'message_delta',
     delta: { stop_reason: toolUse ? 'tool_use' : 'end_turn', stop_sequence: null },
     usage: {
+      // About four characters a token, counted whole as the real API does.
       output_tokens:
-        20 + blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length / 4 : 20), 0),
+        20 +
+        blocks.reduce((n, b) => n + (b.type === 'text' ? Math.ceil(b.text.length / 4) : 20), 0),
     },
   });
   sse(res, 'message_stop', { type: 'message_stop' });

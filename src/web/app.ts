@@ -34,6 +34,7 @@ import { observabilityRoutes } from './routes/observability.js';
 import { overviewRoutes } from './routes/overview.js';
 import { serviceRoutes } from './routes/services.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { showsInstances } from './fleet-view.js';
 import { isMutation, sameOriginMutations, securityHeaders } from './security.js';
 import { setSessionCookie, signInRoutes } from './sign-in.js';
 import { serveStatic } from './static.js';
@@ -88,6 +89,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
       credentialMissing,
       databaseUnreachable: reachable() ? null : databaseAddress,
       timeZone: deps.config.timeZone,
+      fleet: showsInstances(deps),
     });
     return next();
   });

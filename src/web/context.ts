@@ -21,6 +21,8 @@ export interface PageFlags {
   databaseUnreachable: string | null;
   /** The zone pages show times in (WATCHKEEPER_TZ, else the system's). */
   timeZone: string;
+  /** Whether pages name instances (false on a lone sidecar, the instance `local`). */
+  fleet: boolean;
 }
 
 export interface AppEnv {

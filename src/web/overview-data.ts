@@ -3,7 +3,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DAY_MS, MINUTE_MS } from '../clock.js';
+import type { ActivityItem } from '../db/index.js';
 import type { WebDeps } from './deps.js';
+import { groupRepeats, type Repeated } from './repeat-groups.js';
 import { runRows } from './session-runs.js';
 import { cachedFor } from './ttl-cache.js';
 
@@ -38,6 +40,26 @@ export function overviewStats(deps: WebDeps) {
     gateway: deps.gateway.state(),
     gatewayDays: deps.stores.gatewayJobs.perDay(Math.floor(now / DAY_MS) * DAY_MS - 6 * DAY_MS),
   };
+}
+
+/**
+ * The feed's lines: events with the same level, service and message, and repeated changes of
+ * one memory, fold into one line with a count (a demo hour is otherwise one line a minute).
+ * Sessions each have their own page, so they never fold.
+ */
+export function activityFeed(
+  items: readonly ActivityItem[],
+  limit: number,
+): Repeated<ActivityItem>[] {
+  return groupRepeats(
+    items,
+    (a) => {
+      if (a.kind === 'event') return JSON.stringify([a.kind, a.level, a.service, a.message]);
+      if (a.kind === 'memory') return JSON.stringify([a.kind, a.action, a.memoryId, a.observation]);
+      return null;
+    },
+    (a) => a.at,
+  ).slice(0, limit);
 }
 
 export interface DiskUse {

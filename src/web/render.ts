@@ -60,6 +60,7 @@ function common(c: Context) {
     databaseUnreachable: app?.databaseUnreachable ?? null,
     signedIn: app?.signedIn ?? false,
     now: app?.now ?? Date.now(),
+    fleet: app?.fleet ?? true,
   };
 }
 

@@ -14,6 +14,7 @@ import {
   tokensOf,
 } from '../db/index.js';
 import type { SessionChain } from './session-chain.js';
+import { tokens as n } from './view-helpers.js';
 
 /** The badge colour of each health state (the status badges' palette). */
 export const HEALTH_BADGE: Record<Health, string> = {
@@ -66,7 +67,6 @@ export function sessionRecordView(
 /** `12,345 in · 678 out · 9,000 cache read · 1,200 cache write`. */
 export function tokenText(t: TokenCounts | null): string {
   if (t === null) return '-';
-  const n = (v: number) => v.toLocaleString('en-US');
   return `${n(t.input)} in · ${n(t.output)} out · ${n(t.cacheRead)} cache read · ${n(t.cacheWrite)} cache write`;
 }
 

@@ -54,3 +54,16 @@ export function formatTimeElement(ms: number | null, timeZone: string): string {
   if (ms === null) return '-';
   return `<time datetime="${new Date(ms).toISOString()}">${formatTime(ms, timeZone)}</time>`;
 }
+
+/**
+ * When a repeated line was first and last seen, to the minute: `09:00–09:55 UTC` within one day,
+ * `2026-01-30 23:50–2026-01-31 00:10 UTC` across midnight.
+ */
+export function formatSpan(first: number, last: number, timeZone: string): string {
+  const a = formatTime(first, timeZone);
+  const b = formatTime(last, timeZone);
+  const zone = b.slice(20);
+  if (a.slice(0, 10) === b.slice(0, 10))
+    return `${a.slice(11, 16)}–${b.slice(11, 16)}${NBSP}${zone}`;
+  return `${a.slice(0, 16)}–${b.slice(0, 16)}${NBSP}${zone}`;
+}

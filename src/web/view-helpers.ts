@@ -1,7 +1,13 @@
 /** Formatting for views: pure functions over values (escaping is Eta's job, not theirs). */
 import { type MemoryRow, OUTCOME_LABELS, type RunOutcomeKind } from '../db/index.js';
 import { formatBytes } from './overview-data.js';
-import { formatDate, formatTime, formatTimeElement, formatTimeOfDay } from './time-format.js';
+import {
+  formatDate,
+  formatSpan,
+  formatTime,
+  formatTimeElement,
+  formatTimeOfDay,
+} from './time-format.js';
 import {
   formatConfidence,
   importanceValue,
@@ -59,6 +65,11 @@ export function clipLines(text: string | null, max: number): string {
     .join('\n')
     .trim();
   return lines.length > max ? `${lines.slice(0, max - 1)}…` : lines;
+}
+
+/** A token count: a whole number, with thousands separators (usage can arrive as a fraction). */
+export function tokens(n: number | null): string {
+  return n === null ? '-' : Math.round(n).toLocaleString('en-US');
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -138,6 +149,8 @@ export const viewHelpers = {
   shortTime: time,
   timeOfDay: (ms: number) => formatTimeOfDay(ms, 'UTC'),
   date: (ms: number) => formatDate(ms, 'UTC'),
+  /** First to last seen of a repeated line, to the minute. */
+  span: (first: number, last: number) => formatSpan(first, last, 'UTC'),
   isoTime,
   ago,
   duration,
@@ -146,6 +159,7 @@ export const viewHelpers = {
   clip,
   clipLines,
   plural,
+  tokens,
   windowText,
   bytes: formatBytes,
 };
@@ -165,6 +179,7 @@ export function viewHelpersIn(timeZone: string): ViewHelpers {
       shortTime: t,
       timeOfDay: (ms: number) => formatTimeOfDay(ms, timeZone),
       date: (ms: number) => formatDate(ms, timeZone),
+      span: (first: number, last: number) => formatSpan(first, last, timeZone),
     };
     inZone.set(timeZone, h);
   }

@@ -135,20 +135,11 @@ describe('GET /cooldowns', () => {
   });
 
   it('lists the recent actions with source and outcome, and the blocked attempts', async () => {
+    // A lone sidecar (the instance `local`) shows no instance column.
     const { s } = fixture();
     const html = await (await get('/cooldowns')).text();
     expect(rows(html, 'cooldown-actions')).toEqual([
-      [
-        '2025-12-31 23:30:00 UTC',
-        'db',
-        'restart',
-        'agent',
-        'failure',
-        '2',
-        '-',
-        'local',
-        'still down',
-      ],
+      ['2025-12-31 23:30:00 UTC', 'db', 'restart', 'agent', 'failure', '2', '-', 'still down'],
       [
         '2025-12-31 23:00:00 UTC',
         'nas',
@@ -157,7 +148,6 @@ describe('GET /cooldowns', () => {
         'unknown',
         '2',
         `#${s}`,
-        'local',
         'docker restart nas &lt;x&gt;',
       ],
       [
@@ -168,20 +158,9 @@ describe('GET /cooldowns', () => {
         'success',
         '2',
         '-',
-        'local',
         'deployed v2',
       ],
-      [
-        '2025-12-31 21:00:00 UTC',
-        'nas',
-        'restart',
-        'agent',
-        'success',
-        '2',
-        '-',
-        'local',
-        'came back',
-      ],
+      ['2025-12-31 21:00:00 UTC', 'nas', 'restart', 'agent', 'success', '2', '-', 'came back'],
     ]);
     expect(rows(html, 'cooldown-blocks')).toEqual([
       [

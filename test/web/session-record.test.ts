@@ -99,6 +99,14 @@ describe('session record on the dashboard', () => {
     expect(page).not.toContain('<script>alert(1)');
   });
 
+  it('shows token counts as whole numbers, even when the usage held a fraction', async () => {
+    const a = session();
+    finish(a, { input_tokens: 1200.5, output_tokens: 141.25 });
+    const page = await get(`/sessions/${a}`);
+    expect(page).toContain('1,201 in · 141 out · 0 cache read · 0 cache write');
+    expect(page).not.toContain('141.25');
+  });
+
   it('rolls the latest health of each service up on the Services page', async () => {
     const older = session();
     h.stores.sessionRecords.recordChecks(

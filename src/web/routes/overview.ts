@@ -6,14 +6,19 @@ import { Hono } from 'hono';
 
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { overviewStats } from '../overview-data.js';
+import { activityFeed, overviewStats } from '../overview-data.js';
 import { isHtmx, page, partial } from '../render.js';
 
 const FEED_SIZE = 40;
+// Repeats fold into one line, so the feed reads further back than the lines it shows.
+const FEED_WINDOW = FEED_SIZE * 5;
 
 export function overviewRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const activity = () => ({ items: deps.stores.stats.activity(FEED_SIZE) });
+  const activity = () => ({
+    now: deps.clock.now(),
+    items: activityFeed(deps.stores.stats.activity(FEED_WINDOW), FEED_SIZE),
+  });
 
   app.get('/', (c) => {
     if (isHtmx(c)) return partial(c, 'partials/overview-stats', overviewStats(deps));

@@ -1,0 +1,16 @@
+/**
+ * Whether pages name instances: a lone SQLite sidecar is the instance `local`, and a badge,
+ * column or filter saying so on every row is noise. A fleet (a shared database, a named
+ * instance, or a store other instances wrote to) shows them.
+ */
+import type { WebDeps } from './deps.js';
+
+const LONE = 'local';
+
+export function showsInstances(deps: Pick<WebDeps, 'config' | 'stores'>): boolean {
+  const { databaseUrl, instance } = deps.config.fleet;
+  if (databaseUrl !== null || instance !== LONE) return true;
+  // Two names at most: enough to know whether any is not `local`.
+  const names = [...deps.stores.sessions.instances(2), ...deps.stores.events.instances(2)];
+  return names.some((n) => n !== LONE);
+}
