@@ -26,6 +26,7 @@ import {
   launchBrowser,
   nextScheduledRefresh,
   startLiveSession,
+  waitForPage,
 } from '../helpers/browser.js';
 import { TOKEN } from '../helpers/web.js';
 import { XSS_CORPUS } from '../helpers/xss.js';
@@ -181,7 +182,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
 
   it('filters by category and keeps the filter across refreshes', async () => {
     await page.selectOption('#memory-filters select[name=category]', 'maintenance');
-    await page.waitForFunction("document.querySelectorAll('#memory-rows tr').length === 1");
+    await waitForPage(page, "document.querySelectorAll('#memory-rows tr').length === 1");
     expect(await nextScheduledRefresh(page, 'memory-table')).toBe('replaced');
     const rows = await page.locator('#memory-rows tr').allTextContents();
     expect(rows).toHaveLength(1);
@@ -207,7 +208,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     await page.click('#bulk-bar button:has-text("Delete")');
     await page.locator('#flash', { hasText: 'Deleted 3 memories.' }).waitFor();
     expect(dialogs.at(-1)).toContain('Delete the selected memories?');
-    await page.waitForFunction("!document.body.textContent.includes('bulk memory one')");
+    await waitForPage(page, "!document.body.textContent.includes('bulk memory one')");
     expect(ids.map((id) => rt.stores.memories.get(id))).toEqual([null, null, null]);
 
     const row = page.locator(`#memory-${inactive.id}`);
@@ -232,7 +233,8 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     });
     await page.goto(url('/memories'));
     await page.selectOption('#memory-filters select[name=category]', 'timing');
-    await page.waitForFunction(
+    await waitForPage(
+      page,
       "[...document.querySelectorAll('#memory-rows tr td:nth-child(3)')].every((td) => td.textContent === 'timing')",
     );
     await page.evaluate('window.notReloaded = true');

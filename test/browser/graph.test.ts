@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createGraph } from '../../src/graph/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
+import { HAVE_CHROMIUM, launchBrowser, waitForPage } from '../helpers/browser.js';
 import { MAIN, SESSION, SUBAGENT } from '../helpers/graph.js';
 import { TOKEN } from '../helpers/web.js';
 
@@ -108,7 +108,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the Memory graph in a real browser', () => {
 
   it('filters the latest ideas by intent in place', async () => {
     await page.selectOption('#graph-intent select[name=intent]', 'problem');
-    await page.waitForFunction(
+    await waitForPage(
+      page,
       "[...document.querySelectorAll('#graph-latest .graph-idea .badge')].every((b) => b.textContent === 'problem')",
     );
     const items = await page.locator('#graph-latest .graph-idea').allTextContents();

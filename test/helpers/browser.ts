@@ -12,6 +12,8 @@
 import { existsSync } from 'node:fs';
 
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
 import type { Runtime } from '../../src/cli/runtime.js';
 import { onConsole, problems } from './browser-problems.js';
 
@@ -105,4 +107,13 @@ export async function nextScheduledRefresh(
     }, 50);
     document.addEventListener('htmx:beforeRequest', onRequest);
   })`);
+}
+
+/**
+ * Waits until `expression` (page code as text) is true. Not page.waitForFunction: when its first
+ * check fails it polls by evaluating the text inside the page, which the dashboard's CSP (no
+ * eval) refuses; page.evaluate runs it through the browser's own protocol instead.
+ */
+export async function waitForPage(page: Page, expression: string): Promise<void> {
+  await expect.poll(() => page.evaluate(expression)).toBe(true);
 }
