@@ -2,7 +2,7 @@
  * Raw stream bytes to a file, unmodified, honouring backpressure; beside it, when each chunk
  * arrived (stream/log-times.ts), so the activity log can show a time per line.
  */
-import { appendFileSync, createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
 
@@ -62,22 +62,22 @@ export function createSessionTee(
   let logFailure: string | null = null;
   let log: RawLog | null = null;
   let offset = 0;
-  let timesFailed = false;
+  // The times are a convenience: a stream that fails is dropped, and the log goes on without it.
+  let times: RawLog | null = null;
   try {
     log = createRawLog(path);
+    if (now) times = createRawLog(logTimesPath(path));
   } catch (err) {
-    logFailure = (err as Error).message; // e.g. the sessions folder cannot be created
+    logFailure ??= log ? null : (err as Error).message; // e.g. the sessions folder cannot be created
   }
   return {
     async write(chunk) {
       if (log && logFailure === null) {
         try {
-          if (now && !timesFailed) {
-            try {
-              appendFileSync(logTimesPath(path), logTimeLine(offset, now()));
-            } catch {
-              timesFailed = true; // the times are a convenience; the log goes on without them
-            }
+          if (times && now) {
+            await times.write(Buffer.from(logTimeLine(offset, now()))).catch(() => {
+              times = null;
+            });
           }
           offset += chunk.length;
           await log.write(chunk);
@@ -89,6 +89,7 @@ export function createSessionTee(
     },
     async close() {
       parser.end();
+      await times?.close().catch(() => {});
       await log?.close().catch((err: Error) => {
         logFailure ??= err.message;
       });
