@@ -12,6 +12,7 @@ const MAX_APPLIES = 160;
 const MAX_SUMMARY = 240;
 const MAX_LINE = 300;
 
+/** A repository's line, then its rules and capabilities under it (the rules kept first). */
 function repositoryLines(r: Repository): string[] {
   const m = r.manifest;
   if (!m) {
@@ -26,13 +27,13 @@ function repositoryLines(r: Repository): string[] {
   const lines = [
     `- ${printable(r.name, 100)} (${r.path}): ${about.filter(Boolean).join('. ') || 'kind not stated'}`,
   ];
+  if (m.rules.length > 0)
+    lines.push(`  Rules (follow them): ${m.rules.map((x) => printable(x, MAX_LINE)).join('; ')}`);
   if (m.capabilities.length > 0) {
     lines.push(
       `  Capabilities: ${m.capabilities.map((c) => printable(`${c.name} (${c.description})`, MAX_LINE)).join('; ')}`,
     );
   }
-  if (m.rules.length > 0)
-    lines.push(`  Rules (follow them): ${m.rules.map((x) => printable(x, MAX_LINE)).join('; ')}`);
   return lines;
 }
 
@@ -50,11 +51,12 @@ export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string
       '[EVENT:...]) naming the service it found it on, or the check itself when it covers no ' +
       'one service ([HEALTH:healthy:backups]); there is no marker of its own for a check.',
   ].join('\n');
-  const groups: [string, string[]][] = [
-    ['### Repositories', r.repositories.flatMap(repositoryLines)],
-    ['### Checks', r.checks.map(docLine)],
-    [`### Playbooks allowed at tier ${tier}`, r.playbooks.map(docLine)],
-    [`### Skills allowed at tier ${tier}`, r.skills.map(docLine)],
+  // Each entry is a line and the lines under it, kept only below it.
+  const groups: [string, string[][]][] = [
+    ['### Repositories', r.repositories.map(repositoryLines)],
+    ['### Checks', r.checks.map((d) => [docLine(d)])],
+    [`### Playbooks allowed at tier ${tier}`, r.playbooks.map((d) => [docLine(d)])],
+    [`### Skills allowed at tier ${tier}`, r.skills.map((d) => [docLine(d)])],
   ];
   if (head.length + 100 > budget) return '';
   const out = [head];
@@ -63,21 +65,25 @@ export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string
   const cost = (t: string) => t.length + 1;
   // Room kept for the last line, which counts what was left out.
   const fits = (n: number) => used + n + 100 <= budget;
-  for (const [title, lines] of groups) {
-    if (lines.length === 0) continue;
-    if (!fits(cost(title) + 1)) {
-      left += lines.length;
-      continue;
-    }
-    out.push('', title);
-    used += cost(title) + 1;
-    for (const line of lines) {
-      if (!fits(cost(line))) left += 1;
-      else {
-        out.push(line);
-        used += cost(line);
+  for (const [title, entries] of groups) {
+    // A heading goes in only with at least one of its lines, a line under an entry only with
+    // the entry: never a heading with nothing under it, nor rules under the wrong repository.
+    const kept: string[] = [];
+    let size = cost(title) + 1;
+    for (const lines of entries) {
+      let above = true;
+      for (const line of lines) {
+        above &&= fits(size + cost(line));
+        if (!above) left += 1;
+        else {
+          kept.push(line);
+          size += cost(line);
+        }
       }
     }
+    if (kept.length === 0) continue;
+    out.push('', title, ...kept);
+    used += size;
   }
   if (left > 0) {
     out.push('', `(${left} more left out for room: see the folders of the paths above.)`);

@@ -15,6 +15,9 @@ import {
 } from '../runbooks/index.js';
 import type { WebDeps } from './deps.js';
 
+/** What the page reads: the repos folder from the configuration, the outcomes from the store. */
+type RunbooksDeps = Pick<WebDeps, 'config' | 'stores'>;
+
 export interface CheckOutcome {
   /** A health state (healthy, degraded, down, unreachable) or an event level. */
   status: string;
@@ -30,7 +33,7 @@ function reportedAs(doc: RunbookDoc): string[] {
   return [...new Set([name, bare])];
 }
 
-function lastOutcome(deps: WebDeps, doc: RunbookDoc): CheckOutcome | null {
+function lastOutcome(deps: RunbooksDeps, doc: RunbookDoc): CheckOutcome | null {
   let best: CheckOutcome | null = null;
   for (const service of reportedAs(doc)) {
     const health = deps.stores.sessionRecords.healthOf(service, 1)[0];
@@ -55,7 +58,7 @@ function lastOutcome(deps: WebDeps, doc: RunbookDoc): CheckOutcome | null {
   return best;
 }
 
-function docsOf(r: Runbooks, source: string, deps: WebDeps) {
+function docsOf(r: Runbooks, source: string, deps: RunbooksDeps) {
   const pick = (docs: RunbookDoc[]) => docs.filter((d) => d.source === source);
   return {
     checks: pick(r.checks).map((d) => ({ ...d, outcome: lastOutcome(deps, d) })),
@@ -67,7 +70,7 @@ function docsOf(r: Runbooks, source: string, deps: WebDeps) {
 const transport = (config: Record<string, unknown>) =>
   typeof config.url === 'string' ? String(config.type ?? 'http') : 'stdio';
 
-export async function runbooksPage(deps: WebDeps) {
+export async function runbooksPage(deps: RunbooksDeps) {
   const r = await discoverRunbooks({ reposDir: deps.config.runbooks.reposDir });
   const inside = (path: string, file: string) => file === path || file.startsWith(`${path}/`);
   const repositories = r.repositories.map((repo) => ({

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { loadConfig } from '../../src/config/index.js';
 import type { Embedder } from '../../src/embed/index.js';
+import type { Logger } from '../../src/log.js';
 import {
   type SimBlock,
   type SimRequest,
@@ -40,7 +41,7 @@ export interface RealCli {
 /** A runner harness whose sessions run the real CLI; `script` answers every non-side request. */
 export async function startRealCli(
   script: (r: SimRequest) => SimBlock[] | Promise<SimBlock[]>,
-  o: { env?: Record<string, string>; embedder?: Embedder } = {},
+  o: { env?: Record<string, string>; embedder?: Embedder; log?: Logger } = {},
 ): Promise<RealCli> {
   const sim = await startSimulatedModel((r) => (side(r) ? [text('ok')] : script(r)));
   let harness: RunnerHarness;
@@ -61,6 +62,7 @@ export async function startRealCli(
         childEnvOverrides: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'simulated' },
         simulated: true,
         ...(o.embedder ? { embedder: o.embedder } : {}),
+        ...(o.log ? { log: o.log } : {}),
       },
     );
   } catch (err) {

@@ -8,7 +8,7 @@ import { type Config, loadConfig } from '../../src/config/index.js';
 import { openStores, type Stores } from '../../src/db/index.js';
 import type { Embedder } from '../../src/embed/index.js';
 import { createKnowledge, type Knowledge, type MemoryService } from '../../src/knowledge/index.js';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
 import { createChainRunner, type RunChain } from '../../src/runner/chain.js';
 import { createHookServer, type HookServer } from '../../src/runner/hook-server.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
@@ -44,6 +44,8 @@ export function runnerHarness(
     parentEnv?: Record<string, string>;
     /** The knowledge layer's embedder; none (lexical search) unless a test needs one. */
     embedder?: Embedder | null;
+    /** Where the session runner logs; silent unless a test reads the log. */
+    log?: Logger;
   } = {},
 ): RunnerHarness {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-runner-'));
@@ -70,7 +72,7 @@ export function runnerHarness(
     hookServer,
     clock: systemClock,
     feed,
-    log: silentLogger,
+    log: extra.log ?? silentLogger,
     env: extra.parentEnv ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir },
     ...(extra.childEnvOverrides ? { childEnvOverrides: extra.childEnvOverrides } : {}),
     ...(extra.simulated ? { simulated: true } : {}),

@@ -74,4 +74,17 @@ describe('the runbooks in a session', () => {
     expect(small).toMatch(/\(\d+ more left out for room/);
     expect(runbooksSection(r, 3, 0)).toBe('');
   });
+
+  it('never leaves a heading with nothing under it, nor a rule without its repository', async () => {
+    repos = reposFolder();
+    const r = await discoverRunbooks({ reposDir: repos.dir });
+    const full = runbooksSection(r, 3, 100_000);
+    for (let budget = 600; budget <= full.length; budget += 25) {
+      const lines = runbooksSection(r, 3, budget).split('\n');
+      const bare = lines.filter((l, i) => l.startsWith('### ') && !lines[i + 1]?.startsWith('- '));
+      // A repository's rules or capabilities only right under that repository's line.
+      const stray = lines.filter((l, i) => l.startsWith('  ') && !/^(- |  )/.test(lines[i - 1]!));
+      expect([budget, bare, stray]).toEqual([budget, [], []]);
+    }
+  });
 });
