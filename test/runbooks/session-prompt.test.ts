@@ -83,7 +83,7 @@ describe('the runbooks in a session', () => {
       const lines = runbooksSection(r, 3, budget).split('\n');
       const bare = lines.filter((l, i) => l.startsWith('### ') && !lines[i + 1]?.startsWith('- '));
       // A repository's rules or capabilities only right under that repository's line.
-      const stray = lines.filter((l, i) => l.startsWith('  ') && !/^(- |  )/.test(lines[i - 1]!));
+      const stray = lines.filter((l, i) => l.startsWith('  ') && !/^(- | {2})/.test(lines[i - 1]!));
       expect([budget, bare, stray]).toEqual([budget, [], []]);
     }
   });

@@ -39,7 +39,8 @@ it('lists every repository with its manifest, documents and MCP servers, then th
   expect(page).toContain('Ansible infrastructure');
   expect(page).toContain('<strong>service-discovery</strong>');
   expect(page).toContain('<li>Never modify files in this repo</li>');
-  expect(page).toContain('Docker Compose files for Jellyfin, Sonarr and Radarr.');
+  // The README's sentence ends the line as written, without a second full stop.
+  expect(page).toContain('Docker Compose files for Jellyfin, Sonarr and Radarr.</p>');
   // The manifest's "Playbook runs require Tier 3" raises the playbook's stated tier 2.
   expect(row(page, 'playbook', 'fix-media-perms')).toContain('<td>3</td>');
   expect(row(page, 'playbook', 'fix-media-perms')).toContain(
@@ -78,6 +79,8 @@ it("shows each check's last reported outcome, the newest of health and events", 
   );
   const page = await get();
   const backups = row(page, 'check', 'backups')!;
+  // Coloured as on the Services page: down is critical, a warning event a warning.
+  expect(backups).toContain('class="badge health-down critical"');
   expect(backups).toContain('>down</span>');
   expect(backups).toContain('title="restic repository locked"');
   expect(backups).toContain(`href="/sessions/${session}"`);

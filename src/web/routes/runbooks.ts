@@ -9,11 +9,17 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { page } from '../render.js';
 import { runbooksPage } from '../runbooks-data.js';
+import { HEALTH_BADGE } from '../session-record.js';
 
 export function runbookRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/runbooks', async (c) =>
-    page(c, 'pages/runbooks', { title: 'Runbooks', nav: 'runbooks' }, await runbooksPage(deps)),
+    page(
+      c,
+      'pages/runbooks',
+      { title: 'Runbooks', nav: 'runbooks' },
+      { ...(await runbooksPage(deps)), healthBadge: HEALTH_BADGE },
+    ),
   );
   return app;
 }
