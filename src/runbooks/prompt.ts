@@ -1,11 +1,13 @@
 /**
  * The runbooks section of a session's system prompt, within the tier's budget (characters): the
  * manifests (kind, capabilities, rules), then an index of the checks, then the playbooks and
- * skills the tier may follow, each with when it applies and its path. The agent reads a document
- * in full with its Read tool. Lines are kept in that order of importance; what does not fit is
- * counted in a last line, so the section never runs past the budget.
+ * skills the tier may follow (the repositories' own before the built-in ones), each with when it
+ * applies and its path. The agent reads a document in full with its Read tool. Lines are kept
+ * in that order of importance; what does not fit is counted in a last line, so the section never
+ * runs past the budget.
  */
 import { printable } from '../text-rules.js';
+import { BUILT_IN } from './discover.js';
 import type { Repository, RunbookDoc, Runbooks, Tier } from './types.js';
 
 const MAX_APPLIES = 160;
@@ -42,6 +44,12 @@ function docLine(d: RunbookDoc): string {
   return `- ${printable(d.name, 100)}${tier}: ${printable(d.applies || d.title, MAX_APPLIES)} (${d.path})`;
 }
 
+/** The repositories' own documents first: when not all fit, the generic built-in ones go. */
+const docLines = (docs: RunbookDoc[]) =>
+  [...docs.filter((d) => d.source !== BUILT_IN), ...docs.filter((d) => d.source === BUILT_IN)].map(
+    (d) => [docLine(d)],
+  );
+
 export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string {
   const head = [
     '## Runbooks',
@@ -54,9 +62,9 @@ export function runbooksSection(r: Runbooks, tier: Tier, budget: number): string
   // Each entry is a line and the lines under it, kept only below it.
   const groups: [string, string[][]][] = [
     ['### Repositories', r.repositories.map(repositoryLines)],
-    ['### Checks', r.checks.map((d) => [docLine(d)])],
-    [`### Playbooks allowed at tier ${tier}`, r.playbooks.map((d) => [docLine(d)])],
-    [`### Skills allowed at tier ${tier}`, r.skills.map((d) => [docLine(d)])],
+    ['### Checks', docLines(r.checks)],
+    [`### Playbooks allowed at tier ${tier}`, docLines(r.playbooks)],
+    [`### Skills allowed at tier ${tier}`, docLines(r.skills)],
   ];
   if (head.length + 100 > budget) return '';
   const out = [head];

@@ -75,6 +75,18 @@ describe('the runbooks in a session', () => {
     expect(runbooksSection(r, 3, 0)).toBe('');
   });
 
+  it("keeps the repositories' own checks before the built-in ones when not all fit", async () => {
+    repos = reposFolder();
+    const r = await discoverRunbooks({ reposDir: repos.dir });
+    const full = runbooksSection(r, 1, 100_000);
+    const checks = full.indexOf('### Checks');
+    // Room for the checks heading and a few of the lines under it.
+    const small = runbooksSection(r, 1, checks + 450);
+    expect(small).toMatch(/\(\d+ more left out for room/);
+    expect(small).toContain('- backups: The restic backup');
+    expect(small).toContain('- media-library: Verify the media library');
+  });
+
   it('never leaves a heading with nothing under it, nor a rule without its repository', async () => {
     repos = reposFolder();
     const r = await discoverRunbooks({ reposDir: repos.dir });
