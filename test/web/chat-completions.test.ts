@@ -94,6 +94,11 @@ describe('GET /v1/models', () => {
       created: expect.any(Number),
       owned_by: 'watchkeeper',
     });
+    const one = await h.request('/v1/models/watchkeeper-tier2', { headers: bearer });
+    expect(await one.json()).toMatchObject({ id: 'watchkeeper-tier2', object: 'model' });
+    const none = await h.request('/v1/models/watchkeeper-tier3', { headers: bearer });
+    expect(none.status).toBe(404);
+    expect(await none.json()).toMatchObject({ error: { code: 'model_not_found' } });
   });
 });
 
@@ -273,6 +278,18 @@ describe('the answer', () => {
       choices: [],
       usage: { prompt_tokens: 15, completion_tokens: 7, total_tokens: 22 },
     });
+  });
+
+  it('leaves the run alone when the client goes away', async () => {
+    h = webHarness();
+    const res = await chat(ask('Is nginx up?', { stream: true }));
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('chat.completion.chunk');
+    await reader.cancel();
+    await runSession(['nginx is up.']);
+    expect(h.runner.stops).toBe(0);
+    expect(h.runner.ticket('ticket-1')).toMatchObject({ state: 'done', cancelledBy: null });
   });
 
   it('is an error naming the session when the session did not complete', async () => {
