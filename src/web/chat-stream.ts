@@ -10,14 +10,22 @@ import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 
 import type { RunTicket } from '../runner/scheduler.js';
+import type { OpenAiError } from './chat-errors.js';
 import { followRun, type RunReply } from './chat-follow.js';
 import { type ChatHead, chunkJson, runFailure, usageChunkJson } from './chat-reply.js';
 import type { WebDeps } from './deps.js';
 import { KEEPALIVE_MS, wakeOrTimeout } from './session-stream.js';
 
+const INTERNAL: OpenAiError = {
+  message: 'internal error; see the watchkeeper log',
+  type: 'server_error',
+  code: null,
+  param: null,
+};
+
 export function streamChat(
   c: Context,
-  deps: Pick<WebDeps, 'feed' | 'runner' | 'stores'>,
+  deps: Pick<WebDeps, 'feed' | 'runner' | 'stores' | 'log'>,
   head: ChatHead & { ticket: RunTicket },
   includeUsage: boolean,
 ): Response {
@@ -27,7 +35,8 @@ export function streamChat(
     stream.onAbort(() => gone.abort());
     const pieces: string[] = [];
     let wake: (() => void) | null = null;
-    let reply: RunReply | null = null;
+    // Set when following ends: the reply, or a failure to follow (logged).
+    const outcome: { reply: RunReply | null; broken: boolean } = { reply: null, broken: false };
     void followRun(
       deps,
       head.ticket,
@@ -36,10 +45,17 @@ export function streamChat(
         wake?.();
       },
       gone.signal,
-    ).then((r) => {
-      reply = r;
-      wake?.();
-    });
+    ).then(
+      (r) => {
+        outcome.reply = r;
+        wake?.();
+      },
+      (err: Error) => {
+        deps.log.error('chat failed', { request: head.ticket.id, error: err });
+        outcome.broken = true;
+        wake?.();
+      },
+    );
 
     await send(chunkJson(head, { role: 'assistant', content: '' }));
     while (!stream.aborted) {
@@ -48,18 +64,19 @@ export function streamChat(
         await send(chunkJson(head, { content: piece }));
         continue;
       }
-      if (reply) break;
+      if (outcome.reply || outcome.broken) break;
       const woke = await wakeOrTimeout((w) => (wake = w), KEEPALIVE_MS);
       wake = null;
       if (!woke && !stream.aborted) await stream.write(': keepalive\n\n');
     }
-    if (stream.aborted || !reply) return;
-    const ended: RunReply = reply;
-    const failure = runFailure(deps.stores, ended);
+    if (stream.aborted) return;
+    const ended = outcome.reply;
+    const failure = ended ? runFailure(deps.stores, ended) : INTERNAL;
     if (failure) {
       await send({ error: failure });
       return;
     }
+    if (!ended) return;
     await send(chunkJson(head, {}, { reply: ended }));
     if (includeUsage) await send(usageChunkJson(head, ended.usage));
     await stream.writeSSE({ data: '[DONE]' });
