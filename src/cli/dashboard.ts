@@ -15,6 +15,7 @@ function runnerControl(rt: Runtime): RunnerControl {
   return {
     trigger: (request) => rt.scheduler.trigger(request),
     ticket: (id) => rt.scheduler.ticket(id),
+    settled: (id) => rt.scheduler.settled(id),
     stopCurrent: () => rt.scheduler.stopCurrent(),
     status: () => rt.scheduler.status(),
     queue: () => rt.scheduler.queue(),

@@ -66,12 +66,20 @@ export function createScheduler(opts: SchedulerOptions) {
   let accepting = true;
   let loop: Promise<void> | null = null;
   const idleWaiters: (() => void)[] = [];
+  const settleWaiters = new Map<string, ((ticket: RunTicket) => void)[]>();
+  const ended = (t: RunTicket) =>
+    t.state === 'done' || t.state === 'failed' || t.state === 'cancelled';
+  /** Tells those waiting on the ticket that it ended (done, failed or cancelled). */
+  const settle = (ticket: RunTicket) => {
+    for (const resolve of settleWaiters.get(ticket.id) ?? []) resolve(ticket);
+    settleWaiters.delete(ticket.id);
+  };
 
   const remember = (ticket: RunTicket) => {
     tickets.set(ticket.id, ticket);
     if (tickets.size > REMEMBERED_TICKETS) {
       for (const [id, t] of tickets) {
-        if (t.state === 'done' || t.state === 'failed' || t.state === 'cancelled') {
+        if (ended(t)) {
           tickets.delete(id);
           break;
         }
@@ -99,6 +107,7 @@ export function createScheduler(opts: SchedulerOptions) {
         opts.log.error('run failed', { request: ticket.id, error: err as Error });
       } finally {
         current = null;
+        settle(ticket);
       }
     }
     loop = null;
@@ -148,6 +157,18 @@ export function createScheduler(opts: SchedulerOptions) {
     },
 
     /**
+     * Resolves with the ticket once its run has ended (done, failed or cancelled), at once when
+     * it already has; null for a request not (or no longer) remembered.
+     */
+    settled(id: string): Promise<RunTicket | null> {
+      const ticket = tickets.get(id);
+      if (!ticket || ended(ticket)) return Promise.resolve(ticket ?? null);
+      return new Promise((resolve) => {
+        settleWaiters.set(id, [...(settleWaiters.get(id) ?? []), resolve]);
+      });
+    },
+
+    /**
      * The run an alert with this text started within the window (queued, running or ended,
      * but not cancelled or failed to start), or null.
      */
@@ -182,6 +203,7 @@ export function createScheduler(opts: SchedulerOptions) {
       ticket.state = 'cancelled';
       ticket.cancelledBy = actor;
       ticket.error = `cancelled by ${actor} before it started`;
+      settle(ticket);
       opts.log.info('queued run cancelled', { request: id, by: actor });
       return { outcome: 'cancelled', ticket };
     },
@@ -237,6 +259,7 @@ export function createScheduler(opts: SchedulerOptions) {
       for (const t of queue.splice(0)) {
         t.state = 'failed';
         t.error = 'watchkeeper shut down before this run started';
+        settle(t);
       }
       current?.abort.abort(SHUTDOWN_STOP);
       if (loop) await new Promise<void>((resolve) => idleWaiters.push(resolve));

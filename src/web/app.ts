@@ -17,6 +17,8 @@ import { apiError, onError, wantsJson } from './errors.js';
 import { hostGuard } from './host-guard.js';
 import { isHtmx } from './render.js';
 import { revokedSessions } from './revoked-sessions.js';
+import { chatCompletionRoutes } from './api/chat-completions.js';
+import { openAiUnauthorized } from './chat-errors.js';
 import { apiRoutes } from './routes/api.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { cooldownOverrideRoutes } from './routes/cooldown-overrides.js';
@@ -48,6 +50,8 @@ const PUBLIC_PATHS = new Set([
   '/api/v1/openapi.json',
   '/api/v1/graph/endpoint-proof',
 ]);
+/** The OpenAI-compatible routes: a Bearer token only (no cookie, so no CSRF to forge past). */
+const OPENAI_PREFIX = '/v1/';
 /** Signed-out sessions, kept beside the cookie key (web-secret) in the data folder. */
 const REVOKED_FILE = 'web-signed-out';
 
@@ -103,6 +107,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
     const bearer = auth.bearerOk(c.req.header('Authorization'));
+    if (c.req.path.startsWith(OPENAI_PREFIX) && bearer !== true) return openAiUnauthorized(c);
     if (bearer === false) return apiError(c, 401, 'unauthorized', 'invalid bearer token');
     if (bearer === true) {
       c.set('auth', { kind: 'bearer', csrf: null, session: null });
@@ -177,6 +182,7 @@ export function createApp(deps: WebDeps): Hono<AppEnv> {
   app.route('/', runbookRoutes(deps));
   app.route('/', settingsRoutes(deps));
   app.route('/api/v1', apiRoutes(deps));
+  app.route('/v1', chatCompletionRoutes(deps));
   app.route('/', observability.routes);
   app.notFound((c) => apiError(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   return app;

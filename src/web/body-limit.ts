@@ -31,6 +31,8 @@ export function bodyLimits(web: WebConfig): Rule[] {
     { method: 'POST', path: /^\/api\/v1\/webhook\/?$/, maxBytes: web.webhookMaxBytes },
     { method: '*', path: /^(\/api\/v1)?\/memories\/bulk(\/|$)/, maxBytes: 1024 * KB },
     { method: 'POST', path: /^\/sessions\/trigger$|^\/api\/v1\/sessions\/?$/, maxBytes: 256 * KB },
+    // A chat: its conversation becomes the prompt of a run, as above.
+    { method: 'POST', path: /^\/v1\/chat\/completions$/, maxBytes: 256 * KB },
     // A message of 100,000 characters, JSON-escaped (up to 6 bytes a character for \uXXXX).
     { method: 'POST', path: /^\/api\/v1\/conversations\/[^/]+\/messages$/, maxBytes: 640 * KB },
     // A memory file to import (watchkeeper export or MCP memory server), as a multipart upload.

@@ -15,6 +15,8 @@ export interface RunnerControl {
   /** Queues a chain; throws AppError `busy` when the queue is full. */
   trigger(request: ChainRequest): RunTicket;
   ticket(id: string): RunTicket | null;
+  /** The ticket once its run has ended (done, failed, cancelled); null for an unknown request. */
+  settled(id: string): Promise<RunTicket | null>;
   /** Ends the running session; false when none runs. */
   stopCurrent(): boolean;
   status(): ReturnType<Scheduler['status']>;

@@ -19,7 +19,8 @@ export const SSE_RETRY_MS = 3_000;
  * EventSource reconnects with Last-Event-ID and catches up from the feed's own bounded buffer.
  */
 export const MAX_PENDING_ITEMS = 2_000;
-const KEEPALIVE_MS = 20_000;
+/** A comment line this often keeps proxies from closing an idle stream. */
+export const KEEPALIVE_MS = 20_000;
 
 /** The Last-Event-ID header as a feed sequence number; 0 (from the start) when absent or bad. */
 export function lastEventId(header: string | undefined): number {
@@ -28,7 +29,7 @@ export function lastEventId(header: string | undefined): number {
 }
 
 /** Resolves true when `arm`'s callback is called, false after `ms`. */
-function wakeOrTimeout(arm: (wake: () => void) => void, ms: number): Promise<boolean> {
+export function wakeOrTimeout(arm: (wake: () => void) => void, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
     arm(() => {

@@ -23,8 +23,10 @@ export function fakeRunner(): RunnerControl & {
   requests: ChainRequest[];
   stops: number;
   queueLimit: number;
+  end(id: string, state?: 'done' | 'failed' | 'cancelled'): void;
 } {
   const tickets = new Map<string, RunTicket>();
+  const waiters = new Map<string, ((ticket: RunTicket) => void)[]>();
   const fake = {
     requests: [] as ChainRequest[],
     stops: 0,
@@ -50,6 +52,21 @@ export function fakeRunner(): RunnerControl & {
       return ticket;
     },
     ticket: (id: string) => tickets.get(id) ?? null,
+    // Nothing runs: a run ends when cancelled or when the test says so (`end`).
+    settled(id: string): Promise<RunTicket | null> {
+      const ticket = tickets.get(id);
+      if (!ticket || ['done', 'failed', 'cancelled'].includes(ticket.state)) {
+        return Promise.resolve(ticket ?? null);
+      }
+      return new Promise((resolve) => waiters.set(id, [...(waiters.get(id) ?? []), resolve]));
+    },
+    /** Ends a run as the scheduler would: its state, and whoever waits on it told. */
+    end(id: string, state: 'done' | 'failed' | 'cancelled' = 'done') {
+      const ticket = tickets.get(id)!;
+      ticket.state = state;
+      for (const resolve of waiters.get(id) ?? []) resolve(ticket);
+      waiters.delete(id);
+    },
     stopCurrent() {
       fake.stops += 1;
       return fake.running;
@@ -64,8 +81,8 @@ export function fakeRunner(): RunnerControl & {
       const ticket = tickets.get(id);
       if (!ticket) return { outcome: 'not_found' as const, ticket: null };
       if (ticket.state !== 'queued') return { outcome: 'not_queued' as const, ticket };
-      ticket.state = 'cancelled';
       ticket.cancelledBy = actor;
+      fake.end(id, 'cancelled');
       return { outcome: 'cancelled' as const, ticket };
     },
     cooldownState: () => [],

@@ -118,6 +118,34 @@ describe('scheduler', () => {
     expect(() => s.trigger(manual)).toThrow(/shutting down/);
   });
 
+  it('tells who waits on a run when it ends: done, cancelled in the queue, or dropped at shutdown', async () => {
+    const g = gatedChains();
+    const s = createScheduler({
+      runChain: g.runChain,
+      queueSize: 5,
+      schedule: null,
+      log: silentLogger,
+    });
+    const running = s.trigger(manual);
+    const cancelled = s.trigger(manual);
+    const dropped = s.trigger(manual);
+    const ends: string[] = [];
+    for (const [name, t] of Object.entries({ running, cancelled, dropped })) {
+      void s
+        .settled(t.id)
+        .then((ended) => ends.push(`${name}: ${ended === t ? ended.state : '?'}`));
+    }
+    s.cancel(cancelled.id, 'the operator');
+    await tick();
+    expect(ends).toEqual(['cancelled: cancelled']);
+    await s.shutdown();
+    await tick();
+    expect(ends).toEqual(['cancelled: cancelled', 'dropped: failed', 'running: done']);
+    // An ended run, and a request never made, answer at once.
+    expect((await s.settled(running.id))?.state).toBe('done');
+    expect(await s.settled('no-such-request')).toBeNull();
+  });
+
   it('accepts only valid cron schedules through the config', async () => {
     const { loadConfig } = await import('../../src/config/index.js');
     expect(loadConfig({ WATCHKEEPER_SCHEDULE: '*/5 * * * *' }).runner.schedule).toBe('*/5 * * * *');

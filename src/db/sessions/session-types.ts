@@ -18,6 +18,8 @@ export const SESSION_TRIGGERS = [
   'alert',
   'escalation',
   'import',
+  // a message to the OpenAI-compatible chat endpoint (/v1/chat/completions)
+  'chat',
 ] as const;
 export type SessionTrigger = (typeof SESSION_TRIGGERS)[number];
 

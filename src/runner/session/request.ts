@@ -72,6 +72,7 @@ export function triggerText(req: SessionRequest): string | null {
       .map((e) => `${e.service ?? ''} ${e.message.slice(0, 300)}`);
     return [req.handoff.reason, ...events].join('\n');
   }
-  if (req.trigger === 'manual' || req.trigger === 'api') return req.prompt;
+  if (req.trigger === 'manual' || req.trigger === 'api' || req.trigger === 'chat')
+    return req.prompt;
   return null;
 }
