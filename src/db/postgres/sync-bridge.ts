@@ -11,7 +11,12 @@
  * in it costs about 0.2 s of CPU, paid again by every open otherwise (a command that opens the
  * store twice, a test suite that opens a database per test).
  */
-import { type MessagePort, MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import {
+  type MessagePort,
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+} from 'node:worker_threads';
 
 import {
   type PoolSettings,
@@ -41,8 +46,9 @@ interface WorkerLink {
   next: number;
 }
 
-/** At most one worker waits for the next bridge; more would only hold memory. */
+/** At most two workers wait for the next bridges (a fleet of two in one process); more would only hold memory. */
 const parked: WorkerLink[] = [];
+const PARKED_MAX = 2;
 
 function startWorker(): WorkerLink {
   const { port1, port2 } = new MessageChannel();
@@ -109,7 +115,7 @@ export class SyncBridge {
       // closing anyway; a worker that did not end its pool cleanly is not kept
     }
     this.closed = true;
-    if (ended && parked.length === 0) parked.push(this.link);
+    if (ended && parked.length < PARKED_MAX) parked.push(this.link);
     else void this.link.worker.terminate();
   }
 }
