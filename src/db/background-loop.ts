@@ -57,8 +57,8 @@ export function createDatabaseOutage(o: DatabaseOutageOptions): DatabaseOutage {
       });
     },
     restored(loop) {
-      paused.add(loop);
       if (since === null) return;
+      paused.add(loop);
       const now = o.clock.now();
       const loops = [...paused].sort();
       try {
@@ -182,7 +182,9 @@ export function startBackgroundLoop(o: BackgroundLoopOptions): BackgroundLoop {
 
   const attempt = async (): Promise<boolean> => {
     // Known to be away: a short connection attempt first, never the bridge's blocking wait.
-    if ((pause.pausing || o.outage.down) && !(await o.outage.probe())) {
+    // Once another loop has found the database again, this one simply runs: a probe that is
+    // only slow (a busy host) must not start a second outage.
+    if (o.outage.down && !(await o.outage.probe())) {
       o.outage.lost(o.name, null);
       return false;
     }

@@ -84,6 +84,8 @@ beforeAll(async () => {
   });
   const config = loadConfig({
     WATCHKEEPER_DATA_DIR: dataDir,
+    // Words only: the pages are under test here; ranking by meaning is tested in test/web/search.test.ts.
+    WATCHKEEPER_EMBEDDINGS: 'off',
     WATCHKEEPER_AUTH_TOKEN: TOKEN,
     WATCHKEEPER_PORT: '0',
     WATCHKEEPER_SCHEDULE: 'off',

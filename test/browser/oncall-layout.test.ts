@@ -136,6 +136,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-browser-oncall-'));
   const config = loadConfig({
     WATCHKEEPER_DATA_DIR: dataDir,
+    // Words only: the pages are under test here; ranking by meaning is tested in test/web/search.test.ts.
+    WATCHKEEPER_EMBEDDINGS: 'off',
     WATCHKEEPER_AUTH_TOKEN: TOKEN,
     WATCHKEEPER_PORT: '0',
     // Once a year at new year's midnight: a next run to show, none that starts during the test.

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { logLines } from '../helpers/log-lines.js';
+import { waitFor } from '../helpers/wait.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const POLL_MS = 100;
 const dirs: string[] = [];
 const left: number[] = [];
 afterAll(() => {
@@ -43,13 +43,6 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Polls until `done()` holds or `tries` polls have passed (a hang-catcher, not a deadline). */
-async function until(done: () => boolean | Promise<boolean>, tries: number): Promise<void> {
-  for (let i = 0; i < tries && !(await done()); i += 1) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
-
 describe('npm start', () => {
   it('SIGTERM to npm stops the server: the port closes and node is gone', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-npm-start-'));
@@ -71,7 +64,7 @@ describe('npm start', () => {
     let log = '';
     npm.stderr.on('data', (d: Buffer) => (log += d.toString()));
     const serving = () => logLines(log).find((l) => l.msg === 'watchkeeper serving');
-    await until(() => serving() !== undefined, 900);
+    await waitFor('npm start to serve', () => serving() !== undefined);
     const line = serving();
     expect(line, log).toBeDefined();
     const server = line!.pid as number;
@@ -81,7 +74,7 @@ describe('npm start', () => {
 
     npm.kill('SIGTERM');
     await exited;
-    await until(() => !alive(server), 900);
+    await waitFor('the server to exit', () => !alive(server));
     expect(alive(server)).toBe(false);
     expect(await accepts(port)).toBe(false);
   });

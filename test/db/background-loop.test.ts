@@ -156,6 +156,58 @@ describe('a background loop when the database goes away', () => {
     await b.stop();
   });
 
+  it('does not start a second outage when a loop probes a database that is back but slow', async () => {
+    app = testApp();
+    const clock = fakeClock();
+    const { timers, advance } = manualTimers(clock);
+    let reachable = true;
+    // Once the outage is over, connection attempts still time out (a busy host): the database
+    // answers the loops' own statements all the same.
+    let probeAnswers = true;
+    const outage = createDatabaseOutage({
+      probe: () => Promise.resolve(probeAnswers && reachable),
+      clock,
+      events: app.stores.events,
+    });
+    const runs = { a: 0, b: 0 };
+    const loop = (name: 'a' | 'b', everyMs: number) =>
+      startBackgroundLoop({
+        name,
+        everyMs,
+        run: () => {
+          runs[name] += 1;
+          if (!reachable) throw lostDb();
+        },
+        onError: (err) => {
+          throw err;
+        },
+        outage,
+        timers,
+      });
+    const a = loop('a', 10_000);
+    const b = loop('b', 1_000);
+    a.start();
+    b.start();
+    reachable = false;
+    await advance(40_000);
+    expect(a.paused && b.paused).toBe(true);
+
+    reachable = true;
+    await advance(1_000);
+    // b found it back and recorded the outage; a, on a longer pause, is still waiting.
+    expect(b.paused).toBe(false);
+    expect(a.paused).toBe(true);
+    probeAnswers = false;
+    const aRuns = runs.a;
+    await advance(30_000);
+    expect(a.paused).toBe(false);
+    expect(runs.a).toBeGreaterThan(aRuns);
+    expect(outage.down).toBe(false);
+    expect(app.stores.events.list({ source: 'system' })).toHaveLength(1);
+    await a.stop();
+    await b.stop();
+  });
+
   it('reports any other failure, a synchronous throw too, and keeps its period', async () => {
     const clock = fakeClock();
     const { timers, advance } = manualTimers(clock);

@@ -25,8 +25,8 @@ import {
   sessionOf,
   startFleetMember,
   startRun,
-  waitFor,
 } from '../helpers/fleet.js';
+import { waitFor } from '../helpers/wait.js';
 import { logged, logLines } from '../helpers/log-lines.js';
 import {
   type AsyncFreshDatabase,

@@ -16,12 +16,12 @@ describe('demo mode: conversation memory', () => {
   it('summarises the demo chat and extracts its memories with the simulated gateway', async () => {
     const demo = (serve = startDemoServe({ WATCHKEEPER_EMBEDDINGS: 'off' }));
     // Opened once serve has migrated the database (two migrators at once could race).
-    await demo.until(() => /watchkeeper serving/.test(demo.log()), 300);
+    await demo.until(() => /watchkeeper serving/.test(demo.log()));
     const stores = openStores(demo.dbPath);
     try {
       const extracted = () =>
         stores.memories.list({ status: 'all' }).filter((m) => m.source === 'conversation');
-      await demo.until(() => extracted().length > 0, 400);
+      await demo.until(() => extracted().length > 0);
       const summaries = stores.summaries.history(DEMO_CONVERSATION_ID);
       expect(summaries.some((s) => s.status === 'completed')).toBe(true);
       expect(extracted().length).toBeGreaterThan(0);

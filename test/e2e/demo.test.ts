@@ -21,7 +21,7 @@ describe('demo mode', () => {
 
   it('shows a whole chain at start: sessions, events and memories, labelled simulated', async () => {
     const demo = (serve = startDemoServe({ ANTHROPIC_API_KEY: 'must-not-be-used' }));
-    await demo.until(() => logged(demo.log(), 'session ended', { session: 3 }), 600);
+    await demo.until(() => logged(demo.log(), 'session ended', { session: 3 }));
     expect(demo.log()).toContain('DEMO MODE: sessions run against a SIMULATED model');
     expect(logged(demo.log(), 'session ended', { session: 3, status: 'completed' })).toBe(true);
     expect(await demo.stop()).toBe(0);

@@ -79,7 +79,7 @@ describe('the memory graph in serve', () => {
     }));
     const endpoint = join(demo.dataDir, ENDPOINT_FILE);
     // The demo's start-up chain is three sessions.
-    await demo.until(() => graphSessions(demo.dbPath).length >= 3, 900);
+    await demo.until(() => graphSessions(demo.dbPath).length >= 3);
     // No page was viewed: serve queued each log as its session ended.
     expect(graphSessions(demo.dbPath)).toEqual(['wk-1', 'wk-2', 'wk-3']);
 
@@ -90,11 +90,11 @@ describe('the memory graph in serve', () => {
       nonce: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(await stopHook(demo.dataDir, copy.main, copy.dir)).toBe(0);
-    await demo.until(() => graphSessions(demo.dbPath).includes(SESSION), 300);
+    await demo.until(() => graphSessions(demo.dbPath).includes(SESSION));
     expect(graphSessions(demo.dbPath)).toContain(SESSION);
     // Indexed by serve (its log says so), not by an indexer the hook started (that one logs here).
     // The log line follows the commit that made the session visible: wait for it too.
-    await demo.until(() => demo.log().includes(copy!.main), 300);
+    await demo.until(() => demo.log().includes(copy!.main));
     expect(demo.log()).toMatch(/graph: indexed/);
     expect(demo.log()).toContain(copy.main);
     expect(existsSync(join(demo.dataDir, 'graph-hook.log'))).toBe(false);
@@ -108,11 +108,11 @@ describe('the memory graph in serve', () => {
     // No serve: the hook starts its own indexer, which logs to the data folder.
     expect(await stopHook(demo.dataDir, copy.subagent, copy.dir)).toBe(0);
     const agent = `${SESSION}/agent-a1b2c3d4e5f6a7b8c`;
-    await demo.until(() => graphSessions(demo.dbPath).includes(agent), 300);
+    await demo.until(() => graphSessions(demo.dbPath).includes(agent));
     expect(graphSessions(demo.dbPath)).toContain(agent);
-    await demo.until(() => existsSync(join(demo.dataDir, 'graph-hook.log')), 100);
+    await demo.until(() => existsSync(join(demo.dataDir, 'graph-hook.log')));
     const hookLog = () => readFileSync(join(demo.dataDir, 'graph-hook.log'), 'utf8');
-    await demo.until(() => hookLog().includes(copy!.subagent), 100);
+    await demo.until(() => hookLog().includes(copy!.subagent));
     expect(hookLog()).toContain(`${copy.subagent}: indexed`);
     // The request serve refused was left for the hook's indexer, which refused it too.
     expect(hookLog()).toContain(`refused: ${outside}`);

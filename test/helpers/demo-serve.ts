@@ -17,8 +17,13 @@ export interface DemoServe {
   dbPath: string;
   /** What serve has written to stderr so far. */
   log(): string;
-  /** Polls until `done()` holds or `tries` polls have passed; the caller asserts afterwards. */
-  until(done: () => boolean, tries: number): Promise<void>;
+  /**
+   * Polls until `done()` holds, or serve exits while it waits; the caller asserts afterwards.
+   * After serve has stopped it waits for other processes (a hook's own indexer) until `done()`.
+   * No count of polls: on a busy machine serve is only slower, and the test's deadline catches
+   * a hang.
+   */
+  until(done: () => boolean): Promise<void>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL if still running, and the data folder removed. */
@@ -37,15 +42,22 @@ export function startDemoServe(env: Record<string, string> = {}): DemoServe {
       ...env,
     },
   });
-  const closed = new Promise<number | null>((r) => child.on('close', r));
+  let exited = false;
+  const closed = new Promise<number | null>((r) =>
+    child.on('close', (code) => {
+      exited = true;
+      r(code);
+    }),
+  );
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   return {
     dataDir,
     dbPath: join(dataDir, 'watchkeeper.db'),
     log: () => log,
-    async until(done, tries) {
-      for (let i = 0; i < tries && !done(); i += 1) {
+    async until(done) {
+      const running = !exited;
+      while (!done() && !(running && exited)) {
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     },

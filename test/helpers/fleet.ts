@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { logLines } from './log-lines.js';
+import { WaitAborted, waitFor } from './wait.js';
 
 const BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 export const FLEET_CLAUDE = fileURLToPath(
   new URL('../fixtures/bin/fleet-claude.mjs', import.meta.url),
 );
 export const FLEET_TOKEN = 'fleet-test-token-0123456789abcdef';
-const POLL_MS = 50;
 
 /** What the fixture CLI recorded about one session. */
 export interface FixtureRecord {
@@ -45,36 +45,6 @@ export interface FleetMember {
   /** Resolves with the exit code (or signal) once the process has ended. */
   closed: Promise<number | string | null>;
   kill(signal: NodeJS.Signals): void;
-}
-
-/** Thrown inside a waitFor poll: ends the wait at once (the thing waited for cannot happen). */
-export class WaitAborted extends Error {}
-
-/**
- * Polls `fn` until it returns something truthy, or fails naming `what` after `ms` (with the last
- * error a poll threw); a WaitAborted ends it at once.
- */
-export async function waitFor<T>(
-  what: string,
-  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  ms = 90_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let lastError: unknown = null;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      if (err instanceof WaitAborted) throw err;
-      lastError = err;
-    }
-    if (Date.now() > end) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${ms} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
 }
 
 /**

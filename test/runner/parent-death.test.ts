@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { findExecutable, withParentDeathSignal } from '../../src/process/parent-death.js';
 import { alive, gone } from '../helpers/runner.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const SETPRIV = process.platform === 'linux' ? findExecutable('setpriv', PATH, '/') : null;
@@ -74,8 +75,7 @@ setInterval(() => {}, 1000);
         // setpriv has exec'd sleep in place: same pid, its own group, the signal kept.
         const exec = `${findExecutable('sleep', PATH, '/')}\u0000300\u0000`;
         const cmdline = () => readFileSync(`/proc/${childPid}/cmdline`, 'utf8');
-        for (let i = 0; i < 100 && cmdline() !== exec; i += 1)
-          await new Promise((r) => setTimeout(r, 20));
+        await waitFor('setpriv to exec sleep', () => cmdline() === exec);
         expect(cmdline()).toBe(exec);
         const stat = readFileSync(`/proc/${childPid}/stat`, 'utf8');
         expect(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]).toBe(String(childPid));

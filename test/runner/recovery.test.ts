@@ -11,6 +11,7 @@ import { canInspectGroups, groupMembers } from '../../src/runner/process-group.j
 import { recoverInterruptedSessions } from '../../src/runner/recovery.js';
 import { testApp, type TestApp } from '../helpers/db.js';
 import { alive, gone } from '../helpers/runner.js';
+import { waitFor } from '../helpers/wait.js';
 
 let app: TestApp;
 const groups: number[] = [];
@@ -41,8 +42,7 @@ async function group(env: Record<string, string>, script = 'sleep 300 & wait'): 
   leader.unref();
   const pgid = leader.pid!;
   groups.push(pgid);
-  for (let i = 0; i < 100 && groupMembers(pgid).length < 2; i += 1)
-    await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the leader and its child in the group', () => groupMembers(pgid).length >= 2);
   expect(groupMembers(pgid)).toHaveLength(2);
   return pgid;
 }

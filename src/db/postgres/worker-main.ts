@@ -7,6 +7,7 @@
  *
  * Protocol, one request at a time on `workerData.port`; after posting each answer the worker sets
  * `signal[0]` to 1 and wakes the main thread (Atomics.notify):
+ *   -> { id, op: 'open', settings }               a pool for a database (after a 'close': another)
  *   -> { id, op: 'query', text, params, mode }   mode: 'plain' | 'typed' | 'probe'
  *   -> { id, op: 'exec', text }                   several statements, no parameters
  *   -> { id, op: 'begin' | 'commit' | 'rollback', isolation? }
@@ -24,9 +25,12 @@ import type * as WorkerThreads from 'node:worker_threads';
 import type * as Pg from 'pg';
 
 export interface PostgresWorkerData {
-  url: string;
   port: WorkerThreads.MessagePort;
   signal: Int32Array;
+}
+
+export interface PoolSettings {
+  url: string;
   poolSize: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
@@ -34,6 +38,7 @@ export interface PostgresWorkerData {
 }
 
 export type WorkerRequest =
+  | { id: number; op: 'open'; settings: PoolSettings }
   | { id: number; op: 'query'; text: string; params: unknown[]; mode: 'plain' | 'typed' | 'probe' }
   | { id: number; op: 'exec'; text: string }
   | { id: number; op: 'begin'; isolation: string }
@@ -53,8 +58,7 @@ export type WorkerAnswer =
 export function postgresWorkerMain(load: (id: string) => unknown): void {
   const threads = load('node:worker_threads') as typeof WorkerThreads;
   const pg = load('pg') as typeof Pg;
-  const data = threads.workerData as PostgresWorkerData;
-  const { port, signal } = data;
+  const { port, signal } = threads.workerData as PostgresWorkerData;
 
   // Numbers come back as numbers, as they do from SQLite: ids and counts (int8) fit in 2^53,
   // sums and averages (numeric) are read as doubles, and a boolean expression is 1 or 0.
@@ -62,20 +66,30 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   pg.types.setTypeParser(1700, (v: string) => Number(v));
   pg.types.setTypeParser(16, (v: string) => (v === 't' ? 1 : 0));
 
-  const pool = new pg.Pool({
-    connectionString: data.url,
-    max: data.poolSize,
-    connectionTimeoutMillis: data.connectTimeoutMs,
-    statement_timeout: data.statementTimeoutMs,
-    // A connection that silently stops answering (a network split) fails on the client side too.
-    query_timeout: data.statementTimeoutMs + 2_000,
-    keepAlive: true,
-    idle_in_transaction_session_timeout: data.statementTimeoutMs * 2,
-    application_name: data.applicationName,
-  });
-  // An idle connection that dies is dropped by the pool; the next request gets a fresh one.
-  pool.on('error', () => undefined);
+  let open: Pg.Pool | null = null;
   let tx: Pg.PoolClient | null = null;
+
+  function openPool(s: PoolSettings): Pg.Pool {
+    const pool = new pg.Pool({
+      connectionString: s.url,
+      max: s.poolSize,
+      connectionTimeoutMillis: s.connectTimeoutMs,
+      statement_timeout: s.statementTimeoutMs,
+      // A connection that silently stops answering (a network split) fails on the client side too.
+      query_timeout: s.statementTimeoutMs + 2_000,
+      keepAlive: true,
+      idle_in_transaction_session_timeout: s.statementTimeoutMs * 2,
+      application_name: s.applicationName,
+    });
+    // An idle connection that dies is dropped by the pool; the next request gets a fresh one.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  function pool(): Pg.Pool {
+    if (!open) throw new Error('the database connection is closed');
+    return open;
+  }
 
   // Codes for "PostgreSQL could not type a parameter": indeterminate_datatype, datatype_mismatch,
   // undefined_function (an operator for `unknown`), ambiguous_function, and one parameter used
@@ -95,7 +109,7 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   }
 
   async function run(text: string, params: unknown[]): Promise<Pg.QueryResult> {
-    return tx ? tx.query(text, params) : pool.query(text, params);
+    return tx ? tx.query(text, params) : pool().query(text, params);
   }
 
   async function query(r: Extract<WorkerRequest, { op: 'query' }>): Promise<WorkerAnswer> {
@@ -121,13 +135,16 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   async function handle(r: WorkerRequest): Promise<WorkerAnswer> {
     const done = { id: r.id, rows: [], rowCount: 0 };
     switch (r.op) {
+      case 'open':
+        open = openPool(r.settings);
+        return done;
       case 'query':
         return query(r);
       case 'exec':
         await run(r.text, []);
         return done;
       case 'begin': {
-        const client = await pool.connect();
+        const client = await pool().connect();
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${r.isolation}`);
         } catch (err) {
@@ -163,7 +180,8 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
       case 'close':
         tx?.release(true);
         tx = null;
-        await pool.end();
+        await open?.end();
+        open = null;
         return done;
     }
   }
