@@ -49,6 +49,7 @@ const POSTGRES_SUITES = [
   'test/gateway/gateway.test.ts',
   'test/gateway/openai-backend.test.ts',
   'test/graph/incremental.test.ts',
+  'test/graph/repeats.test.ts',
   'test/notify/delivery.test.ts',
   'test/runner/ingest.test.ts',
   'test/runner/mcp-tool-guard.test.ts',

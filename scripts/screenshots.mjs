@@ -1,6 +1,7 @@
 // Screenshots for the README, from a real demo run: `watchkeeper serve --demo` (the real Claude
-// CLI against the simulated model), signed in through the real login page, a session caught
-// while it is live. Needs Debian's chromium. Writes docs/screenshots/*.png.
+// CLI against the simulated model), signed in through the real login page: the Overview, the
+// Sessions list, the Memories, the Overview on a phone (390x844) and a session caught while it
+// is live. Needs Debian's chromium. Writes docs/screenshots/*.png.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -64,8 +65,22 @@ try {
   await page.waitForURL(`${base}/`);
   // The caret is left alone: hiding it leaves a style attribute that the CSP refuses on a swap.
   await page.screenshot({ path: join(OUT, 'overview.png'), caret: 'initial' });
+  await page.goto(`${base}/sessions`);
+  await page.screenshot({ path: join(OUT, 'sessions.png'), caret: 'initial' });
   await page.goto(`${base}/memories`);
   await page.screenshot({ path: join(OUT, 'memories.png'), caret: 'initial' });
+  // A phone: its own context (the sign-in cookie is copied), so the page lays out for its width.
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
+  await phone.addCookies(await page.context().cookies());
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${base}/`);
+  await phonePage.screenshot({ path: join(OUT, 'overview-phone.png'), caret: 'initial' });
+  await phone.close();
   // Catch the next scheduled session while it runs.
   let live = null;
   for (let i = 0; i < 1500 && !live; i += 1) {

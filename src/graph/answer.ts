@@ -6,7 +6,9 @@
  */
 import type { GraphSessionRow, GraphStores, IdeaRow, SpanRow } from '../db/graph/graph.js';
 import { estimateTokens } from '../memory/index.js';
+import { shownEntities } from './entity-evidence.js';
 import type { RankedIdea, Via } from './ranked-idea.js';
+import { type IdeaRepeat, onceEach } from './repeats.js';
 
 export interface ChainLink {
   id: number;
@@ -21,6 +23,8 @@ export interface AnswerIdea {
   entities: string[];
   /** The supersession chain it belongs to, oldest first; null when it has none. */
   chain: ChainLink[] | null;
+  /** How often its text was said (the answer shows a repeated idea once), first and last. */
+  seen: IdeaRepeat;
 }
 
 export interface AnswerGroup {
@@ -75,7 +79,16 @@ function ideaLine(a: AnswerIdea): string {
   const word = confidenceWord(i.confidence);
   const state = i.intent === 'question' ? (i.answered ? ', answered' : ', open') : '';
   const via = a.via ? `, ${viaText(a.via)}` : '';
-  return `- ${i.intent}${word ? ` (${word})` : ''}: ${clip(i.content, 300)} [#${i.id}, ${day(i.createdAt)}${state}${via}]`;
+  return `- ${i.intent}${word ? ` (${word})` : ''}: ${clip(i.content, 300)} [#${i.id}, ${day(i.createdAt)}${state}${via}${saidText(a.seen)}]`;
+}
+
+/** ", said 7 times in 7 conversations 2026-03-01..2026-03-07" for a repeated idea. */
+function saidText(seen: IdeaRepeat): string {
+  if (seen.count <= 1) return '';
+  const where = seen.sessions > 1 ? ` in ${seen.sessions} conversations` : '';
+  const first = day(seen.firstAt);
+  const last = day(seen.lastAt);
+  return `, said ${seen.count} times${where} ${first === last ? first : `${first}..${last}`}`;
 }
 
 function chainLine(chain: ChainLink[]): string {
@@ -160,8 +173,17 @@ export function assembleAnswer(
   let used = cost([head, ...noteLines]) + countsReserve;
   const groups = new Map<number, AnswerGroup>();
   const covered = new Set<number>();
+  // The best ranked of each text stands for the others: a repeated idea is said once.
+  const seen = new Map(
+    onceEach(
+      stores,
+      ranked.map((r) => r.idea),
+    ).map((x) => [x.idea.id, x.seen]),
+  );
+  const keys = new Set<string>();
   for (const r of ranked) {
-    if (covered.has(r.idea.id)) continue;
+    const said = seen.get(r.idea.id);
+    if (covered.has(r.idea.id) || !said || keys.has(said.key)) continue;
     const span = spanOf(r.idea.spanId);
     const key = span?.id ?? 0;
     const existing = groups.get(key);
@@ -172,7 +194,14 @@ export function assembleAnswer(
       ideas: [],
     };
     const chain = chainOf(r.idea.id, stores);
-    const answer: AnswerIdea = { idea: r.idea, score: r.score, via: r.via, entities: [], chain };
+    const answer: AnswerIdea = {
+      idea: r.idea,
+      score: r.score,
+      via: r.via,
+      entities: [],
+      chain,
+      seen: said,
+    };
     const lines = [ideaLine(answer), ...(chain ? [chainLine(chain)] : [])];
     const need = cost(lines) + (existing ? 0 : cost(['', ...groupHeader(group)]));
     if (used + need > budget) continue;
@@ -180,12 +209,18 @@ export function assembleAnswer(
     group.ideas.push(answer);
     groups.set(key, group);
     covered.add(r.idea.id);
+    keys.add(said.key);
     for (const l of chain ?? []) covered.add(l.id);
   }
   const list = [...groups.values()];
   const entities = rows.entitiesOf(list.flatMap((g) => g.ideas.map((a) => a.idea.id)));
+  const shown = new Set(shownEntities(stores, [...entities.values()].flat()).map((e) => e.id));
   for (const g of list) {
-    for (const a of g.ideas) a.entities = (entities.get(a.idea.id) ?? []).map((e) => e.name);
+    for (const a of g.ideas) {
+      a.entities = (entities.get(a.idea.id) ?? [])
+        .filter((e) => shown.has(e.id))
+        .map((e) => e.name);
+    }
     g.ideas.sort(
       (x, y) => x.idea.createdAt - y.idea.createdAt || x.idea.sourceLine - y.idea.sourceLine,
     );

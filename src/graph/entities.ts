@@ -6,6 +6,7 @@
  */
 import type { EntityType } from '../db/graph/graph.js';
 import { lookupCatalogName } from './catalog.js';
+import { mayNameEntity } from './not-entities.js';
 
 export interface EntityMention {
   name: string;
@@ -108,20 +109,6 @@ for (const [name, spellings] of Object.entries(TECHNOLOGIES)) {
 }
 const MULTIWORD = [...BY_SPELLING.keys()].filter((k) => k.includes(' '));
 
-/** Capitalised words that are not names. */
-const NOT_NAMES = new Set(
-  (
-    'I The A An This That These Those It Its We Our You Your They Their He She His Her My Me ' +
-    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May ' +
-    'June July August September October November December Today Tomorrow Yesterday Yes No Not ' +
-    'Ok Okay Also And But Or So If When While Then Now Here There What Why How Which Who Where ' +
-    'Let Lets Maybe Please Thanks Thank Hi Hello Hey Oh Well Sure Great Good Nice Wow Next Last ' +
-    'First Second Third Finally Note Update Done Fixed Decision Question Problem Solution Todo ' +
-    'English French German Spanish Internet Web Mr Mrs Ms Dr One Two Three Some Any All Every ' +
-    'After Before During Since Until Because Instead However Also Actually Anyway Still Just'
-  ).split(' '),
-);
-
 /** Catalog names that are everyday words: taken only when written capitalised mid-sentence. */
 const EVERYDAY = new Set(
   (
@@ -160,6 +147,7 @@ export function entitiesIn(
 ): EntityMention[] {
   const out = new Map<string, EntityMention>();
   const add = (name: string, type: EntityType, alias: string) => {
+    if (!mayNameEntity(name, type)) return;
     const key = `${type}:${name.toLowerCase()}`;
     if (!out.has(key)) out.set(key, { name, type, alias });
   };
@@ -221,11 +209,11 @@ export function entitiesIn(
       add(word, 'project', word);
       continue;
     }
-    if (ACRONYM.test(word) && !NOT_NAMES.has(word)) {
+    if (ACRONYM.test(word) && mayNameEntity(word, 'concept')) {
       add(word.replace(/s$/, ''), 'concept', word);
       continue;
     }
-    if (/^[A-Z][a-z]{2,}$/.test(word) && !initial && !NOT_NAMES.has(word)) {
+    if (/^[A-Z][a-z]{2,}$/.test(word) && !initial) {
       add(word, 'person', word);
     }
   }

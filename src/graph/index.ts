@@ -22,6 +22,7 @@ import { createGraphViews } from './views.js';
 
 export { type AnswerGroup, type AnswerIdea, day, sessionLabel, viaText } from './answer.js';
 export { currentTranscripts, transcriptFiles } from './discover.js';
+export { MIN_ENTITY_EVIDENCE, shownEntities, topEntities } from './entity-evidence.js';
 export { countNewLines, fileIdentity } from './file-reader.js';
 export { GRAPH_JOB_KINDS, gatewayModel } from './gateway-model.js';
 export { type IndexOutcome } from './index-outcome.js';
@@ -54,6 +55,7 @@ export {
   type RememberOptions,
   type Why,
 } from './remember.js';
+export { type IdeaRepeat, onceEach, type SeenIdea } from './repeats.js';
 export { sourceOf } from './sources/kind.js';
 export { type TranscriptFolders, transcriptRoots, transcriptUnder } from './transcript-roots.js';
 export { type EntityView, type IdeaView, type SessionView, type TopicNode } from './views.js';

@@ -13,6 +13,7 @@ import { isoTime } from '../db/json.js';
 import type { AnswerGroup } from './answer.js';
 import type { IndexReport } from './indexer.js';
 import type { RememberAnswer } from './remember.js';
+import type { IdeaRepeat } from './repeats.js';
 import type { IdeaView, SessionView, TopicNode } from './views.js';
 
 export function graphSessionJson(s: GraphSessionRow) {
@@ -60,6 +61,16 @@ export function ideaJson(i: IdeaRow) {
   };
 }
 
+/** How often an idea's text was said: `count` 1 for an idea said once. */
+function seenJson(r: IdeaRepeat) {
+  return {
+    count: r.count,
+    sessions: r.sessions,
+    first_at: isoTime(r.firstAt),
+    last_at: isoTime(r.lastAt),
+  };
+}
+
 export function entityJson(e: EntityRow) {
   return { id: e.id, name: e.name, type: e.type };
 }
@@ -77,6 +88,7 @@ function groupJson(g: AnswerGroup) {
       chain:
         a.chain?.map((l) => ({ id: l.id, content: l.content, created_at: isoTime(l.createdAt) })) ??
         null,
+      seen: seenJson(a.seen),
     })),
   };
 }
@@ -132,6 +144,7 @@ export function ideaViewJson(v: IdeaView) {
       direction: r.direction,
       idea: ideaJson(r.other),
     })),
+    seen: seenJson(v.seen),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import { ENTITY_TYPES, type EntityType, type Intent, INTENTS } from '../db/graph/graph.js';
 import { entitiesIn, type EntityMention, technologyNamed } from './entities.js';
+import { mayNameEntity } from './not-entities.js';
 import { cueOf, type ExtractedIdea, type ExtractHints, extractIdeas } from './extract.js';
 import { extractiveSummary, keywordName, type SpanIdea } from './summary.js';
 import type { Turn } from './turns.js';
@@ -135,6 +136,7 @@ export function parseExtraction(
               ENTITY_TYPES.includes(e.type as EntityType),
           )
           .map((e) => foldEntity(e.name, e.type))
+          .filter((e) => mayNameEntity(e.name, e.type))
       : [];
     out.push({
       line: turn.line,

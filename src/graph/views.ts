@@ -12,6 +12,8 @@ import type {
   SpanRow,
 } from '../db/graph/graph.js';
 import { AppError } from '../errors.js';
+import { shownEntities } from './entity-evidence.js';
+import { type IdeaRepeat, onceEach, type SeenIdea } from './repeats.js';
 
 export interface TopicNode {
   span: SpanRow;
@@ -40,12 +42,16 @@ export interface IdeaView {
   session: GraphSessionRow | null;
   entities: EntityRow[];
   related: RelatedIdea[];
+  /** How often its text was said, first and last. */
+  seen: IdeaRepeat;
 }
 
 export interface EntityView {
   entity: EntityRow;
   aliases: string[];
   ideas: IdeaRow[];
+  /** The ideas once each, newest first, with how often each was said. */
+  seen: SeenIdea[];
 }
 
 export function createGraphViews(stores: GraphStores) {
@@ -112,7 +118,7 @@ export function createGraphViews(stores: GraphStores) {
         span,
         topic: span?.parentId ? rows.span(span.parentId) : null,
         session: sources.session(idea.session),
-        entities: rows.entitiesOf([id]).get(id) ?? [],
+        entities: shownEntities(stores, rows.entitiesOf([id]).get(id) ?? []),
         related: relations
           .map((r) => ({
             relation: r,
@@ -120,6 +126,7 @@ export function createGraphViews(stores: GraphStores) {
             other: others.get(r.fromId === id ? r.toId : r.fromId)!,
           }))
           .filter((r) => r.other !== undefined),
+        seen: onceEach(stores, [idea])[0]!.seen,
       };
     },
 
@@ -127,7 +134,8 @@ export function createGraphViews(stores: GraphStores) {
       const entity = rows.entity(id);
       if (!entity)
         throw new AppError('not_found', `no entity with id ${id}`, { data: { field: 'id' } });
-      return { entity, aliases: rows.aliasesOf(id), ideas: rows.ideasOfEntity(id) };
+      const ideas = rows.ideasOfEntity(id);
+      return { entity, aliases: rows.aliasesOf(id), ideas, seen: onceEach(stores, ideas) };
     },
   };
 }

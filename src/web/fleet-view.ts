@@ -5,7 +5,7 @@
  */
 import type { WebDeps } from './deps.js';
 
-const LONE = 'local';
+export const LONE = 'local';
 
 export function showsInstances(deps: Pick<WebDeps, 'config' | 'stores'>): boolean {
   const { databaseUrl, instance } = deps.config.fleet;
@@ -13,4 +13,15 @@ export function showsInstances(deps: Pick<WebDeps, 'config' | 'stores'>): boolea
   // Two names at most: enough to know whether any is not `local`.
   const names = [...deps.stores.sessions.instances(2), ...deps.stores.events.instances(2)];
   return names.some((n) => n !== LONE);
+}
+
+/**
+ * The same rule for the Memories page, which also knows the instances its memories belong to:
+ * a memory another instance wrote, or one shared with the fleet, is worth naming on every row.
+ */
+export function memoriesShowInstances(
+  deps: Pick<WebDeps, 'config' | 'stores'>,
+  memoryInstances: readonly string[],
+): boolean {
+  return memoryInstances.some((n) => n !== LONE) || showsInstances(deps);
 }

@@ -3,14 +3,14 @@
  * transcript: the conversations, the latest ideas by intent, the evolution chains, entity and
  * idea pages, a watchkeeper session's topics on its page, and /api/v1/graph.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createGraph } from '../../src/graph/index.js';
-import { MAIN, SESSION, SUBAGENT } from '../helpers/graph.js';
+import { MAIN, SESSION, SUBAGENT, writeRuns } from '../helpers/graph.js';
 import { type SignedIn, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 import { unsafeMarkup, XSS_CORPUS } from '../helpers/xss.js';
 
@@ -125,6 +125,45 @@ describe('conversation, idea and entity pages', () => {
     expect(body).toContain(
       'Check whether the nightly backup includes the PostgreSQL dumps of Immich.',
     );
+  });
+});
+
+describe('an idea every run repeats, and words that are no names', () => {
+  it('shows the idea once with its count, and no status word among the entities', async () => {
+    const graph = createGraph({
+      db: h.stores.db,
+      embedding: h.knowledge.embedding,
+      clock: h.clock,
+      dataDir: h.dataDir,
+    });
+    for (const file of writeRuns(mkdtempSync(join(h.dataDir, 'runs-')), 3)) {
+      await graph.index(file);
+    }
+    // As a graph indexed before the stop list holds them: shown nowhere.
+    const { rows } = graph.stores;
+    const said = h.stores.db
+      .prepare("SELECT id FROM ideas WHERE content LIKE 'The transcode queue%' ORDER BY id")
+      .all() as { id: number }[];
+    for (const { id } of said) rows.linkEntities(id, [rows.entityId('Degraded', 'person', 'x')]);
+
+    const { body } = await get('/graph');
+    const latest = body.slice(body.indexOf('id="graph-latest"'), body.indexOf('<h2>Evolution'));
+    expect(latest.match(/The transcode queue is stuck/g)).toHaveLength(1);
+    expect(latest).toMatch(/The transcode queue is stuck[\s\S]*?×3,[\s\S]*?in 3 conversations/);
+    const entities = body.slice(body.indexOf('id="graph-entities"'));
+    expect(entities).toContain('Jellyfin');
+    expect(entities).not.toMatch(/>(Degraded|Cause|Takes|Changed) </);
+
+    const recall = await get(`/graph?q=${encodeURIComponent('transcode queue stuck')}`);
+    const answer = recall.body.slice(
+      recall.body.indexOf('id="graph-answer"'),
+      recall.body.indexOf('<h2>Conversations'),
+    );
+    expect(answer.match(/>The transcode queue is stuck/g)).toHaveLength(1);
+
+    const idea = await get(`/graph/ideas/${said[0]!.id}`);
+    expect(idea.body).toMatch(/id="idea-seen">3 times in 3 conversations/);
+    expect(idea.body).not.toContain('>Degraded</a>');
   });
 });
 

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,4 +92,31 @@ export function relationRows(app: TestApp): { type: string; from: string; to: st
          JOIN ideas f ON f.id = r.from_id JOIN ideas t ON t.id = r.to_id ORDER BY r.id`,
     )
     .all() as { type: string; from: string; to: string }[];
+}
+
+/** What every run of the jellyfin check reports, as a Claude Code transcript of one run. */
+export const RUN_REPORT = [
+  'Why is jellyfin slow again?',
+  'The transcode queue is stuck behind a worker that stopped reporting progress. ' +
+    'Cause: wedged transcode worker. Degraded: jellyfin (slow health checks). ' +
+    'Jellyfin takes about a minute after a restart Takes 60s to become healthy.',
+];
+
+/** Writes `runs` transcripts, one a day from 2026-03-01, each saying `messages`. */
+export function writeRuns(folder: string, runs: number, messages = RUN_REPORT): string[] {
+  return Array.from({ length: runs }, (_, k) => {
+    const session = `run-${k + 1}`;
+    const file = join(folder, `${session}.jsonl`);
+    const lines = messages.map((content, n) => {
+      const role = n % 2 ? 'assistant' : 'user';
+      return JSON.stringify({
+        type: role,
+        sessionId: session,
+        timestamp: new Date(Date.UTC(2026, 2, 1 + k, 9, n)).toISOString(),
+        message: { role, content },
+      });
+    });
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  });
 }

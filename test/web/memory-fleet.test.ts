@@ -109,6 +109,25 @@ describe('memories of a fleet', () => {
     expect(filtered).not.toContain('5432');
   });
 
+  it('names no instance on a lone sidecar (list, filter, history); two instances do', async () => {
+    const m = written('local', 'Postgres listens on 5432 here');
+    const page = async () =>
+      (await h.request('/memories', { headers: { Cookie: auth.cookie } })).text();
+    const history = async () =>
+      (await h.request(`/memories/${m.id}/history`, { headers: htmxHeaders(auth) })).text();
+    const lone = await page();
+    expect(lone).toContain('5432');
+    expect(lone).not.toContain('class="badge instance');
+    expect(lone).not.toContain('<select name="instance"');
+    expect(await history()).not.toContain('<dt>Instance</dt>');
+
+    written('cluster-b', 'Postgres on cluster b has 64 GB of RAM');
+    const two = await page();
+    expect(two).toMatch(/<span class="badge instance"[^>]*>local<\/span>/);
+    expect(two).toContain('<select name="instance"');
+    expect(await history()).toContain('<dt>Instance</dt>');
+  });
+
   it('shares and unshares from the dashboard with the CSRF token, and refuses without it', async () => {
     const m = written('cluster-b', 'Postgres on cluster b has 64 GB of RAM');
     const history = await (

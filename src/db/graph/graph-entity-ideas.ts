@@ -1,9 +1,10 @@
 /**
- * Which ideas name an entity, and how many: an entity's page and the Graph page's entities.
+ * Which ideas name an entity, and how many: an entity's page and remember's entity list (the
+ * Graph page's entities are weighed by evidence, graph-repeats.ts).
  */
 import type { Db } from '../open.js';
 import { IDEA_COLUMNS, type IdeaRecord, toIdea, placeholders, chunked } from './graph-row-sql.js';
-import { type IdeaRow, type EntityRow } from './graph-rows.js';
+import { type IdeaRow } from './graph-rows.js';
 export function createEntityIdeaRows(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
   return {
     /** Every idea that names an entity, newest first. */
@@ -30,13 +31,6 @@ export function createEntityIdeaRows(db: Db, cached: (sql: string) => ReturnType
             .all(...chunk) as { id: number; n: number }[],
       );
       return new Map(rows.map((r) => [r.id, r.n]));
-    },
-
-    /** Entities with how many ideas name them, most named first. */
-    topEntities(limit = 50): (EntityRow & { ideas: number })[] {
-      return cached(`SELECT e.id, e.name, e.type, COUNT(l.idea_id) AS ideas FROM entities e
-        JOIN idea_entities l ON l.entity_id = e.id GROUP BY e.id
-        ORDER BY ideas DESC, e.name LIMIT ?`).all(limit) as (EntityRow & { ideas: number })[];
     },
   };
 }

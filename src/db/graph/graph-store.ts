@@ -10,9 +10,11 @@ import { createEntityIdeaRows } from './graph-entity-ideas.js';
 import { createIdeaReads } from './graph-idea-reads.js';
 import { createIdeaRows } from './graph-ideas.js';
 import { createRelationRows } from './graph-relations.js';
+import { createRepeatRows } from './graph-repeats.js';
 import { createSpanRows } from './graph-spans.js';
 
 export * from './graph-rows.js';
+export type { IdeaRepeat } from './graph-repeats.js';
 
 export function createGraphStore(db: Db) {
   const cached = statementCache(db);
@@ -24,6 +26,7 @@ export function createGraphStore(db: Db) {
     ...createEntityIdeaRows(db, cached),
     ...createRelationRows(db, cached),
     ...createGraphCounts(db, cached),
+    ...createRepeatRows(db),
   };
 }
 

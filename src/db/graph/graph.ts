@@ -31,6 +31,7 @@ export {
   type EntityType,
   type GraphCounts,
   type GraphStore,
+  type IdeaRepeat,
   type IdeaRow,
   type Intent,
   INTENTS,

@@ -12,8 +12,10 @@ import { AppError } from '../../errors.js';
 import {
   DEFAULT_BUDGET,
   type IdeaView,
+  onceEach,
   type RememberAnswer,
   sessionLabel,
+  topEntities,
   viaText,
 } from '../../graph/index.js';
 import type { AppEnv } from '../context.js';
@@ -22,6 +24,9 @@ import { graphOf, sessionLogFile } from '../graph-instance.js';
 import { page, partial } from '../render.js';
 
 const MAX_QUERY = 1000;
+/** Latest ideas shown, and how many times as many are read to fill them once repeats fold. */
+const LATEST = 30;
+const LATEST_READ = 10;
 
 function intentOf(value: string | undefined): Intent | null {
   if (value === undefined || value === '') return null;
@@ -51,7 +56,11 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
     const answer: RememberAnswer | null = q
       ? await graph.remember(q, { budget: DEFAULT_BUDGET })
       : null;
-    const latest = graph.stores.search.latestIdeas(intent ? { intents: [intent] } : {}, 30);
+    // More than are shown: a sentence every run repeats is shown once.
+    const latest = graph.stores.search.latestIdeas(
+      intent ? { intents: [intent] } : {},
+      LATEST * LATEST_READ,
+    );
     const chains = rows.recentRelations('supersedes', 10);
     const chainIdeas = new Map(
       rows.ideas(chains.flatMap((r) => [r.fromId, r.toId])).map((i) => [i.id, i]),
@@ -65,7 +74,11 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
         sessions: sources.list({ limit: 50 }),
         intents: INTENTS,
         intent,
-        latest: rows.ideas(latest).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id),
+        latest: onceEach(
+          graph.stores,
+          rows.ideas(latest).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id),
+          LATEST,
+        ),
         chains: chains
           .map((r) => ({
             relation: r,
@@ -73,7 +86,7 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
             older: chainIdeas.get(r.toId),
           }))
           .filter((x) => x.newer && x.older),
-        entities: rows.topEntities(30),
+        entities: topEntities(graph.stores, 30),
         q,
         answer,
         label: sessionLabel,

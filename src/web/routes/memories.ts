@@ -14,6 +14,7 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
 import { errorFromAppError } from '../errors.js';
+import { memoriesShowInstances } from '../fleet-view.js';
 import {
   parseArchiveReason,
   parseId,
@@ -50,6 +51,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     if (instances?.version !== v) instances = { version: v, names: stores.memories.instances() };
     return instances.names;
   };
+  // A lone sidecar's memories are all `local`: no badge, column or filter says so.
+  const fleet = () => memoriesShowInstances(deps, knownInstances());
   const tables = new Map<string, { version: string; html: string }>();
   const tableHtml = async (c: Context, q: MemoryListQuery): Promise<string> => {
     const key = JSON.stringify([
@@ -80,7 +83,13 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       limit: PAGE_SIZE + 1,
       offset: (q.page - 1) * PAGE_SIZE,
     });
-    return { q, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE, why: null };
+    return {
+      q,
+      rows: rows.slice(0, PAGE_SIZE),
+      hasNext: rows.length > PAGE_SIZE,
+      why: null,
+      fleet: fleet(),
+    };
   };
 
   // The filters apply to the search; the results come ranked, each with why it ranked there.
@@ -105,9 +114,10 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       why: Object.fromEntries(results.map((r, i) => [r.memory.id, { rank: i + 1, ...r }])),
       // Embeddings are configured but did not answer (or nothing is embedded yet).
       lexicalOnly: answer.mode === 'lexical' && deps.knowledge.embedding.model !== null,
+      fleet: fleet(),
     };
   };
-  const row = (m: MemoryRow) => ({ rows: [m] });
+  const row = (m: MemoryRow) => ({ rows: [m], fleet: fleet() });
 
   app.get('/memories', async (c) => {
     const q = listQuery((n) => c.req.query(n));
@@ -122,6 +132,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
         categories: CATEGORIES,
         services: knownServices(),
         instances: knownInstances(),
+        fleet: fleet(),
         createError: null,
         createValues: {},
       },
@@ -179,6 +190,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       history,
       spark: sparkline(points),
       inactive: m ? keeper.inactiveReason(m) : null,
+      fleet: fleet(),
     });
   });
 
