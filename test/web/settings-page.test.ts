@@ -15,7 +15,7 @@ const EMBEDDINGS = 'http://embed-user:embed-secret-pass@127.0.0.1:11434';
 
 /** The text of the table row of one setting. */
 function row(html: string, name: string): string {
-  const m = new RegExp(`<tr>\\s*<td><code>${name}</code></td>([\\s\\S]*?)</tr>`).exec(html);
+  const m = new RegExp(`<tr>\\s*<td[^>]*><code>${name}</code></td>([\\s\\S]*?)</tr>`).exec(html);
   return (m?.[1] ?? '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
@@ -50,6 +50,14 @@ describe('GET /settings', () => {
     for (const secret of ['bot-secret-token', 'embed-secret-pass', TOKEN]) {
       expect(html).not.toContain(secret);
     }
+  });
+
+  it("answers Claude Ops' /config address with the Settings page", async () => {
+    h = webHarness();
+    const auth = await h.login();
+    const res = await h.request('/config', { headers: { Cookie: auth.cookie } });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('Location')).toBe('/settings');
   });
 
   it('needs a sign-in', async () => {
