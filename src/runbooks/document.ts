@@ -1,10 +1,11 @@
 /**
  * One check, playbook or skill: its title, when it applies (its "When ..." section, else its
- * first paragraph) and, for playbooks and skills, the lowest tier that may follow it
+ * front matter's `description:`, else its first paragraph) and, for playbooks and skills, the lowest tier that may follow it
  * (`**Minimum tier**: 2`, or Claude Ops's `**Tier**: 2 (Sonnet) minimum`).
  */
 import { basename } from 'node:path';
 
+import { frontMatter } from './front-matter.js';
 import { firstParagraph, outline } from './markdown.js';
 import type { DocKind, Issue, RunbookDoc, Tier } from './types.js';
 
@@ -19,7 +20,9 @@ export function parseDocument(
 ): { doc: RunbookDoc; issues: Issue[] } {
   const issues: Issue[] = [];
   const at = (line: number, message: string) => issues.push({ file: meta.path, line, message });
-  const o = outline(text);
+  const front = frontMatter(text);
+  if (front.problem) at(front.problem.line, front.problem.message);
+  const o = outline(front.body);
   const name = basename(meta.path).replace(/\.md$/i, '');
   let minTier: Tier | null = null;
   let tierLine = 0;
@@ -37,7 +40,8 @@ export function parseDocument(
     minTier = null;
   }
   const when = o.sections.find((s) => /^when\b/i.test(s.heading.trim()));
-  const applies = (when && firstParagraph(when.lines)) ?? firstParagraph(o.intro);
+  const applies =
+    (when && firstParagraph(when.lines)) ?? front.description ?? firstParagraph(o.intro);
   if (text.trim() === '') at(1, 'the document is empty');
   else {
     if (!o.title) at(1, 'no title: a document starts with a "# " heading');

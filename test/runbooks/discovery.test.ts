@@ -101,6 +101,46 @@ describe('runbooks discovery', () => {
     expect(r.mcpServers).toEqual([]);
   });
 
+  it("reads a skill's YAML front matter, as Claude Code's skills carry, and names a broken one", async () => {
+    repos = reposFolder({
+      ...FILES,
+      'infra/.claude-ops/skills/rotate-keys.md': [
+        '---',
+        'name: rotate-keys',
+        'description: When an API key is older than 90 days or has leaked.',
+        '---',
+        '# Rotate an API key',
+        '',
+        '**Minimum tier**: 3',
+      ].join('\n'),
+      'infra/.claude-ops/checks/broken-front.md': [
+        '---',
+        'description: [unclosed',
+        '---',
+        '# Broken',
+        '',
+        'Every run.',
+      ].join('\n'),
+    });
+    const r = await discoverRunbooks({ reposDir: repos.dir });
+    expect(r.skills.find((s) => s.name === 'rotate-keys')).toMatchObject({
+      title: 'Rotate an API key',
+      applies: 'When an API key is older than 90 days or has leaked.',
+      minTier: 3,
+    });
+    // A front matter that is not YAML: a warning on its line; the Markdown after it still counts.
+    expect(r.checks.find((c) => c.name === 'broken-front')).toMatchObject({
+      title: 'Broken',
+      applies: 'Every run.',
+    });
+    expect(r.warnings).toEqual([
+      expect.objectContaining({
+        file: join(repos.dir, 'infra/.claude-ops/checks/broken-front.md'),
+        message: expect.stringContaining('the front matter is not YAML'),
+      }),
+    ]);
+  });
+
   it('reads the disk afresh on every call: a repository added later is found', async () => {
     repos = reposFolder({ 'media/README.md': 'Compose files.\n' });
     expect((await discoverRunbooks({ reposDir: repos.dir })).repositories).toHaveLength(1);
