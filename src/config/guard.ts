@@ -4,45 +4,10 @@
  */
 import type { z } from 'zod';
 
+import { GUARD_HOOKS, GUARD_INTERPRETERS } from './guard-names.js';
 import { bool, duration, int, list } from './parse.js';
 
-/**
- * Interpreters whose process-starting code the cooldown guard refuses unless the operator allows
- * them by name (WATCHKEEPER_GUARD_ALLOW_INTERPRETERS); `python3`, `gawk`, `nodejs` go by these.
- */
-export const GUARD_INTERPRETERS: readonly string[] = [
-  'perl',
-  'python',
-  'ruby',
-  'node',
-  'php',
-  'awk',
-  'sed',
-  'bun',
-  'deno',
-  'lua',
-  'tclsh',
-  'Rscript',
-  'pwsh',
-  'osascript',
-];
-
-/**
- * Programs and variables that run a command the cooldown guard cannot follow, from an option
- * or a variable (`git -c alias.x='!cmd'`, `tar --to-command`, `BASH_ENV`), refused unless the
- * operator allows them by name (WATCHKEEPER_GUARD_ALLOW_HOOKS); `vi`, `ex`, `nvim` go by `vim`.
- */
-export const GUARD_HOOKS: readonly string[] = [
-  'git',
-  'tar',
-  'ssh',
-  'vim',
-  'sort',
-  'less',
-  'fc',
-  'BASH_ENV',
-  'ENV',
-];
+export { GUARD_HOOKS, GUARD_INTERPRETERS };
 
 /** What the cooldown guard lets through that it would otherwise refuse as unreadable. */
 export interface GuardAllowance {

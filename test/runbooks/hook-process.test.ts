@@ -24,7 +24,7 @@ afterEach(() => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-function hook(tier: number, payload: unknown) {
+function hook(tier: number, payload: unknown, env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
     const p = spawn(process.execPath, [BIN, 'hook', 'pre-tool-use'], {
       env: {
@@ -34,6 +34,7 @@ function hook(tier: number, payload: unknown) {
         WATCHKEEPER_EMBEDDINGS: 'off',
         WATCHKEEPER_REPOS_DIR: repos!.dir,
         WATCHKEEPER_TIER: String(tier),
+        ...env,
       },
     });
     let stderr = '';
@@ -79,6 +80,31 @@ it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, r
   } finally {
     stores.close();
   }
+});
+
+it("holds a session's rules from the folder its runner set, whatever else the environment holds", async () => {
+  repos = rulesRepos();
+  dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-hook-'));
+  const infra = join(repos.dir, 'infra');
+  const run = {
+    tool_name: 'Bash',
+    tool_input: { command: 'ansible-playbook site.yml' },
+    cwd: infra,
+  };
+  // The session's runner resolved the settings when it started; a setting the hook cannot read
+  // (the CLI passes the environment on) does not switch the rules off.
+  const refused = await hook(1, run, {
+    WATCHKEEPER_SESSION_ID: '7',
+    WATCHKEEPER_PORT: 'not-a-port',
+  });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('`ansible-playbook` requires tier 3');
+  expect(
+    await hook(1, { ...run, tool_input: { command: 'ls' } }, { WATCHKEEPER_SESSION_ID: '7' }),
+  ).toEqual({
+    code: 0,
+    stderr: '',
+  });
 });
 
 it('has the session ask the hook before file reads and edits only when there are repositories', () => {

@@ -1,14 +1,27 @@
 /**
  * The runbook rules' part of `watchkeeper hook pre-tool-use`: the repositories' checkable rules
- * for the call (the repos folder from the configuration, the tier from WATCHKEEPER_TIER), and a
- * refusal, told to the model and recorded as a system event so the operator sees it.
+ * for the call (the repos folder, the tier from WATCHKEEPER_TIER), and a refusal, told to the
+ * model and recorded as a system event so the operator sees it.
  */
-import { loadConfig } from '../../config/index.js';
-import { openStores } from '../../db/index.js';
-import { rulesFor, runbookRefusal } from '../../runner/pre-tool-use.js';
+import type { rulesFor } from '../../runner/pre-tool-use/rules-for.js';
 import type { CliIo } from '../io.js';
 
 export type HookRules = Awaited<ReturnType<typeof rulesFor>>;
+
+/**
+ * The repos folder: in a session, the one its runner resolved and set in the CLI's environment
+ * (WATCHKEEPER_REPOS_DIR, or none), without loading the configuration; elsewhere the
+ * configuration's. Undefined when the configuration cannot be read.
+ */
+async function reposDirOf(env: CliIo['env']): Promise<string | null | undefined> {
+  if (env.WATCHKEEPER_SESSION_ID) return env.WATCHKEEPER_REPOS_DIR || null;
+  try {
+    const { loadConfig } = await import('../../config/index.js');
+    return loadConfig(env).runbooks.reposDir;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The rules to check the call against; none when the configuration cannot be read. */
 export async function runbookRules(
@@ -16,17 +29,18 @@ export async function runbookRules(
   env: CliIo['env'],
   tier: number | null,
 ): Promise<HookRules> {
-  let reposDir: string | null;
-  try {
-    reposDir = loadConfig(env).runbooks.reposDir;
-  } catch {
-    return null;
-  }
+  const reposDir = await reposDirOf(env);
+  if (!reposDir) return null;
+  const { rulesFor } = await import('../../runner/pre-tool-use/rules-for.js');
   return rulesFor(payload, { reposDir, tier, fallbackCwd: process.cwd() });
 }
 
-function recordRefusal(io: CliIo, reason: string, sessionId: number | null): void {
+async function recordRefusal(io: CliIo, reason: string, sessionId: number | null): Promise<void> {
   try {
+    const [{ loadConfig }, { openStores }] = await Promise.all([
+      import('../../config/index.js'),
+      import('../../db/index.js'),
+    ]);
     const config = loadConfig(io.env);
     const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
       instance: config.fleet.instance,
@@ -56,9 +70,11 @@ export async function refuseByRule(
   io: CliIo,
   sessionId: number | null,
 ): Promise<2 | null> {
-  const reason = rules && (await runbookRefusal(payload, rules.ctx, rules.watch));
+  if (!rules) return null;
+  const { runbookRefusal } = await import('../../runner/pre-tool-use/runbook-rules.js');
+  const reason = await runbookRefusal(payload, rules.ctx, rules.watch);
   if (!reason) return null;
   io.stderr(`${reason}\n`);
-  recordRefusal(io, reason, sessionId);
+  await recordRefusal(io, reason, sessionId);
   return 2;
 }

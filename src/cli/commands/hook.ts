@@ -3,12 +3,10 @@
  * of another server's MCP tool in a session, and before every file read or edit when there are
  * repositories (registered through --settings); the runbook rules are checked in hook-rules.ts.
  * Exit 0 lets the call run; exit 2 blocks it, and the reason on stderr becomes the tool result
- * the model sees.
+ * the model sees. It runs before every call, so what most calls need (reading the command) is all
+ * it loads: the configuration and the store are imported only for a call that needs them.
  */
-import { loadConfig } from '../../config/index.js';
-import { openStores } from '../../db/index.js';
-import { recordTrigger } from '../../notify/index.js';
-import { decidePreToolUse, toolIntents } from '../../runner/pre-tool-use.js';
+import { toolIntents } from '../../runner/pre-tool-use/tool-check.js';
 import { usageError } from '../args.js';
 import { type CliIo, readStdin } from '../io.js';
 import { conversationHook } from './conversation-hooks.js';
@@ -51,6 +49,13 @@ export async function hookCommand(argv: string[], io: CliIo): Promise<number> {
   // Most calls are not remediation: answer without touching the database.
   if (found === null || (found.intents.length === 0 && found.refusals.length === 0)) return 0;
   try {
+    const [{ loadConfig }, { openStores }, { recordTrigger }, { decidePreToolUse }] =
+      await Promise.all([
+        import('../../config/index.js'),
+        import('../../db/index.js'),
+        import('../../notify/index.js'),
+        import('../../runner/pre-tool-use.js'),
+      ]);
     const config = loadConfig(io.env);
     const stores = openStores(config.fleet.databaseUrl ?? config.dbPath, {
       instance: config.fleet.instance,

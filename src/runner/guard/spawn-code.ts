@@ -6,7 +6,7 @@
  * interpreter. Words inside string literals count too: code can look a function up by its name.
  * Code is checked up to 64 KiB (longer is refused), which bounds the patterns' scans. Pure.
  */
-import { GUARD_INTERPRETERS } from '../../config/index.js';
+import { GUARD_INTERPRETERS } from '../../config/guard-names.js';
 
 /** Inline code longer than this is refused unread (no one-liner is this long). */
 const MAX_CODE = 64 * 1024;
