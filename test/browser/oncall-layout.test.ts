@@ -4,22 +4,13 @@
  * restart was refused says it needs a human and why, the Sessions list has one row per run, and a
  * fragment's address opened directly is a styled page. One server, one browser, every page.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createDashboard } from '../../src/cli/dashboard.js';
-import { createRuntime, type Runtime } from '../../src/cli/runtime.js';
-import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
-import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { HAVE_CHROMIUM, launchBrowser } from '../helpers/browser.js';
+import type { Runtime } from '../../src/cli/runtime.js';
+import { HAVE_CHROMIUM } from '../helpers/browser.js';
+import { type BrowserDashboard, startBrowserDashboard } from '../helpers/browser-dashboard.js';
 import { seedMemory } from '../helpers/db.js';
-import { TOKEN } from '../helpers/web.js';
 
 const PAGES = [
   '/',
@@ -39,15 +30,9 @@ const PAGES = [
 ];
 const WIDTHS = [1440, 390];
 
-let browser: Browser;
-let rt: Runtime;
-let web: WebServer;
-let dataDir: string;
-let cookies: Awaited<ReturnType<BrowserContext['cookies']>> = [];
+let d: BrowserDashboard;
 let refusedRun = 0;
 let lastSession = 0;
-
-const url = (path: string) => new URL(path, web.url).toString();
 
 /** A three-tier run like the demo's: tier 3's restart refused by the cooldown, a critical event left. */
 function seedRuns(r: Runtime): void {
@@ -135,35 +120,14 @@ function seedRuns(r: Runtime): void {
 
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
-  dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-browser-oncall-'));
-  const config = loadConfig({
-    WATCHKEEPER_DATA_DIR: dataDir,
-    // Words only: the pages are under test here; ranking by meaning is tested in test/web/search.test.ts.
-    WATCHKEEPER_EMBEDDINGS: 'off',
-    WATCHKEEPER_AUTH_TOKEN: TOKEN,
-    WATCHKEEPER_PORT: '0',
+  d = await startBrowserDashboard({
     // Once a year at new year's midnight: a next run to show, none that starts during the test.
     WATCHKEEPER_SCHEDULE: '0 0 1 1 *',
     WATCHKEEPER_TZ: 'UTC',
   });
-  rt = createRuntime({
-    config,
-    clock: systemClock,
-    log: silentLogger,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir },
-  });
-  rt.scheduler.start();
-  web = await startWebServer(createDashboard(rt, { clock: systemClock, demo: false }), config.web);
-  browser = await launchBrowser();
-  const page = await browser.newPage();
-  await page.goto(url('/login'));
-  await page.fill('input[name=token]', TOKEN);
-  await page.click('button[type=submit]');
-  await page.waitForURL(url('/'));
-  cookies = await page.context().cookies();
-  await page.close();
-  seedRuns(rt);
-  seedMemory(rt, {
+  d.rt.scheduler.start();
+  seedRuns(d.rt);
+  seedMemory(d.rt, {
     service: 'jellyfin',
     category: 'timing',
     observation:
@@ -173,18 +137,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!HAVE_CHROMIUM) return;
-  await browser?.close();
-  await rt?.scheduler.shutdown();
-  await web?.close();
-  await rt?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await d?.close();
 });
 
-async function pageOf(width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  await context.addCookies(cookies);
-  return context.newPage();
-}
+const url = (path: string) => d.url(path);
+const pageOf = (width: number): Promise<Page> => d.pageAt(width);
 
 /**
  * What does not fit, measured in the page: sideways overflow, cells whose words were broken

@@ -73,6 +73,7 @@ export async function startBrowserDashboard(
     },
     async close() {
       await browser.close();
+      await rt.scheduler.shutdown();
       await web.close();
       await rt.close();
       rmSync(dataDir, { recursive: true, force: true });
