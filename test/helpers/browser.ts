@@ -16,6 +16,7 @@ import { expect } from 'vitest';
 
 import type { Runtime } from '../../src/cli/runtime.js';
 import { onConsole, problems } from './browser-problems.js';
+import { waitFor } from './wait.js';
 
 export { allowConsoleError, takeBrowserProblems } from './browser-problems.js';
 
@@ -69,12 +70,7 @@ export async function launchBrowser(): Promise<Browser> {
 /** Starts a manual run on `rt` and waits until its session is live; returns the session id. */
 export async function startLiveSession(rt: Runtime, prompt: string): Promise<number> {
   rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt, alert: null });
-  for (let i = 0; i < 600; i += 1) {
-    const id = rt.feed.liveSessions()[0];
-    if (id) return id;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no live session for "${prompt}" within 30 s`);
+  return waitFor(`a live session for "${prompt}"`, () => rt.feed.liveSessions()[0]);
 }
 
 /**
