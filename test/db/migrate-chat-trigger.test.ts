@@ -4,7 +4,7 @@
  * kept), PostgreSQL's 0006_chat_trigger.sql changes the constraint in place. Each runs on a
  * database the migrations before it made, through the real migrator.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,6 +18,7 @@ import {
   openDatabase,
 } from '../../src/db/index.js';
 import { openPostgres } from '../../src/db/postgres/open.js';
+import { migrationsUpTo } from '../helpers/migrations.js';
 import { freshDatabase, postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
 
 let dir: string;
@@ -29,17 +30,6 @@ afterEach(async () => {
   for (const clean of cleanUps.splice(0).reverse()) await clean();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A copy of `from` holding only the migrations up to and including `last`. */
-function migrationsUpTo(from: string, last: number): string {
-  const out = join(dir, `upto-${last}-${readdirSync(dir).length}`);
-  cpSync(from, out, { recursive: true });
-  for (const f of readdirSync(out))
-    if (!/^\d{4}_/.test(f) || Number(f.slice(0, 4)) > last) {
-      rmSync(join(out, f), { recursive: true });
-    }
-  return out;
-}
 
 const insertSession = (db: Db, trigger: string, parent: number | null) =>
   db
@@ -65,7 +55,7 @@ describe('migration 0020 on SQLite', () => {
   it('keeps every session, reference, index and the id high-water mark, and takes chat', () => {
     const db = openDatabase(join(dir, 'w.db'));
     cleanUps.push(() => db.close());
-    migrate(db, migrationsUpTo(MIGRATIONS_DIR, 19));
+    migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 19));
     insertSession(db, 'manual', null);
     insertSession(db, 'escalation', 1);
     insertSession(db, 'api', null);
@@ -78,7 +68,9 @@ describe('migration 0020 on SQLite', () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions'")
       .all();
 
-    expect(migrate(db).applied).toEqual(['0020_chat_trigger.sql']);
+    expect(migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 20)).applied).toEqual([
+      '0020_chat_trigger.sql',
+    ]);
     expect(db.prepare('SELECT session_id AS s FROM events').get()).toEqual({ s: 2 });
     expect(db.prepare('SELECT parent_session_id AS p FROM sessions WHERE id = 2').get()).toEqual({
       p: 1,
@@ -101,12 +93,14 @@ describe('migration 0006 on PostgreSQL', () => {
     cleanUps.push(() => fresh.drop());
     const db = openPostgres(fresh.url);
     cleanUps.push(() => db.close());
-    migrate(db, migrationsUpTo(join(MIGRATIONS_DIR, 'postgres'), 5));
+    migrate(db, migrationsUpTo(dir, join(MIGRATIONS_DIR, 'postgres'), 5));
     insertSession(db, 'manual', null);
     insertSession(db, 'escalation', 1);
     expect(() => insertSession(db, 'chat', null)).toThrow(/check constraint/i);
 
-    expect(migrate(db).applied).toEqual(['0006_chat_trigger.sql']);
+    expect(migrate(db, migrationsUpTo(dir, join(MIGRATIONS_DIR, 'postgres'), 6)).applied).toEqual([
+      '0006_chat_trigger.sql',
+    ]);
     expectChatTaken(db);
   });
 });

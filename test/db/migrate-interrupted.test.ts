@@ -1,11 +1,12 @@
 /** 0005_interrupted.sql rebuilds the sessions table, which every other table references. */
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createSessionStore, migrate, MIGRATIONS_DIR, openDatabase } from '../../src/db/index.js';
+import { migrationsUpTo } from '../helpers/migrations.js';
 
 let dir: string;
 beforeEach(() => {
@@ -13,18 +14,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The shipped migrations up to and including `last`, in their own folder. */
-function migrationsUpTo(last: number): string {
-  const out = join(dir, `upto-${last}`);
-  cpSync(MIGRATIONS_DIR, out, { recursive: true });
-  for (const f of readdirSync(out)) if (Number(f.slice(0, 4)) > last) rmSync(join(out, f));
-  return out;
-}
-
 describe('migration 0005 (interrupted sessions)', () => {
   it('keeps every session, every reference to one and the id high-water mark, and allows interrupted', () => {
     const db = openDatabase(join(dir, 'w.db'));
-    migrate(db, migrationsUpTo(4));
+    migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 4));
     const insert = db.prepare(
       `INSERT INTO sessions (status, trigger, tier, started_at, parent_session_id, simulated)
        VALUES (?, 'manual', ?, 1, ?, ?)`,
@@ -45,7 +38,9 @@ describe('migration 0005 (interrupted sessions)', () => {
       "INSERT INTO cooldown_actions (service, action_type, success, session_id, created_at) VALUES ('web', 'restart', 1, 2, 1)",
     ).run();
 
-    expect(migrate(db, migrationsUpTo(5)).applied).toEqual(['0005_interrupted.sql']);
+    expect(migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 5)).applied).toEqual([
+      '0005_interrupted.sql',
+    ]);
 
     expect(
       db.prepare('SELECT id, status, parent_session_id AS p, simulated, pgid FROM sessions').all(),
@@ -84,7 +79,7 @@ describe('migration 0005 (interrupted sessions)', () => {
 
   it('refuses, and rolls back, a migration that would leave a broken reference', () => {
     const db = openDatabase(join(dir, 'w.db'));
-    const folder = migrationsUpTo(5);
+    const folder = migrationsUpTo(dir, MIGRATIONS_DIR, 5);
     migrate(db, folder);
     db.prepare(
       "INSERT INTO sessions (status, trigger, started_at) VALUES ('completed', 'manual', 1)",

@@ -84,8 +84,8 @@ describe('memory fleet scope', () => {
     const history = app.stores.memories.history(m.id).map((h) => [h.action, h.evidence]);
     expect(history).toEqual([
       ['created', null],
-      ['edited', 'shared with the fleet by instance cluster-a (learned by cluster-a)'],
-      ['edited', 'unshared: kept by instance cluster-a'],
+      ['shared', 'shared with the fleet by instance cluster-a (learned by cluster-a)'],
+      ['unshared', 'unshared: kept by instance cluster-a'],
     ]);
     // Unsharing another instance's memory that was shared gives it to this instance.
     const theirs = written('cluster-b', 'Redis keeps its dump in /data');

@@ -64,6 +64,8 @@ export const HISTORY_ACTIONS = [
   'restored',
   'merged',
   'imported',
+  'shared',
+  'unshared',
 ] as const;
 export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../engine.js';
 import { COLUMNS, fromRaw, type RawMemory } from './memory-columns.js';
-import type { MemoryChange, MemoryRow, NewMemory } from './memory-types.js';
+import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
 export function memoryWrites(db: Db) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
@@ -106,9 +106,9 @@ export function memoryWrites(db: Db) {
     }),
 
     /**
-     * Moves a memory to another instance (FLEET: shares it), with an `edited` history entry
-     * whose evidence says what happened and by which instance. Returns false when it does not
-     * exist.
+     * Moves a memory to another instance, with a `shared` history entry when that is the fleet
+     * (FLEET), `unshared` otherwise, whose evidence says by which instance. Returns false when
+     * it does not exist.
      */
     setInstance: db.transaction(
       (id: number, instance: string, at: number, evidence: string): boolean => {
@@ -117,7 +117,7 @@ export function memoryWrites(db: Db) {
         setInstance.run(instance, at, id);
         insertHistory.run(
           id,
-          'edited',
+          instance === FLEET ? 'shared' : 'unshared',
           before.confidence,
           before.confidence,
           null,
