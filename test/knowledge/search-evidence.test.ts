@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { ObserveInput } from '../../src/knowledge/index.js';
+import type { ObserveInput } from '../../src/knowledge/memory/create.js';
 import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
 
 let app: KnowledgeApp;
