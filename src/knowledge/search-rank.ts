@@ -8,6 +8,7 @@ import {
   type Candidate,
   hasEvidence,
   KNOWN_SHARE,
+  LEAD_SHARE,
   importanceWeight,
   type ListsUsed,
   MIN_COVERAGE,
@@ -25,7 +26,7 @@ export const COVERED_WORDS = 64;
 
 /**
  * How much of the query's weight each lexical match covers: its words, service and description
- * (`found`: how many of the store's memories hold each query word).
+ * (`found`: how many of the store's memories hold each query word); and which are leading.
  */
 export function noteCoverage(
   text: string,
@@ -38,6 +39,7 @@ export function noteCoverage(
   const named = new Set(words);
   const { weights, known } = queryWeights(words, found);
   const descriptions = new Map<string, string>();
+  const first: Candidate[] = [];
   for (const c of candidates) {
     const m = rows.get(c.id);
     if (!m || c.lexicalRank === null) continue;
@@ -51,7 +53,12 @@ export function noteCoverage(
       weights,
       `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
     );
+    // What the service is matches every memory of it: a leading match says something itself.
+    if (c.lexicalRank <= STRONG_RANK && weightedCoverage(weights, m.observation) > 0) first.push(c);
   }
+  if (known < KNOWN_SHARE) return;
+  const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));
+  for (const c of first) c.leading = (c.coverage ?? 0) >= LEAD_SHARE * best;
 }
 
 /** Why a candidate did not come back (`--explain`, `explain=1`). */
@@ -86,9 +93,8 @@ function noEvidence(c: Candidate, floor: number): string {
   const words =
     c.lexicalRank === null
       ? 'not found by its words'
-      : `its words cover ${pct(c.coverage ?? 0)} of the query's weight (${pct(MIN_COVERAGE)} needed); ` +
-        `lexical rank ${c.lexicalRank}, the store holds ${pct(c.known ?? 0)} of the query's weight ` +
-        `(rank ${STRONG_RANK} or better and ${pct(KNOWN_SHARE)} needed)`;
+      : `its words cover ${pct(c.coverage ?? 0)} of the query's weight (${pct(MIN_COVERAGE)} needed), ` +
+        `lexical rank ${c.lexicalRank}, not leading`;
   return `${meaning}; ${words}`;
 }
 

@@ -66,14 +66,22 @@ export function queryWeights(
   return { weights, known: total === 0 ? 0 : known / total };
 }
 
-/** Share of the query's weight whose stems the text holds, 0..1. */
+/**
+ * Share of the query the text holds: of its weight, or of its words (a tool call's paths and
+ * flags weigh the most yet say least) counting one word more (so that one word of two is not
+ * half of a question), whichever is more, 0..1.
+ */
 export function weightedCoverage(weights: ReadonlyMap<string, number>, text: string): number {
   let total = 0;
   let have = 0;
+  let words = 0;
   const stems = contentStems(text);
   for (const [s, w] of weights) {
     total += w;
-    if (stems.has(s)) have += w;
+    if (stems.has(s)) {
+      have += w;
+      words += 1;
+    }
   }
-  return total === 0 ? 0 : have / total;
+  return total === 0 ? 0 : Math.max(have / total, words / (weights.size + 1));
 }

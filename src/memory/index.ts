@@ -71,6 +71,7 @@ export {
   fusedScore,
   hasEvidence,
   KNOWN_SHARE,
+  LEAD_SHARE,
   IMPORTANCE_STEP,
   IMPORTANCE_VALUES,
   type ImportanceLevel,

@@ -66,6 +66,11 @@ export interface Candidate {
   lexicalRank: number | null;
   bm25: number | null;
   coverage: number | null;
+  /**
+   * Among BM25's first matches for a query about what the store holds, covering a fair share
+   * of what the best of them covers, with a query word in its own text (search-rank.ts).
+   */
+  leading?: boolean;
   /** Share of the query's weight in words some memory holds (see evidence.ts). */
   known?: number;
   /** The query names the memory's service. */
@@ -190,10 +195,12 @@ export const MIN_COVERAGE = 0.5;
 /**
  * BM25's first matches (a page of results) are evidence on their own when the query is about
  * what the store holds: at least KNOWN_SHARE of its weight in words some memory has. A question
- * about something else (a name, a topic no memory mentions) surfaces nothing for a shared word.
+ * about something else (a name, a topic no memory mentions) surfaces nothing for a shared word;
+ * nor does a match covering under LEAD_SHARE of what the best match covers.
  */
 export const STRONG_RANK = 10;
 export const KNOWN_SHARE = 0.5;
+export const LEAD_SHARE = 0.25;
 
 /**
  * Evidence of its own: enough of the query's weight, a top BM25 rank for a query about what the
@@ -204,7 +211,7 @@ export function hasEvidence(c: Candidate, cosineFloor: number, serviceFloor?: nu
   if (c.cosine !== null && c.cosine >= cosineFloor) return true;
   if (serviceFloor !== undefined && (c.serviceCosine ?? 0) >= serviceFloor) return true;
   if (c.lexicalRank === null) return false;
-  if (c.lexicalRank <= STRONG_RANK && (c.known ?? 0) >= KNOWN_SHARE) return true;
+  if (c.leading === true) return true;
   return c.serviceNamed === true || (c.coverage ?? 0) >= MIN_COVERAGE;
 }
 
