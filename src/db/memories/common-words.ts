@@ -6,7 +6,7 @@
  * one word of a tool call, 50-180 ms at 100,000 memories. The search leaves them out. A word is
  * counted once, stopping at the quarter, and counted again once the table has grown or shrunk by
  * a tenth. Small stores keep every word: there such a word is a handful of rows, and may be the
- * point.
+ * point. The same counts weigh the query's words in the search's evidence.
  */
 import type Database from 'better-sqlite3';
 
