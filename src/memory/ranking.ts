@@ -41,7 +41,7 @@ export interface ScoreParts {
   lexicalRank: number | null;
   /** FTS5 bm25() of the match (lower is better), null without a lexical match. */
   bm25: number | null;
-  /** Share of the query's words the memory (with its service and description) contains. */
+  /** Share of the query the memory (with its service and description) holds: see evidence.ts. */
   coverage: number | null;
   /** 1-based position in the vector list, null when it was not a semantic candidate. */
   semanticRank: number | null;
