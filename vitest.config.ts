@@ -36,6 +36,7 @@ const POSTGRES_SUITES = [
   'test/knowledge/memory-service.test.ts',
   'test/knowledge/scopes.test.ts',
   'test/knowledge/search.test.ts',
+  'test/knowledge/search-evidence.test.ts',
   'test/knowledge/vector-index-file.test.ts',
   'test/knowledge/fleet-scope.test.ts',
   'test/graph/remember.test.ts',

@@ -49,6 +49,7 @@ export {
   type RetentionStore,
 } from './retention.js';
 export { anyOfWords } from './fts-query.js';
+export { commonOf } from './memories/common-words.js';
 export {
   type BackgroundLoop,
   type BackgroundLoopOptions,

@@ -1,29 +1,45 @@
 /**
- * The last steps of the hybrid search: how much of the query each lexical match covers, then
- * each candidate with evidence enough scored (src/memory/ranking.ts) and ordered.
+ * The last steps of the hybrid search: how much of the query's weight each lexical match covers
+ * (src/memory/evidence.ts), then each candidate with evidence enough scored
+ * (src/memory/ranking.ts) and ordered.
  */
 import type { MemoryRow, ServiceStore } from '../db/index.js';
 import {
   type Candidate,
   hasEvidence,
+  KNOWN_SHARE,
+  LEAD_SHARE,
   importanceWeight,
+  type ListsUsed,
   MIN_COVERAGE,
-  queryCoverage,
+  queryWeights,
   queryWords,
   type RankingPolicy,
   scoreCandidate,
   type ScoreParts,
+  STRONG_RANK,
+  weightedCoverage,
 } from '../memory/index.js';
 
-/** How much of the query each lexical match covers: its words, service and description. */
+/** How many of the query's words its evidence weighs. */
+export const COVERED_WORDS = 64;
+
+/**
+ * How much of the query's weight each lexical match covers: its words, service and description
+ * (`found`: how many of the store's memories hold each query word); and which are leading.
+ */
 export function noteCoverage(
   text: string,
+  found: { rows: number; counts: ReadonlyMap<string, number> },
   candidates: Candidate[],
   rows: ReadonlyMap<number, MemoryRow>,
   services: ServiceStore,
 ): void {
-  const named = new Set(queryWords(text, 64));
+  const words = queryWords(text, COVERED_WORDS);
+  const named = new Set(words);
+  const { weights, known } = queryWeights(words, found);
   const descriptions = new Map<string, string>();
+  const first: Candidate[] = [];
   for (const c of candidates) {
     const m = rows.get(c.id);
     if (!m || c.lexicalRank === null) continue;
@@ -32,11 +48,17 @@ export function noteCoverage(
       descriptions.set(service, services.get(service)?.description ?? '');
     }
     c.serviceNamed = service !== '' && named.has(service);
-    c.coverage = queryCoverage(
-      text,
+    c.known = known;
+    c.coverage = weightedCoverage(
+      weights,
       `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
     );
+    // What the service is matches every memory of it: a leading match says something itself.
+    if (c.lexicalRank <= STRONG_RANK && weightedCoverage(weights, m.observation) > 0) first.push(c);
   }
+  if (known < KNOWN_SHARE) return;
+  const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));
+  for (const c of first) c.leading = (c.coverage ?? 0) >= LEAD_SHARE * best;
 }
 
 /** Why a candidate did not come back (`--explain`, `explain=1`). */
@@ -56,6 +78,7 @@ interface RankOptions {
   includeBelowThreshold: boolean;
   now: number;
   semanticUsed: boolean;
+  lists: ListsUsed;
   ranking: RankingPolicy;
 }
 
@@ -70,7 +93,8 @@ function noEvidence(c: Candidate, floor: number): string {
   const words =
     c.lexicalRank === null
       ? 'not found by its words'
-      : `its words cover ${pct(c.coverage ?? 0)} of the query's (${pct(MIN_COVERAGE)} needed)`;
+      : `its words cover ${pct(c.coverage ?? 0)} of the query's weight (${pct(MIN_COVERAGE)} needed), ` +
+        `lexical rank ${c.lexicalRank}, not leading`;
   return `${meaning}; ${words}`;
 }
 
@@ -99,6 +123,7 @@ export function rankCandidates(
         importanceWeight: importanceWeight(memory.importance, memory.importanceBoost),
         now: opts.now,
         semanticUsed: opts.semanticUsed,
+        lists: opts.lists,
       },
       ranking,
     );

@@ -9,6 +9,7 @@
 import type { Clock } from '../clock.js';
 import {
   anyOfWords,
+  commonOf,
   type MemoryRow,
   type MemoryStore,
   type SearchFilter,
@@ -28,7 +29,9 @@ import {
 import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
 import { CANDIDATES, createCandidateLists } from './search-candidates.js';
-import { type CutResult, noteCoverage, rankCandidates } from './search-rank.js';
+import { COVERED_WORDS, type CutResult, noteCoverage, rankCandidates } from './search-rank.js';
+
+type WordCounts = ReturnType<SearchStore['wordCounts']>;
 
 export interface SearchOptions extends SearchFilter {
   limit?: number;
@@ -85,10 +88,9 @@ export function createSearch(deps: {
   const ranking = deps.ranking ?? DEFAULT_RANKING;
   const lists = createCandidateLists({ search, services, embedding });
   // Words in most memories weigh nothing in BM25 but would make it score every row they are in.
-  const lexicalList = (text: string, filter: SearchFilter) => {
-    const words = queryWords(text);
-    const common = search.commonWords(words);
-    const match = anyOfWords(words.filter((w) => !common.has(w)));
+  const lexicalList = (text: string, filter: SearchFilter, found: WordCounts) => {
+    const common = commonOf(found);
+    const match = anyOfWords(queryWords(text).filter((w) => !common.has(w)));
     return search.lexical(match, filter, CANDIDATES);
   };
 
@@ -118,7 +120,9 @@ export function createSearch(deps: {
         embedding.model && opts.only !== 'lexical' ? await embedding.query(text) : null;
       const t1 = performance.now();
 
-      const lexical = opts.only === 'semantic' ? [] : lexicalList(text, filter);
+      // How many memories hold each query word: the FTS5 query's common words and their weights.
+      const found = search.wordCounts(queryWords(text, COVERED_WORDS));
+      const lexical = opts.only === 'semantic' ? [] : lexicalList(text, filter, found);
       const semantic = queryVector
         ? lists.semantic(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
         : [];
@@ -136,7 +140,7 @@ export function createSearch(deps: {
         }
       }
       const rows = new Map(memories.getMany(candidates.map((c) => c.id)).map((m) => [m.id, m]));
-      noteCoverage(text, candidates, rows, services);
+      noteCoverage(text, found, candidates, rows, services);
       const semanticUsed = queryVector !== null;
       const cut: CutResult[] | undefined = opts.explain ? [] : undefined;
       const results = rankCandidates(
@@ -149,6 +153,11 @@ export function createSearch(deps: {
           includeBelowThreshold: opts.includeBelowThreshold ?? false,
           now: clock.now(),
           semanticUsed,
+          lists: {
+            lexical: lexical.length > 0,
+            semantic: semantic.length > 0,
+            service: byService.length > 0,
+          },
           ranking,
         },
         cut,

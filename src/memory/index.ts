@@ -34,6 +34,8 @@ export {
   queryWords,
   textSimilarity,
 } from './similarity.js';
+export { contentStems, type QueryWeights, queryWeights, weightedCoverage } from './evidence.js';
+export { porterStem } from './porter.js';
 export { estimateTokens } from './tokens.js';
 export { memoryKey, type MemoryIdentity, wordingsOf } from './identity.js';
 export {
@@ -68,17 +70,21 @@ export {
   DEFAULT_RANKING,
   fusedScore,
   hasEvidence,
+  KNOWN_SHARE,
+  LEAD_SHARE,
   IMPORTANCE_STEP,
   IMPORTANCE_VALUES,
   type ImportanceLevel,
   importanceValue,
   importanceWeight,
   mergeCandidates,
+  type ListsUsed,
   MIN_COVERAGE,
   type RankingPolicy,
   recencyWeight,
   scoreCandidate,
   type ScoreInput,
+  STRONG_RANK,
   type ScoreParts,
   suggestsCore,
 } from './ranking.js';

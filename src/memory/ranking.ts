@@ -4,10 +4,11 @@
  *
  *   score = relevance x confidence weight x recency weight
  *
- * where relevance is the fused score relative to the best possible one (rank 1 in both lists).
- * Nothing is surfaced below a threshold, and a candidate needs evidence of its own to be
- * surfaced at all: a cosine at or above the model's floor, or a lexical match that covers at
- * least half of the query's words (or names the memory's service). Without that a rank-based
+ * where relevance is the fused score relative to the best possible one (rank 1 in every list that
+ * produced candidates). Nothing is surfaced below a threshold, and a candidate needs evidence of
+ * its own to be surfaced at all: a cosine at or above the model's floor, or a lexical match that
+ * covers half of the query's weight (its words weighed by idf, see evidence.ts), or is among
+ * BM25's first matches for a query about what the store holds, or names the memory's service. Without that a rank-based
  * score would always call the best of many unrelated memories relevant, and a long query (a
  * tool call, an alert) would match everything that shares one common word with it.
  */
@@ -40,7 +41,7 @@ export interface ScoreParts {
   lexicalRank: number | null;
   /** FTS5 bm25() of the match (lower is better), null without a lexical match. */
   bm25: number | null;
-  /** Share of the query's words the memory (with its service and description) contains. */
+  /** Share of the query the memory (with its service and description) holds: see evidence.ts. */
   coverage: number | null;
   /** 1-based position in the vector list, null when it was not a semantic candidate. */
   semanticRank: number | null;
@@ -65,6 +66,13 @@ export interface Candidate {
   lexicalRank: number | null;
   bm25: number | null;
   coverage: number | null;
+  /**
+   * Among BM25's first matches for a query about what the store holds, covering a fair share
+   * of what the best of them covers, with a query word in its own text (search-rank.ts).
+   */
+  leading?: boolean;
+  /** Share of the query's weight in words some memory holds (see evidence.ts). */
+  known?: number;
   /** The query names the memory's service. */
   serviceNamed?: boolean;
   semanticRank: number | null;
@@ -83,9 +91,27 @@ export function fusedScore(c: Candidate, p: RankingPolicy = DEFAULT_RANKING): nu
   return lex + sem + svc;
 }
 
-/** The best fused score there is, given which lists took part in this search. */
-export function bestFusedScore(semanticUsed: boolean, p: RankingPolicy = DEFAULT_RANKING): number {
-  return (p.lexicalWeight + (semanticUsed ? p.semanticWeight + p.serviceWeight : 0)) / (p.rrfK + 1);
+/** Which candidate lists produced anything in this search. */
+export interface ListsUsed {
+  lexical: boolean;
+  semantic: boolean;
+  service: boolean;
+}
+
+/**
+ * The best fused score there is, given which lists produced candidates in this search (`true`:
+ * all three, `false`: the lexical one): a list that found nothing, or did not run, caps no one.
+ */
+export function bestFusedScore(
+  used: boolean | ListsUsed,
+  p: RankingPolicy = DEFAULT_RANKING,
+): number {
+  const u = typeof used === 'boolean' ? { lexical: true, semantic: used, service: used } : used;
+  const weight =
+    (u.lexical ? p.lexicalWeight : 0) +
+    (u.semantic ? p.semanticWeight : 0) +
+    (u.service ? p.serviceWeight : 0);
+  return (weight || p.lexicalWeight) / (p.rrfK + 1);
 }
 
 /** 1.0 for confidence 1, 0.5 for confidence 0: sure memories first, unsure ones still found. */
@@ -136,12 +162,14 @@ export interface ScoreInput {
   importanceWeight?: number;
   now: number;
   semanticUsed: boolean;
+  /** The lists that produced candidates; without it, all three when semanticUsed. */
+  lists?: ListsUsed;
 }
 
 export function scoreCandidate(input: ScoreInput, p: RankingPolicy = DEFAULT_RANKING): ScoreParts {
   const { candidate: c } = input;
   const fused = fusedScore(c, p);
-  const relevance = Math.min(1, fused / bestFusedScore(input.semanticUsed, p));
+  const relevance = Math.min(1, fused / bestFusedScore(input.lists ?? input.semanticUsed, p));
   const cw = confidenceWeight(input.confidence);
   const rw = recencyWeight(input.lastReinforcedAt, input.now);
   const iw = input.importanceWeight ?? 1;
@@ -162,17 +190,28 @@ export function scoreCandidate(input: ScoreInput, p: RankingPolicy = DEFAULT_RAN
   };
 }
 
-/** A lexical match covering at least this share of the query's words is evidence enough. */
+/** A lexical match covering at least this share of the query's weight is evidence enough. */
 export const MIN_COVERAGE = 0.5;
+/**
+ * BM25's first matches (a page of results) are evidence on their own when the query is about
+ * what the store holds: at least KNOWN_SHARE of its weight in words some memory has. A question
+ * about something else (a name, a topic no memory mentions) surfaces nothing for a shared word;
+ * nor does a match covering under LEAD_SHARE of what the best match covers.
+ */
+export const STRONG_RANK = 10;
+export const KNOWN_SHARE = 0.5;
+export const LEAD_SHARE = 0.25;
 
 /**
- * Evidence of its own: enough of the query's words, its service named, or a close meaning; with
- * `serviceFloor`, also a service whose description is that close to the query.
+ * Evidence of its own: enough of the query's weight, a top BM25 rank for a query about what the
+ * store holds, its service named, or a close meaning; with `serviceFloor`, also a service whose
+ * description is that close to the query.
  */
 export function hasEvidence(c: Candidate, cosineFloor: number, serviceFloor?: number): boolean {
   if (c.cosine !== null && c.cosine >= cosineFloor) return true;
   if (serviceFloor !== undefined && (c.serviceCosine ?? 0) >= serviceFloor) return true;
   if (c.lexicalRank === null) return false;
+  if (c.leading === true) return true;
   return c.serviceNamed === true || (c.coverage ?? 0) >= MIN_COVERAGE;
 }
 

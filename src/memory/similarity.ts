@@ -4,12 +4,14 @@
  * `textSimilarity` so that embeddings can replace it without touching the callers.
  */
 
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a an the and or but of to in on at by for with from into after before about as is are was ' +
     'were be been being it its this that these those then than so if when while do does did ' +
     'has have had will would should can could may might must not no very also just only ' +
-    'again once always usually often sometimes there their they them he she we you i'
+    'again once always usually often sometimes there their they them he she we you i ' +
+    // Question words and the possessive's "s" ask; they are not what is asked about.
+    'what who whom whose how which where why s'
   ).split(' '),
 );
 

@@ -143,7 +143,7 @@ describe('semantic recall from the command line', () => {
         observation: 'a certificate renewal at night restarts the proxy',
         reason: 'no evidence',
         detail: expect.stringMatching(
-          /^no vector to compare; its words cover \d+% of the query's \(50% needed\)$/,
+          /^no vector to compare; its words cover \d+% of the query's weight \(50% needed\), lexical rank \d+, not leading$/,
         ),
       }),
     );

@@ -6,7 +6,7 @@
  * one word of a tool call, 50-180 ms at 100,000 memories. The search leaves them out. A word is
  * counted once, stopping at the quarter, and counted again once the table has grown or shrunk by
  * a tenth. Small stores keep every word: there such a word is a handful of rows, and may be the
- * point.
+ * point. The same counts weigh the query's words in the search's evidence.
  */
 import type Database from 'better-sqlite3';
 
@@ -17,10 +17,15 @@ const MIN_ROWS = 1000;
 /** Words remembered at once (a tool call brings new ones: commands, paths). */
 const MAX_WORDS = 4096;
 
-export function commonWords(fts: () => Db | Database.Database) {
-  const known = new Map<string, boolean>();
+/**
+ * How many memories hold each word (counted up to a quarter of the table and one more: past
+ * that a word is common, its exact count does not matter), and how many memories there are: the
+ * words' weights in the search's evidence (knowledge/search-rank.ts) and the common ones left out.
+ */
+export function wordCounts(fts: () => Db | Database.Database) {
+  const known = new Map<string, number>();
   let rows = 0;
-  return (words: readonly string[]): Set<string> => {
+  return (words: readonly string[]): { rows: number; counts: Map<string, number> } => {
     const db = fts();
     const size =
       (db.prepare('SELECT max(rowid) AS n FROM memories_fts').get() as { n: number | null }).n ?? 0;
@@ -28,20 +33,31 @@ export function commonWords(fts: () => Db | Database.Database) {
       known.clear();
       rows = size;
     }
-    const out = new Set<string>();
-    if (rows < MIN_ROWS) return out;
-    const quarter = Math.floor(rows / 4);
+    const cap = rows < MIN_ROWS ? rows : Math.floor(rows / 4) + 1;
     const count = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)',
     );
+    const counts = new Map<string, number>();
     for (const word of words) {
-      let common = known.get(word);
-      if (common === undefined) {
-        common = (count.get(`"${word}"`, quarter + 1) as { n: number }).n > quarter;
-        known.set(word, common);
+      let n = known.get(word);
+      if (n === undefined) {
+        n = (count.get(`"${word}"`, cap) as { n: number }).n;
+        known.set(word, n);
       }
-      if (common) out.add(word);
+      counts.set(word, n);
     }
-    return out;
+    return { rows, counts };
   };
+}
+
+/** Of these counts, the words in more than a quarter of a table of MIN_ROWS rows or more. */
+export function commonOf(found: {
+  rows: number;
+  counts: ReadonlyMap<string, number>;
+}): Set<string> {
+  const out = new Set<string>();
+  if (found.rows < MIN_ROWS) return out;
+  const quarter = Math.floor(found.rows / 4);
+  for (const [word, n] of found.counts) if (n > quarter) out.add(word);
+  return out;
 }

@@ -9,7 +9,7 @@ import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
-import { commonWords } from './common-words.js';
+import { wordCounts } from './common-words.js';
 import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
 
@@ -137,8 +137,8 @@ export function createSearchStore(db: Db) {
     /** Where the vector index of memories is kept between runs (null: rebuilt in memory). */
     vectorIndexFile: fileBeside(db, 'memory-vectors'),
 
-    /** Which of these query words are in more than a quarter of the memories (left out of a query). */
-    commonWords: commonWords(() => (text ? text.current('memories_fts') : db)),
+    /** How many memories hold each of these query words, and how many memories there are. */
+    wordCounts: wordCounts(() => (text ? text.current('memories_fts') : db)),
 
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {

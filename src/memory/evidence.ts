@@ -1,0 +1,87 @@
+/**
+ * How much of a query a lexical match covers, in the terms the full-text index matched it by:
+ * words folded by FTS5's own Porter stemmer, stop words (question words and the possessive's
+ * "s" among them) dropped, each query word weighing its idf in the store, so that matching the
+ * rare word of a question counts for more than matching the name said in every turn.
+ */
+import { porterStem } from './porter.js';
+import { STOP_WORDS } from './similarity.js';
+
+const WORD = /[a-z0-9]+/g;
+/** Words whose stem is kept: a search stems a few hundred candidates' texts. */
+const KEPT_STEMS = 65_536;
+const stemOf = new Map<string, string>();
+
+function stem(word: string): string {
+  let s = stemOf.get(word);
+  if (s === undefined) {
+    s = porterStem(word);
+    if (stemOf.size >= KEPT_STEMS) stemOf.clear();
+    stemOf.set(word, s);
+  }
+  return s;
+}
+
+/** The stems of a text's content words. */
+export function contentStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (!STOP_WORDS.has(word)) out.add(stem(word));
+  }
+  return out;
+}
+
+export interface QueryWeights {
+  /** Each query word's stem and its weight. */
+  weights: Map<string, number>;
+  /** Share of the query's weight in words some memory holds: is the query about this store? */
+  known: number;
+}
+
+/**
+ * Each query word's weight: BM25's idf, ln(1 + (N - n + 0.5) / (n + 0.5)), of the n of the N
+ * memories that hold it (a word in none weighs the most).
+ */
+export function queryWeights(
+  words: readonly string[],
+  found: { rows: number; counts: ReadonlyMap<string, number> },
+): QueryWeights {
+  const weights = new Map<string, number>();
+  const held = new Set<string>();
+  const rows = Math.max(found.rows, 1);
+  for (const word of words) {
+    if (STOP_WORDS.has(word)) continue;
+    const n = Math.min(found.counts.get(word) ?? 0, rows);
+    const idf = Math.log(1 + (rows - n + 0.5) / (n + 0.5));
+    const s = stem(word);
+    weights.set(s, Math.max(weights.get(s) ?? 0, idf));
+    if (n > 0) held.add(s);
+  }
+  let total = 0;
+  let known = 0;
+  for (const [s, w] of weights) {
+    total += w;
+    if (held.has(s)) known += w;
+  }
+  return { weights, known: total === 0 ? 0 : known / total };
+}
+
+/**
+ * Share of the query the text holds: of its weight, or of its words (a tool call's paths and
+ * flags weigh the most yet say least) counting one word more (so that one word of two is not
+ * half of a question), whichever is more, 0..1.
+ */
+export function weightedCoverage(weights: ReadonlyMap<string, number>, text: string): number {
+  let total = 0;
+  let have = 0;
+  let words = 0;
+  const stems = contentStems(text);
+  for (const [s, w] of weights) {
+    total += w;
+    if (stems.has(s)) {
+      have += w;
+      words += 1;
+    }
+  }
+  return total === 0 ? 0 : Math.max(have / total, words / (weights.size + 1));
+}

@@ -1,0 +1,66 @@
+/**
+ * What counts as evidence: what FTS5 matches, in FTS5's own word forms, with question words and
+ * possessives asking rather than being asked about; and a memory close in meaning alone.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { ObserveInput } from '../../src/knowledge/memory/create.js';
+import { type KnowledgeApp, knowledgeApp, localEmbedder } from '../helpers/knowledge.js';
+
+let app: KnowledgeApp;
+afterEach(() => app?.close());
+
+const observe = (a: KnowledgeApp, observation: string, more: Partial<ObserveInput> = {}) =>
+  a.knowledge.memory.observe({
+    service: null,
+    category: 'behavior',
+    observation,
+    sessionId: null,
+    tier: 1,
+    ...more,
+  });
+
+const found = async (a: KnowledgeApp, query: string) =>
+  (await a.knowledge.search.search(query)).results.map((r) => r.memory.observation);
+
+describe('search with embeddings off', () => {
+  it('returns what FTS5 ranks first: "shares" finds the memory about a share', async () => {
+    app = knowledgeApp(null);
+    await observe(app, 'the media share is exported over NFS to the living room box');
+    await observe(app, 'grafana dashboards are provisioned from the git repository');
+    const lexical = app.stores.search.lexical('"which" OR "shares" OR "exported"', {}, 10);
+    const first = app.stores.memories.get(lexical[0]!.id)!.observation;
+    expect(first).toBe('the media share is exported over NFS to the living room box');
+    expect(await found(app, 'which shares are exported')).toEqual([first]);
+  });
+
+  it("finds a memory for a question, its question words and possessive's asking", async () => {
+    app = knowledgeApp(null);
+    await observe(app, 'after a restart jellyfin wants its media rescanned');
+    await observe(app, 'the photo library needs 2 GB of memory');
+    expect(await found(app, "what does jellyfin's library need after a restart")).toContain(
+      'after a restart jellyfin wants its media rescanned',
+    );
+  });
+
+  it('still surfaces nothing for a question about what no memory mentions', async () => {
+    app = knowledgeApp(null);
+    await observe(app, 'the photo library needs 2 GB of memory');
+    expect(await found(app, 'what did Caroline paint for her memory book')).toEqual([]);
+  });
+});
+
+describe('hybrid search with the local model', () => {
+  it('surfaces a memory found by meaning alone beside lexical matches of another', async () => {
+    app = knowledgeApp(localEmbedder());
+    await observe(app, 'smartctl reports reallocated sectors on the disk in bay 2', {
+      confidence: 0.4,
+    });
+    await observe(app, 'the usb drive is mounted at /mnt/backup every night');
+    const answer = await app.knowledge.search.search('is any hard drive failing');
+    expect(answer.mode).toBe('hybrid');
+    const smart = answer.results.find((r) => r.memory.observation.startsWith('smartctl'));
+    expect(smart?.why.lexicalRank).toBeNull();
+    expect(smart?.why.semanticRank).not.toBeNull();
+  });
+});
