@@ -6,7 +6,7 @@
  * turn, so that background stays findable without an idea per sentence.
  */
 import type { Intent } from '../db/graph/graph.js';
-import { queryWords } from '../memory/index.js';
+import { sayingWordCount } from '../memory/index.js';
 import { type EntityMention, entitiesIn } from './entities.js';
 import { sentencesOf } from './sentences.js';
 import { isTransition } from './topics.js';
@@ -92,10 +92,10 @@ export function extractIdeas(turn: Turn, hints: ExtractHints = {}): ExtractedIde
   const ideas: ExtractedIdea[] = [];
   const background: { text: string; service: string | null }[] = [];
   for (const s of sentencesOf(turn.text)) {
-    if (queryWords(s.text).length < MIN_WORDS) continue;
+    if (sayingWordCount(s.text) < MIN_WORDS) continue;
     // "Let's move on to the proxy." changes the topic; it says nothing of its own.
     const intent =
-      isTransition(s.text) && queryWords(s.text).length <= 8 ? 'context' : classify(s.text);
+      isTransition(s.text) && sayingWordCount(s.text) <= 8 ? 'context' : classify(s.text);
     if (intent === 'context') {
       background.push(s);
       continue;

@@ -32,6 +32,7 @@ export {
   mostSimilar,
   queryCoverage,
   queryWords,
+  sayingWordCount,
   textSimilarity,
 } from './similarity.js';
 export { contentStems, type QueryWeights, queryWeights, weightedCoverage } from './evidence.js';

@@ -4,18 +4,35 @@
  * `textSimilarity` so that embeddings can replace it without touching the callers.
  */
 
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
+/** Question words ask; they are not what is asked about (but a sentence with one asks). */
+const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  'what who whom whose how which where why'.split(' '),
+);
+
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...(
     'a an the and or but of to in on at by for with from into after before about as is are was ' +
     'were be been being it its this that these those then than so if when while do does did ' +
     'has have had will would should can could may might must not no very also just only ' +
     'again once always usually often sometimes there their they them he she we you i ' +
-    // Question words and the possessive's "s" ask; they are not what is asked about.
-    'what who whom whose how which where why s'
+    // The possessive's "s" ("jellyfin's") is no word of its own.
+    's'
   ).split(' '),
-);
+  ...QUESTION_WORDS,
+]);
 
 const WORD = /[a-z0-9]+/g;
+
+/**
+ * How many different words of a sentence carry what it says, its question words counted: the
+ * memory graph's measure of whether a sentence is an idea ("Which model should we buy?" is).
+ */
+export function sayingWordCount(text: string): number {
+  const words = new Set(text.toLowerCase().match(WORD) ?? []);
+  let n = 0;
+  for (const w of words) if (!STOP_WORDS.has(w) || QUESTION_WORDS.has(w)) n += 1;
+  return n;
+}
 
 /** Content words of a text as written (lower-cased, stop words dropped), in order, once each. */
 export function queryWords(text: string, max = 32): string[] {
