@@ -4,7 +4,7 @@
  * text is handed on block by block. Following never touches the run: a client that goes away
  * only stops the reading (`signal`); the run goes on and is recorded as any other.
  */
-import type { SessionStatus } from '../db/index.js';
+import { type SessionStatus, sumTokens, type TokenCounts, tokensOf } from '../db/index.js';
 import type { FeedItem } from '../runner/live-feed.js';
 import type { RunTicket } from '../runner/scheduler.js';
 import type { WebDeps } from './deps.js';
@@ -28,29 +28,14 @@ export interface RunReply {
 /** Blocks of text are parted by a blank line, in the text handed on as in the whole reply. */
 const BLOCK_SEPARATOR = '\n\n';
 
-const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-
-/** The CLI's usage (Anthropic's counts) as OpenAI counts it: cached input is input too. */
-function usageOf(raw: Record<string, unknown> | null | undefined): ChatUsage | null {
-  if (!raw) return null;
-  const prompt =
-    count(raw.input_tokens) +
-    count(raw.cache_creation_input_tokens) +
-    count(raw.cache_read_input_tokens);
-  const completion = count(raw.output_tokens);
+/** The run's token counts as OpenAI counts them: cached input is input too. */
+function chatUsage(tokens: TokenCounts | null): ChatUsage | null {
+  if (!tokens) return null;
+  const prompt = tokens.input + tokens.cacheRead + tokens.cacheWrite;
   return {
     prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-  };
-}
-
-function addUsage(a: ChatUsage | null, b: ChatUsage | null): ChatUsage | null {
-  if (!a || !b) return a ?? b;
-  return {
-    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-    completion_tokens: a.completion_tokens + b.completion_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
+    completion_tokens: tokens.output,
+    total_tokens: prompt + tokens.output,
   };
 }
 
@@ -77,6 +62,8 @@ export async function followRun(
     said = true;
   };
   const reply: RunReply = { ticket: null, status: null, sessionIds: [], usage: null };
+  /** Each session's result line's counts (null when it reported none). */
+  const counted: (TokenCounts | null)[] = [];
 
   /** One session, from the feed while it is live, else from its stored row. */
   const followSession = (id: number) =>
@@ -95,7 +82,7 @@ export async function followRun(
       off = deps.feed.subscribe(id, (item) => {
         for (const text of textBlocks(item)) say(text);
         if (item.kind === 'message' && item.message.type === 'result') {
-          reply.usage = addUsage(reply.usage, usageOf(item.message.usage));
+          counted.push(tokensOf(item.message.usage ?? null));
         }
         if (item.kind === 'end') finish(item.status);
       });
@@ -103,7 +90,7 @@ export async function followRun(
         // It ended before it could be followed: what it stored is its final text.
         const row = deps.stores.sessions.get(id);
         if (row?.response) say(row.response);
-        reply.usage = addUsage(reply.usage, usageOf(row?.usage));
+        counted.push(tokensOf(row?.usage ?? null));
         return finish(row?.status ?? null);
       }
       if (finished) off();
@@ -143,5 +130,6 @@ export async function followRun(
     offChange();
     signal?.removeEventListener('abort', poke);
   }
+  reply.usage = chatUsage(sumTokens(counted));
   return reply;
 }
