@@ -80,9 +80,10 @@ export function createRepeatRows(db: Db) {
     },
 
     /**
-     * Entities most talked about (by different texts naming them), leaving out the names in
-     * `notNames` (lower case) and, unless of a `strongTypes` type, those with less evidence
-     * than `minEvidence`. `ideas` is that evidence.
+     * Entities most talked about (by different texts naming them), leaving out, unless of a
+     * `strongTypes` type, the names in `notNames` (lower case) and those with less evidence than
+     * `minEvidence` (the rule of graph/not-entities.ts and entity-evidence.ts). `ideas` is that
+     * evidence.
      */
     entitiesByEvidence(o: {
       limit: number;
@@ -96,13 +97,20 @@ export function createRepeatRows(db: Db) {
              COUNT(DISTINCT ${key('i.')}) AS ideas
            FROM entities e JOIN idea_entities l ON l.entity_id = e.id
            JOIN ideas i ON i.id = l.idea_id
-           WHERE lower(e.name) NOT IN (${placeholders(o.notNames.length)})
+           WHERE e.type IN (${placeholders(o.strongTypes.length)})
+             OR lower(trim(e.name)) NOT IN (${placeholders(o.notNames.length)})
            GROUP BY e.id, e.name, e.type
            HAVING e.type IN (${placeholders(o.strongTypes.length)})
              OR COUNT(DISTINCT ${key('i.')}) >= ?
            ORDER BY ideas DESC, e.name LIMIT ?`,
         )
-        .all(...o.notNames, ...o.strongTypes, o.minEvidence, o.limit) as (EntityRow & {
+        .all(
+          ...o.strongTypes,
+          ...o.notNames,
+          ...o.strongTypes,
+          o.minEvidence,
+          o.limit,
+        ) as (EntityRow & {
         ideas: number;
       })[];
       return rows.map((r) => ({ ...r, id: Number(r.id), ideas: Number(r.ideas) }));
