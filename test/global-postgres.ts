@@ -25,8 +25,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The test server's base URL (`postgres://postgres@127.0.0.1:PORT`), null when off. */
     postgresUrl: string | null;
-    /** The server's server_version_num (150004 for 15.4); null when off. */
-    postgresVersionNum: number | null;
     /** Why there is no server (WATCHKEEPER_TEST_POSTGRES=off), null when there is one. */
     postgresOffReason: string | null;
   }
@@ -44,7 +42,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const off = process.env.WATCHKEEPER_TEST_POSTGRES === 'off';
   if (off) {
     project.provide('postgresUrl', null);
-    project.provide('postgresVersionNum', null);
     project.provide(
       'postgresOffReason',
       'PostgreSQL tests are off (WATCHKEEPER_TEST_POSTGRES=off)',
@@ -122,14 +119,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const url = `postgres://postgres@127.0.0.1:${port}`;
     const client = new pg.Client({ connectionString: `${url}/postgres` });
     await client.connect();
-    let versionNum: number;
     try {
-      const version = await client.query<{ n: string }>('SHOW server_version_num');
-      versionNum = Number(version.rows[0]!.n);
-      await client.query(
-        `CREATE DATABASE ${TEMPLATE_DB} TEMPLATE template0 IS_TEMPLATE true` +
-          (versionNum >= 150000 ? ' STRATEGY FILE_COPY' : ''),
-      );
+      await client.query(`CREATE DATABASE ${TEMPLATE_DB} TEMPLATE template0 IS_TEMPLATE true`);
       // Migrated once here, so that each test database is a copy rather than a migration.
       const template = openPostgres(`${url}/${TEMPLATE_DB}`);
       try {
@@ -156,7 +147,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await client.end();
     }
     project.provide('postgresUrl', url);
-    project.provide('postgresVersionNum', versionNum);
     project.provide('postgresOffReason', null);
   } catch (err) {
     const log = existsSync(logFile)
