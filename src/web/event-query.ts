@@ -36,7 +36,7 @@ export interface EventQuery {
 /**
  * Event filters from a query string (`level`, `service`, `session`, `source`, `q` for words in
  * the message or service, `range` or `from`/`to`, `acked=show` to include acknowledged events,
- * `view=groups`, `instance`; the grouped view counts every instance's events). Never throws:
+ * `view=groups`, `instance`: one instance's events, grouped or not). Never throws:
  * each value that is not understood is left out of `filter` and listed in `problems`.
  */
 export function parseEventQuery(

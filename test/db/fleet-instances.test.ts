@@ -282,4 +282,40 @@ describe('lists by instance', () => {
     expect(f.a.sessions.instances()).toEqual(['cluster-a', 'cluster-b']);
     expect(f.a.events.instances()).toEqual(['cluster-a', 'cluster-b']);
   });
+
+  it('groups one instance’s events over its own occurrences alone', () => {
+    const at = f.clock.now();
+    const raise = (stores: Stores, offset: number, message = 'disk full') =>
+      stores.events.insert({
+        sessionId: null,
+        source: 'agent',
+        level: 'warning',
+        service: 'nas',
+        message,
+        createdAt: at + offset,
+      });
+    raise(f.a, 0);
+    raise(f.b, 10);
+    raise(f.b, 20);
+    raise(f.b, 30, 'fan loud');
+    const shape = (g: { message: string; count: number; firstSeen: number; lastSeen: number }) => [
+      g.message,
+      g.count,
+      g.firstSeen - at,
+      g.lastSeen - at,
+    ];
+    expect(f.a.eventGroups.list().map(shape)).toEqual([
+      ['fan loud', 1, 30, 30],
+      ['disk full', 3, 0, 20],
+    ]);
+    expect(f.a.eventGroups.list({ instance: 'cluster-b' }).map(shape)).toEqual([
+      ['fan loud', 1, 30, 30],
+      ['disk full', 2, 10, 20],
+    ]);
+    expect(f.a.eventGroups.list({ instance: 'cluster-a' }).map(shape)).toEqual([
+      ['disk full', 1, 0, 0],
+    ]);
+    expect(f.a.eventGroups.count({ instance: 'cluster-b', from: at + 25 })).toBe(1);
+    expect(f.a.eventGroups.count({ instance: 'cluster-c' })).toBe(0);
+  });
 });

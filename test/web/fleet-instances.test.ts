@@ -82,6 +82,70 @@ describe('the API', () => {
     });
   });
 
+  it('groups one instance’s events alone: counts, first and last seen, acknowledgement', async () => {
+    const at = h.clock.now();
+    const repeat = (stores: Stores, offset: number) =>
+      stores.events.insert({
+        sessionId: null,
+        source: 'agent',
+        level: 'critical',
+        service: 'nas',
+        message: 'pool degraded',
+        createdAt: at + offset,
+      });
+    repeat(h.stores, 1_000);
+    repeat(other, 2_000);
+    repeat(other, 3_000);
+    type Groups = {
+      groups: {
+        id: number;
+        message: string;
+        count: number;
+        first_seen: string;
+        last_seen: string;
+        acked: boolean;
+      }[];
+      total: number;
+    };
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const fleet = await json<Groups>(await api('/event-groups?service=nas'));
+    expect(fleet.groups).toMatchObject([
+      { count: 3, first_seen: iso(at + 1_000), last_seen: iso(at + 3_000) },
+    ]);
+    const b = await json<Groups>(await api('/event-groups?service=nas&instance=cluster-b'));
+    expect(b).toMatchObject({
+      total: 1,
+      groups: [{ count: 2, first_seen: iso(at + 2_000), last_seen: iso(at + 3_000) }],
+    });
+    const local = await json<Groups>(await api('/event-groups?service=nas&instance=local'));
+    expect(local.groups).toMatchObject([{ count: 1, last_seen: iso(at + 1_000) }]);
+    // Each instance sees only the groups it raised events in.
+    const bAll = await json<Groups>(await api('/event-groups?instance=cluster-b'));
+    expect(bAll.groups.map((g) => g.message).sort()).toEqual([
+      'pool degraded',
+      'seen on cluster-b',
+    ]);
+    expect((await json<Groups>(await api('/event-groups?instance=nowhere'))).total).toBe(0);
+
+    // Acknowledged, the group is closed on both; a new occurrence on cluster-b reopens it
+    // there, and local, which saw nothing new, keeps it closed.
+    const open = async (instance: string) =>
+      (await json<Groups>(await api(`/event-groups?service=nas&instance=${instance}`))).groups;
+    h.stores.eventGroups.acknowledge(fleet.groups[0]!.id, 'operator', at + 3_000);
+    expect([await open('local'), await open('cluster-b')]).toEqual([[], []]);
+    repeat(other, 4_000);
+    expect(await open('cluster-b')).toMatchObject([{ count: 3, acked: false }]);
+    expect(await open('local')).toEqual([]);
+    expect(
+      (await json<Groups>(await api('/event-groups?service=nas&instance=local&acked=show'))).groups,
+    ).toMatchObject([{ count: 1, acked: true }]);
+
+    // The Events page's grouped view takes the same filter.
+    const html = await (await get('/events?view=groups&instance=cluster-b&acked=show')).text();
+    expect(html).toContain('seen on cluster-b');
+    expect(html).not.toContain('seen here');
+  });
+
   it('refuses an instance filter that is no instance name, naming the field', async () => {
     for (const path of ['/sessions?instance=a%20b', '/events?instance=%3Cx%3E']) {
       const res = await api(path);

@@ -31,6 +31,12 @@ export interface EventGroupFilter {
   to?: number;
   /** Absent or false: only groups not acknowledged (or reopened since). */
   includeAcked?: boolean;
+  /**
+   * One instance's share of each group (a fleet shares one database): only groups it raised
+   * events in, counted, first and last seen over its events alone, and acknowledged when the
+   * group's acknowledgement covers its newest one. Absent: every instance's events.
+   */
+  instance?: string;
   limit?: number;
   offset?: number;
 }
@@ -38,6 +44,25 @@ export interface EventGroupFilter {
 const COLUMNS = `id, NULLIF(service, '') AS service, level, message, count,
   first_seen AS firstSeen, last_seen AS lastSeen, acked_at AS ackedAt, acked_by AS ackedBy,
   (acked_at IS NOT NULL AND acked_at >= last_seen) AS acked`;
+
+/**
+ * The groups a filter reads: the table, or with `instance` each group's figures over that
+ * instance's events (their `instance, id` and `group_id, created_at` indexes keep it small).
+ * The instance is the first parameter of the statement.
+ */
+function groupSource(f: EventGroupFilter): { from: string; params: string[] } {
+  if (!f.instance) return { from: 'event_groups', params: [] };
+  return {
+    from: `(SELECT g.id, g.service, g.level, g.message, s.count, s.first_seen, s.last_seen,
+        g.acked_at, g.acked_by
+      FROM event_groups g
+      JOIN (SELECT group_id, COUNT(*) AS count, MIN(created_at) AS first_seen,
+              MAX(created_at) AS last_seen
+            FROM events WHERE instance = ? AND group_id IS NOT NULL GROUP BY group_id) s
+        ON s.group_id = g.id) AS event_groups`,
+    params: [f.instance],
+  };
+}
 
 type RawGroup = Omit<EventGroupRow, 'acked'> & { acked: number };
 const fromRaw = (r: RawGroup): EventGroupRow => ({ ...r, acked: r.acked === 1 });
@@ -84,18 +109,24 @@ export function createEventGroupStore(db: Db) {
     },
     /** Most recently seen first. */
     list(filter: EventGroupFilter = {}): EventGroupRow[] {
+      const source = groupSource(filter);
       const { where, params } = groupWhere(filter, text);
-      const sql = `SELECT ${COLUMNS} FROM event_groups ${where}
+      const sql = `SELECT ${COLUMNS} FROM ${source.from} ${where}
         ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`;
       return (
-        cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as RawGroup[]
+        cached(sql).all(
+          ...source.params,
+          ...params,
+          filter.limit ?? 100,
+          filter.offset ?? 0,
+        ) as RawGroup[]
       ).map(fromRaw);
     },
     count(filter: EventGroupFilter = {}): number {
+      const source = groupSource(filter);
       const { where, params } = groupWhere(filter, text);
-      return (
-        cached(`SELECT COUNT(*) AS n FROM event_groups ${where}`).get(...params) as { n: number }
-      ).n;
+      const sql = `SELECT COUNT(*) AS n FROM ${source.from} ${where}`;
+      return (cached(sql).get(...source.params, ...params) as { n: number }).n;
     },
     /**
      * Acknowledges the group's events up to `at` (its newest one at least, so that an ack sent

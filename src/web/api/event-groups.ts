@@ -55,6 +55,9 @@ const listGroups = createRoute({
       from: optional('last seen at or after this time (ISO; UTC without a zone)'),
       to: optional('first seen before this time'),
       acked: optional('show: include acknowledged groups'),
+      instance: optional(
+        "one instance's events: each group counted, first and last seen over them alone",
+      ),
       ...pagingQuery(),
     }),
   },
