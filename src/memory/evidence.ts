@@ -31,6 +31,16 @@ export function contentStems(text: string): Set<string> {
   return out;
 }
 
+/**
+ * When, not what: month and weekday names and years. A question says when something happened
+ * ("in October 2023") while what it remembers rarely holds the date, so these words weigh
+ * nothing here: they would make every answer cover less of the question and the question look
+ * like one about something the store does not hold. (Other numbers stay: a port or an error code
+ * is what an ops question is about.)
+ */
+const WHEN =
+  /^(?:(?:19|20)\d\d|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)$/;
+
 export interface QueryWeights {
   /** Each query word's stem and its weight. */
   weights: Map<string, number>;
@@ -40,7 +50,7 @@ export interface QueryWeights {
 
 /**
  * Each query word's weight: BM25's idf, ln(1 + (N - n + 0.5) / (n + 0.5)), of the n of the N
- * memories that hold it (a word in none weighs the most).
+ * memories that hold it (a word in none weighs the most); dates weigh nothing (WHEN).
  */
 export function queryWeights(
   words: readonly string[],
@@ -50,7 +60,7 @@ export function queryWeights(
   const held = new Set<string>();
   const rows = Math.max(found.rows, 1);
   for (const word of words) {
-    if (STOP_WORDS.has(word)) continue;
+    if (STOP_WORDS.has(word) || WHEN.test(word)) continue;
     const n = Math.min(found.counts.get(word) ?? 0, rows);
     const idf = Math.log(1 + (rows - n + 0.5) / (n + 0.5));
     const s = stem(word);

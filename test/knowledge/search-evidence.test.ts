@@ -43,6 +43,20 @@ describe('search with embeddings off', () => {
     );
   });
 
+  it('finds what a question asks about whatever date it names, which no memory holds', async () => {
+    app = knowledgeApp(null);
+    await observe(app, 'Tim: I am learning how to play the violin now');
+    await observe(app, 'the backup job runs every night at two');
+    await observe(app, 'the photo library needs 2 GB of memory');
+    for (const when of ['in December 2023', 'on Sunday, 3 March 2024', '']) {
+      expect(await found(app, `What instrument is Tim learning to play ${when}?`)).toEqual([
+        'Tim: I am learning how to play the violin now',
+      ]);
+    }
+    // A date alone is no question about anything here.
+    expect(await found(app, 'what happened in December 2023')).toEqual([]);
+  });
+
   it('still surfaces nothing for a question about what no memory mentions', async () => {
     app = knowledgeApp(null);
     await observe(app, 'the photo library needs 2 GB of memory');
