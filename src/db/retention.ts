@@ -13,8 +13,12 @@
  * In a fleet sharing one database, an instance prunes its own sessions and events (their raw
  * logs are on its disk, and its retention setting is its own); the shared rows (memory history,
  * notifications) are pruned by whichever instance runs, each delete harmless when repeated.
+ * On PostgreSQL, so are the full-text changes every reader has read (search_changes).
  */
+import { engineOf } from './engine.js';
 import type { Db } from './open.js';
+import type { PostgresDb } from './postgres/database.js';
+import { pruneSearchChanges } from './postgres/local-text-index.js';
 
 export interface PrunedSession {
   id: number;
@@ -95,6 +99,14 @@ export function createRetentionStore(db: Db, instance = 'local') {
       if (deleteEvents.run(cutoff, instance).changes > 0) return true;
       if (deleteHistory.run(cutoff).changes > 0) return true;
       return deleteNotifications.run(cutoff, cutoff).changes > 0;
+    },
+
+    /**
+     * PostgreSQL: deletes the full-text changes every instance's search has read (see
+     * pruneSearchChanges); how many. Nothing to do on SQLite, whose index is the file's own.
+     */
+    searchChanges(now: number): number {
+      return engineOf(db) === 'postgres' ? pruneSearchChanges(db as PostgresDb, now) : 0;
     },
 
     /** Every session id there is, of any instance (to tell a log file whose session is gone). */

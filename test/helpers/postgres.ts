@@ -119,35 +119,70 @@ const spare: { name: string; db: PostgresDb }[] = [];
 const SCHEMA_SHAPE = `SELECT md5(string_agg(format('%s:%s:%s', c.relname, c.relkind, c.relnatts), ','
   ORDER BY c.relname)) AS shape FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE n.nspname = 'public'`;
-let templateShape: string | null = null;
 const schemaShape = (db: PostgresDb) => (db.prepare(SCHEMA_SHAPE).get() as { shape: string }).shape;
 
+interface TemplateFacts {
+  shape: string;
+  /** The public tables but the migrations' own. */
+  tables: string[];
+  sequences: string[];
+  /** The rows migrations put in tables (search_horizon's one row), as JSON, by table. */
+  seeded: Map<string, string>;
+}
+let template: TemplateFacts | null = null;
+
+/** What a fresh copy of the template holds, read from the first copy this process makes. */
+function templateFacts(db: PostgresDb): TemplateFacts {
+  const tables = (
+    db
+      .prepare(
+        `SELECT format('%I', tablename) AS t FROM pg_tables
+         WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
+      )
+      .all() as { t: string }[]
+  ).map((r) => r.t);
+  const sequences = (
+    db
+      .prepare(
+        `SELECT format('%I', sequencename) AS s FROM pg_sequences WHERE schemaname = 'public'`,
+      )
+      .all() as { s: string }[]
+  ).map((r) => r.s);
+  const seeded = new Map<string, string>();
+  for (const t of tables) {
+    const rows = db.prepare(`SELECT coalesce(json_agg(x), '[]')::text AS j FROM ${t} x`).get() as {
+      j: string;
+    };
+    if (rows.j !== '[]') seeded.set(t, rows.j);
+  }
+  return { shape: schemaShape(db), tables, sequences, seeded };
+}
+
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /**
- * Empties a copy of the template as it was copied: every table but the migrations' own (the only
- * one the template fills) and every sequence back to its start. Triggers are off meanwhile
- * (session_replication_role), so deleting records no change and no history. Connections the test
- * left open are ended first, so that none of them writes into the next test's store.
+ * Brings a copy of the template back to what it was when copied: every table emptied (but the
+ * migrations' own), the rows migrations put in refilled, every sequence back to its start.
+ * Triggers are off meanwhile (session_replication_role), so this records no change and no
+ * history. Connections the test left open are ended first, so that none of them writes into the
+ * next test's store. False when the test changed the schema: that copy is dropped instead.
  */
 function emptied(db: PostgresDb): boolean {
   db.exec(
     `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
      WHERE datname = current_database() AND pid <> pg_backend_pid()`,
   );
-  if (schemaShape(db) !== templateShape) return false;
-  const tables = db
-    .prepare(
-      `SELECT format('%I', tablename) AS t FROM pg_tables
-       WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
-    )
-    .all() as { t: string }[];
-  const sequences = db
-    .prepare(`SELECT format('%I', sequencename) AS s FROM pg_sequences WHERE schemaname = 'public'`)
-    .all() as { s: string }[];
+  const t = template!;
+  if (schemaShape(db) !== t.shape) return false;
   db.exec(
     [
       'SET session_replication_role = replica',
-      ...tables.map(({ t }) => `DELETE FROM ${t}`),
-      ...sequences.map(({ s }) => `ALTER SEQUENCE ${s} RESTART`),
+      ...t.tables.map((name) => `DELETE FROM ${name}`),
+      ...[...t.seeded].map(
+        ([name, rows]) =>
+          `INSERT INTO ${name} SELECT * FROM json_populate_recordset(NULL::${name}, ${literal(rows)})`,
+      ),
+      ...t.sequences.map((s) => `ALTER SEQUENCE ${s} RESTART`),
       'SET session_replication_role = DEFAULT',
     ].join(';\n'),
   );
@@ -164,7 +199,7 @@ export function migratedDatabaseSync(): SyncFreshDatabase {
   const url = `${baseUrl()}/${name}`;
   if (!reused) adminSync(createSql(name, TEMPLATE_DB));
   const db = reused?.db ?? openPostgres(url, { applicationName: 'watchkeeper tests' });
-  templateShape ??= schemaShape(db);
+  template ??= templateFacts(db);
   return {
     name,
     url,

@@ -134,6 +134,7 @@ export async function pruneData(
   while (deps.stores.retention.step(cutoff, pending)) {
     await new Promise((r) => setImmediate(r));
   }
+  deps.stores.retention.searchChanges(deps.now);
   // The rows go first: a log without its row is removed by the next prune, a row without its log
   // would show a session whose activity log is missing.
   for (const path of files.keys()) rmSync(path, { force: true });

@@ -15,7 +15,14 @@
  * down (then on every search, until it is back and everything is read again). A row changed by
  * the transaction the search runs in is read as that transaction sees it (as SQLite's index would
  * show it) and read again at the next search, committed or rolled back.
+ *
+ * Each process records its cursor in search_readers (migrations/postgres/0008_search_readers.sql)
+ * so that retention can delete the changes every reader has read (pruneSearchChanges); a reader
+ * whose cursor is older than what was deleted loads its tables whole again.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+
 import Database from 'better-sqlite3';
 
 import { tableWatch } from './change-watch.js';
@@ -24,6 +31,10 @@ import { TEXT_SOURCES, type TextTable } from './text-sources.js';
 
 /** Rows read per statement on the first load, and ids per statement when catching up. */
 const PAGE = 5000;
+/** How often a reader records its cursor as it catches up (always at a table's first load). */
+const REPORT_MS = 60_000;
+/** A reader not seen for this long is gone: its cursor no longer holds changes back. */
+export const READER_GONE_MS = 86_400_000;
 
 interface TableState {
   /** pg_snapshot_xmin at the last read (xid8 as text); null until the first load. */
@@ -51,9 +62,22 @@ export class LocalTextIndex {
   /** The in-memory SQLite database holding the FTS5 tables. */
   readonly local: Database.Database;
   private readonly tables = new Map<TextTable, TableState>();
+  private readonly reader = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private reportedAt = -Infinity;
 
   constructor(private readonly db: PostgresDb) {
     this.local = new Database(':memory:');
+  }
+
+  /** Records the oldest cursor of the loaded tables (search_readers), at most every REPORT_MS. */
+  private report(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.reportedAt < REPORT_MS) return;
+    const cursors = [...this.tables.values()].flatMap((t) => (t.cursor === null ? [] : [t.cursor]));
+    if (cursors.length === 0) return;
+    const oldest = cursors.reduce((a, b) => (BigInt(a) <= BigInt(b) ? a : b));
+    this.query(REPORT, [this.reader, oldest, now]);
+    this.reportedAt = now;
   }
 
   /** Brings one full-text table up to date with the shared rows; returns the local database. */
@@ -116,6 +140,7 @@ export class LocalTextIndex {
     // Read inside a transaction that wrote: what it changed may yet be rolled back, so the next
     // search loads the table again rather than trust this copy.
     state.cursor = own === null ? horizon : null;
+    if (state.cursor !== null) this.report(true);
   }
 
   private catchUp(table: TextTable, state: TableState): void {
@@ -123,7 +148,13 @@ export class LocalTextIndex {
     const [head] = this.query(CHANGES, [table, state.cursor]) as {
       horizon: string;
       changed: string;
+      pruned: string;
     }[];
+    // Changes this reader had not read were deleted (it was gone too long): read it all again.
+    if (BigInt(head!.pruned) > BigInt(state.cursor!)) {
+      this.load(table, state);
+      return;
+    }
     const changed = JSON.parse(head!.changed) as [number, string, boolean | null][];
     const ids = new Set(state.tentative);
     const tentative = new Set<number>();
@@ -145,6 +176,7 @@ export class LocalTextIndex {
     // What was read before the new cursor will not be read again: forget it.
     const floor = BigInt(head!.horizon);
     for (const [id, xid] of state.applied) if (BigInt(xid) < floor) state.applied.delete(id);
+    this.report(false);
   }
 
   /** Replaces the rows of these ids with the rows given (those of them that still exist). */
@@ -170,12 +202,39 @@ const HORIZON = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon,
   FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin,
     pg_current_xact_id_if_assigned() AS own) s`;
 
-/** The rows of one table changed at or after the cursor, as JSON [id, xid, by this transaction]. */
+/**
+ * The rows of one table changed at or after the cursor, as JSON [id, xid, by this transaction],
+ * and the transaction below which changes were deleted.
+ */
 const CHANGES = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon,
     (SELECT coalesce(json_agg(json_build_array(c.row_id, c.xid::text, c.xid = s.own)), '[]')::text
-      FROM search_changes c WHERE c.source = $1 AND c.xid >= $2::xid8) AS changed
+      FROM search_changes c WHERE c.source = $1 AND c.xid >= $2::xid8) AS changed,
+    coalesce((SELECT pruned FROM search_horizon), '0')::text AS pruned
   FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin,
     pg_current_xact_id_if_assigned() AS own) s`;
+
+const REPORT = `INSERT INTO search_readers (reader, cursor, seen_at) VALUES ($1, $2::xid8, $3)
+  ON CONFLICT (reader) DO UPDATE SET cursor = EXCLUDED.cursor, seen_at = EXCLUDED.seen_at`;
+
+/**
+ * Deletes the changes every reader has read, in one statement: readers not seen since
+ * READER_GONE_MS before `now` are forgotten; the horizon moves to the oldest cursor of the others
+ * (never past a transaction still running); the rows stamped before it go. Returns how many.
+ */
+export function pruneSearchChanges(db: PostgresDb, now: number): number {
+  const [row] = db.call({ op: 'query', text: PRUNE, params: [now - READER_GONE_MS], mode: 'plain' })
+    .rows as { n: number }[];
+  return Number(row!.n);
+}
+
+const PRUNE = `WITH gone AS (DELETE FROM search_readers WHERE seen_at < $1 RETURNING 1),
+  horizon AS (
+    UPDATE search_horizon SET pruned = GREATEST(pruned, LEAST(
+      (SELECT min(cursor) FROM search_readers WHERE seen_at >= $1),
+      pg_snapshot_xmin(pg_current_snapshot())))
+    RETURNING pruned),
+  removed AS (DELETE FROM search_changes WHERE xid < (SELECT pruned FROM horizon) RETURNING 1)
+  SELECT (SELECT count(*) FROM removed)::int AS n, (SELECT count(*) FROM gone)::int AS gone`;
 
 const indexes = new WeakMap<PostgresDb, LocalTextIndex>();
 

@@ -1,0 +1,98 @@
+/**
+ * On PostgreSQL, each instance's search keeps a local full-text copy and follows search_changes
+ * from its cursor. Retention (`watchkeeper prune`, and serve's daily run) deletes the changes
+ * every live reader has read; a reader gone longer than a day no longer holds them back, and when
+ * it comes back its cursor is older than what was deleted, so it reads its tables whole again
+ * rather than miss what changed meanwhile.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { DAY_MS } from '../../src/clock.js';
+import { openStores, type Stores } from '../../src/db/index.js';
+import { createKnowledge, type Knowledge } from '../../src/knowledge/index.js';
+import { fakeClock } from '../helpers/clock.js';
+import { migratedDatabaseSync, skipWithoutPostgres } from '../helpers/postgres.js';
+
+skipWithoutPostgres();
+
+interface Instance {
+  stores: Stores;
+  knowledge: Knowledge;
+}
+
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const done of cleanup.splice(0).reverse()) done();
+});
+
+/** Two processes of one instance on one database (serve and a CLI command beside it). */
+function twoProcesses(): [Instance, Instance] {
+  const db = migratedDatabaseSync();
+  cleanup.push(() => db.drop());
+  const clock = fakeClock();
+  const instance = (name: string): Instance => {
+    const stores = openStores(db.url, { instance: name });
+    cleanup.push(() => stores.close());
+    return { stores, knowledge: createKnowledge({ stores, embedder: null, clock }) };
+  };
+  return [instance('cluster-a'), instance('cluster-a')];
+}
+
+const add = (i: Instance, observation: string) =>
+  i.knowledge.memory.add({ service: 'nas', category: 'behavior', observation });
+
+const found = async (i: Instance, query: string) =>
+  (await i.knowledge.search.search(query)).results.map((r) => r.memory.observation);
+
+const changeRows = (i: Instance) =>
+  (i.stores.db.prepare('SELECT COUNT(*) AS n FROM search_changes').get() as { n: number }).n;
+
+describe('pruning the full-text changes on PostgreSQL', () => {
+  it('deletes what every reader has read, and a reader still sees what changes next', async () => {
+    const [a, b] = twoProcesses();
+    await add(a, 'the nas fan is loud under load');
+    // b's first search loads the table and records where it read to.
+    expect(await found(b, 'fan')).toEqual(['the nas fan is loud under load']);
+    await add(a, 'the nas scrub runs on sundays');
+    const before = changeRows(a);
+    expect(before).toBe(2);
+
+    // a never searched: only b's cursor counts, and it has passed the first change.
+    expect(a.stores.retention.searchChanges(Date.now())).toBe(1);
+    expect(changeRows(a)).toBe(1);
+    expect(await found(b, 'scrub')).toEqual(['the nas scrub runs on sundays']);
+    const [fan] = a.stores.memories
+      .list({ service: 'nas' })
+      .filter((m) => /fan/.test(m.observation));
+    a.knowledge.memory.edit(fan!.id, { observation: 'the nas fan was replaced with a quiet one' });
+    expect(await found(b, 'replaced')).toEqual(['the nas fan was replaced with a quiet one']);
+    expect(await found(b, 'loud')).toEqual([]);
+  });
+
+  it('forgets a reader gone a day, which reads everything again when it comes back', async () => {
+    const [a, b] = twoProcesses();
+    await add(a, 'the nas fan is loud under load');
+    expect(await found(b, 'fan')).toEqual(['the nas fan is loud under load']);
+    // While b is away, a changes what b would have to catch up on...
+    await add(a, 'jellyfin transcodes on the gpu');
+    const [fan] = a.stores.memories.list({ service: 'nas' });
+    a.knowledge.memory.remove([fan!.id]);
+    expect(changeRows(a)).toBe(2);
+    // ...and a day later retention no longer waits for b: every change goes.
+    expect(a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(2);
+    expect(changeRows(a)).toBe(0);
+
+    // b's cursor is older than what was deleted: it reads the table whole again.
+    expect(await found(b, 'jellyfin')).toEqual(['jellyfin transcodes on the gpu']);
+    expect(await found(b, 'fan')).toEqual([]);
+  });
+
+  it('does nothing on SQLite, whose full-text index is the file’s own', () => {
+    const dir = openStores(':memory:');
+    try {
+      expect(dir.retention.searchChanges(Date.now())).toBe(0);
+    } finally {
+      dir.close();
+    }
+  });
+});
