@@ -57,6 +57,41 @@ describe('search with embeddings off', () => {
     expect(await found(app, 'what happened in December 2023')).toEqual([]);
   });
 
+  it('ranks a service’s memories by what they say, not by how short they are', async () => {
+    app = knowledgeApp(null);
+    const long =
+      'the zfs pool scrub starts every sunday night and takes about nine hours on the big ' +
+      'array; the dashboards are slow while it runs, so nothing heavy is scheduled beside it, ' +
+      'the backups wait for it to finish, and the replication to the offsite box is paused ' +
+      'until the next morning when the array is idle again and the disks have cooled down';
+    await observe(app, long, { service: 'nas' });
+    await observe(app, 'pool tank is raidz2', { service: 'nas' });
+    // Other services hold most memories, as in any store of more than one service.
+    for (const service of [
+      'immich',
+      'jellyfin',
+      'grafana',
+      'caddy',
+      'postgresql',
+      'unifi',
+      'pihole',
+      'vault',
+      'loki',
+      'redis',
+    ]) {
+      await observe(app, `${service} restarts take about a minute on this host`, { service });
+      await observe(app, `${service} logs rotate daily and are kept for a week`, { service });
+    }
+    // Searched within the service, as a session's block and the hook search: the memory holding
+    // both words comes first, as it does searched across every service.
+    for (const service of ['nas', undefined]) {
+      const answer = await app.knowledge.search.search('when does the pool scrub run', {
+        ...(service ? { service } : {}),
+      });
+      expect(answer.results.map((r) => r.memory.observation)[0], String(service)).toBe(long);
+    }
+  });
+
   it('still surfaces nothing for a question about what no memory mentions', async () => {
     app = knowledgeApp(null);
     await observe(app, 'the photo library needs 2 GB of memory');

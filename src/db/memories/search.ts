@@ -45,9 +45,18 @@ export interface PendingMemory {
   description: string | null;
 }
 
-// Column weights of bm25(): the observation's own words, the service name, the category, and the
-// service's description (a match on what the service is, not on what was observed).
-const BM25 = 'bm25(memories_fts, 1.0, 2.0, 0.3, 0.6)';
+/**
+ * bm25() with its column weights: the observation's own words, the service name, the category,
+ * and the service's description (a match on what the service is, not on what was observed). A
+ * column the match is filtered on weighs nothing: every row has the same value there, and FTS5
+ * scores a phrase by the length of the whole row, so it would rank long memories of the service
+ * below short ones for no other reason.
+ */
+function bm25Of(filter: SearchFilter): string {
+  const service = filter.service === undefined ? 2.0 : 0;
+  const category = filter.category === undefined ? 0.3 : 0;
+  return `bm25(memories_fts, 1.0, ${service}, ${category}, 0.6)`;
+}
 
 function filterSql(
   filter: SearchFilter,
@@ -92,12 +101,12 @@ export function createSearchStore(db: Db) {
   // On PostgreSQL the words are matched and ranked in this instance's own copy of memories_fts
   // (postgres/local-text-index.ts), the same FTS5 table as SQLite's; the filter runs in PostgreSQL.
   const text = engineOf(db) === 'postgres' ? localTextIndex(db as PostgresDb) : null;
-  const ranked = (expr: string) => {
+  const ranked = (expr: string, bm25: string) => {
     const local = text!.current('memories_fts');
     return (n: number, skip: number, within?: readonly number[]) =>
       local
         .prepare(
-          `SELECT rowid AS id, ${BM25} AS bm25 FROM memories_fts WHERE memories_fts MATCH ?
+          `SELECT rowid AS id, ${bm25} AS bm25 FROM memories_fts WHERE memories_fts MATCH ?
            ${within ? 'AND rowid IN (SELECT value FROM json_each(?))' : ''}
            ORDER BY bm25 LIMIT ? OFFSET ?`,
         )
@@ -151,6 +160,7 @@ export function createSearchStore(db: Db) {
       if (filter.service !== undefined)
         expr = `service : ${quote(filter.service ?? 'general')} AND ${expr}`;
       if (filter.category !== undefined) expr = `category : ${quote(filter.category)} AND ${expr}`;
+      const bm25 = bm25Of(filter);
       const status = filter.status ?? 'active';
       // A conversation's scope holds few of the memories: the best matches overall may all be
       // outside it. The ops view ('ops' and the shared scopes) holds nearly all of them.
@@ -174,10 +184,10 @@ export function createSearchStore(db: Db) {
               .map((r) => (r as { id: number }).id);
             return ids.length > max ? null : ids;
           };
-          return keepRanked(ranked(expr), keep, limit, Infinity, narrow);
+          return keepRanked(ranked(expr, bm25), keep, limit, Infinity, narrow);
         }
         const { sql, params } = sqlOf(filter);
-        return cached(`SELECT f.rowid AS id, ${BM25} AS bm25 FROM memories_fts f
+        return cached(`SELECT f.rowid AS id, ${bm25} AS bm25 FROM memories_fts f
           JOIN memories m ON m.id = f.rowid
           WHERE memories_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
           expr,
@@ -192,9 +202,9 @@ export function createSearchStore(db: Db) {
         const unfiltered =
           status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined;
         const window = unfiltered ? limit : limit * 2;
-        return keepRanked(ranked(expr), (ids) => store.idsWhere(ids, filter), limit, window);
+        return keepRanked(ranked(expr, bm25), (ids) => store.idsWhere(ids, filter), limit, window);
       }
-      const hits = cached(`SELECT rowid AS id, ${BM25} AS bm25 FROM memories_fts
+      const hits = cached(`SELECT rowid AS id, ${bm25} AS bm25 FROM memories_fts
         WHERE memories_fts MATCH ? ORDER BY bm25 LIMIT ?`).all(
         expr,
         status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined
