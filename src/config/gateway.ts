@@ -37,6 +37,7 @@ export const gatewayShape = {
   GATEWAY_CONCURRENCY: int(1, 64).default(2),
   GATEWAY_RETRIES: int(0, 10).default(3),
   GATEWAY_DAILY_BUDGET: dollars.default(1),
+  GATEWAY_FLEET_BUDGET: dollars.default(0),
 };
 
 export type GatewayBackendName = 'cli' | 'anthropic' | 'openai' | 'off';
@@ -55,8 +56,10 @@ export interface GatewayConfig {
   concurrency: number;
   /** Further attempts after a 429, a 5xx or a network error. */
   retries: number;
-  /** Dollars per UTC day; once spent, jobs wait for the next day. */
+  /** Dollars per UTC day this instance spends; once spent, its jobs wait for the next day. */
   dailyBudgetUsd: number;
+  /** Dollars per UTC day every instance sharing the database spends together; 0: no cap. */
+  fleetBudgetUsd: number;
 }
 
 const GATEWAY_DEFAULT_MODELS = {
@@ -110,5 +113,6 @@ export function gatewayConfig(
     concurrency: c.GATEWAY_CONCURRENCY,
     retries: c.GATEWAY_RETRIES,
     dailyBudgetUsd: c.GATEWAY_DAILY_BUDGET,
+    fleetBudgetUsd: c.GATEWAY_FLEET_BUDGET,
   };
 }

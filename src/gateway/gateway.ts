@@ -84,8 +84,21 @@ export function createGateway(deps: GatewayDeps) {
   let budgetWaiting = 0;
   let budgetEventDay: number | null = null;
 
-  const spentToday = () => jobs.spentSince(startOfDay(clock.now()));
-  const budgetReached = () => config.dailyBudgetUsd > 0 && spentToday() >= config.dailyBudgetUsd;
+  // An instance's budget counts its own jobs; the optional fleet cap, every instance's.
+  const spentToday = () => jobs.ownSpentSince(startOfDay(clock.now()));
+  const fleetSpentToday = () =>
+    config.fleetBudgetUsd > 0 ? jobs.spentSince(startOfDay(clock.now())) : null;
+  /** Which budget is spent, if one is, with what was spent against it. */
+  const budgetSpent = (): { budget: number; spent: number; fleet: boolean } | null => {
+    const own = spentToday();
+    if (config.dailyBudgetUsd > 0 && own >= config.dailyBudgetUsd)
+      return { budget: config.dailyBudgetUsd, spent: own, fleet: false };
+    const fleet = fleetSpentToday();
+    if (fleet !== null && fleet >= config.fleetBudgetUsd)
+      return { budget: config.fleetBudgetUsd, spent: fleet, fleet: true };
+    return null;
+  };
+  const budgetReached = () => budgetSpent() !== null;
 
   const modelFor = (job: GatewayJob<unknown>): string =>
     job.model ?? (config.models as Record<string, string>)[job.kind] ?? config.models.summary;
@@ -95,12 +108,14 @@ export function createGateway(deps: GatewayDeps) {
     if (!budgetReached()) return true;
     budgetWaiting += 1;
     try {
-      while (budgetReached()) {
+      for (let over = budgetSpent(); over !== null; over = budgetSpent()) {
         const day = startOfDay(clock.now());
         if (budgetEventDay !== day) {
           budgetEventDay = day;
-          const spent = spentToday();
-          const message = `Model gateway: the daily budget of ${dollars(config.dailyBudgetUsd)} is spent (${dollars(spent)} today); jobs wait until 00:00 UTC`;
+          const { budget, spent } = over;
+          const message = over.fleet
+            ? `Model gateway: the fleet's daily budget of ${dollars(budget)} is spent (${dollars(spent)} today by every instance); jobs wait until 00:00 UTC`
+            : `Model gateway: the daily budget of ${dollars(budget)} is spent (${dollars(spent)} today); jobs wait until 00:00 UTC`;
           events.insert({
             sessionId: null,
             source: 'system',
@@ -110,8 +125,9 @@ export function createGateway(deps: GatewayDeps) {
             createdAt: clock.now(),
           });
           deps.log?.warn('model gateway budget spent: jobs wait for the next day', {
-            budget: config.dailyBudgetUsd,
+            budget,
             spent,
+            fleet: over.fleet,
           });
         }
         try {
@@ -292,15 +308,16 @@ export function createGateway(deps: GatewayDeps) {
     },
 
     state(): GatewayState {
-      const spent = spentToday();
       return {
         backend: config.backend,
         available: backend !== null,
         offReason: config.offReason,
         models: { ...config.models },
         dailyBudgetUsd: config.dailyBudgetUsd,
-        spentTodayUsd: spent,
-        budgetReached: config.dailyBudgetUsd > 0 && spent >= config.dailyBudgetUsd,
+        spentTodayUsd: spentToday(),
+        fleetBudgetUsd: config.fleetBudgetUsd > 0 ? config.fleetBudgetUsd : null,
+        fleetSpentTodayUsd: fleetSpentToday(),
+        budgetReached: budgetReached(),
         running: slots.held,
         waiting: slots.waiting + budgetWaiting,
       };

@@ -82,8 +82,13 @@ export interface GatewayState {
   offReason: string | null;
   models: Record<string, string>;
   dailyBudgetUsd: number;
+  /** What this instance spent today (UTC). */
   spentTodayUsd: number;
-  /** True while today's spending is at or over the budget: new jobs wait for the next day. */
+  /** The cap on the whole fleet's spending per day, null without one. */
+  fleetBudgetUsd: number | null;
+  /** What every instance spent today, null without a fleet cap. */
+  fleetSpentTodayUsd: number | null;
+  /** True while either budget is spent: new jobs wait for the next day. */
   budgetReached: boolean;
   running: number;
   waiting: number;

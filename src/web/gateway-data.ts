@@ -9,6 +9,8 @@ export function gatewayStateJson(s: GatewayState) {
     models: s.models,
     daily_budget_usd: s.dailyBudgetUsd,
     spent_today_usd: s.spentTodayUsd,
+    fleet_budget_usd: s.fleetBudgetUsd,
+    fleet_spent_today_usd: s.fleetSpentTodayUsd,
     budget_reached: s.budgetReached,
     running: s.running,
     waiting: s.waiting,

@@ -3,12 +3,16 @@
  * text and validated JSON, the job records, schema failures, retries, timeouts, concurrency, the
  * daily budget, and no model configured.
  */
+import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
+import { openStores, type Stores } from '../../src/db/index.js';
+
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import type { SimScript } from '../../src/sim/messages-api.js';
-import { testApp, type TestApp } from '../helpers/db.js';
+import { testApp, type TestApp, testDatabaseUrl } from '../helpers/db.js';
 import { controlledScript, OFF, type SimGateway, simGateway } from '../helpers/gateway.js';
 
 let app: TestApp;
@@ -190,5 +194,68 @@ describe('model gateway (anthropic backend, simulated Messages API)', () => {
     ]);
     expect(days[1]!.costUsd).toBeCloseTo(0.0004, 10);
     expect(gateway.state().spentTodayUsd).toBeCloseTo(0.0002, 10);
+  });
+});
+
+describe('the daily budget in a fleet', () => {
+  let other: Stores | null = null;
+  afterEach(() => {
+    other?.close();
+    other = null;
+  });
+
+  /** Another instance on the test app's store, which spent `usd` on one job today. */
+  const otherSpent = (usd: number) => {
+    other = openStores(testDatabaseUrl(app.dataDir) ?? join(app.dataDir, 'watchkeeper.db'), {
+      instance: 'cluster-b',
+    });
+    const at = app.clock.now();
+    const id = other.gatewayJobs.start('gate', 'anthropic', 'haiku', null, at);
+    other.gatewayJobs.finish(id, {
+      outcome: 'ok',
+      model: 'haiku',
+      inputTokens: 10,
+      outputTokens: 10,
+      costUsd: usd,
+      durationMs: 5,
+      attempts: 1,
+      error: null,
+      at,
+    });
+  };
+
+  it("counts this instance's jobs against its own budget, not another instance's", async () => {
+    const gateway = await setUp({ config: { dailyBudgetUsd: 0.0003 } });
+    otherSpent(0.001);
+    expect(gateway.state()).toMatchObject({
+      spentTodayUsd: 0,
+      budgetReached: false,
+      fleetBudgetUsd: null,
+      fleetSpentTodayUsd: null,
+    });
+    expect((await gateway.run(GATE)).ok).toBe(true);
+    expect(gateway.state().spentTodayUsd).toBeCloseTo(0.0002, 10);
+    expect(gateway.state().budgetReached).toBe(false);
+  });
+
+  it('holds every instance to the fleet cap when one is set, and says so once', async () => {
+    const gateway = await setUp({ config: { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 } });
+    otherSpent(0.0004);
+    expect((await gateway.run(GATE)).ok).toBe(true);
+    const state = gateway.state();
+    expect(state).toMatchObject({ budgetReached: true, fleetBudgetUsd: 0.0005 });
+    expect(state.spentTodayUsd).toBeCloseTo(0.0002, 10);
+    expect(state.fleetSpentTodayUsd).toBeCloseTo(0.0006, 10);
+
+    const waiting = gateway.run(GATE);
+    const said = () =>
+      app.stores.events.list({ limit: 20 }).filter((e) => /budget/.test(e.message));
+    while (said().length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(said().map((e) => e.message)).toEqual([
+      "Model gateway: the fleet's daily budget of $0.0005 is spent ($0.0006 today by every instance); jobs wait until 00:00 UTC",
+    ]);
+    expect(gw.sim!.requests).toHaveLength(1);
+    gateway.close();
+    expect(await waiting).toMatchObject({ ok: false });
   });
 });

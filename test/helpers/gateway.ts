@@ -27,6 +27,7 @@ export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig 
     concurrency: 2,
     retries: 0,
     dailyBudgetUsd: 0,
+    fleetBudgetUsd: 0,
     ...over,
   };
 }

@@ -93,6 +93,8 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
   const spent = db.prepare(
     'SELECT coalesce(sum(cost_usd), 0) AS usd FROM gateway_jobs WHERE created_at >= ?',
   );
+  const ownSpent = db.prepare(`SELECT coalesce(sum(cost_usd), 0) AS usd FROM gateway_jobs
+    WHERE created_at >= ? AND instance = ?`);
   const perDay = db.prepare(`SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,
     COUNT(*) AS jobs, SUM(outcome NOT IN ('ok', 'running')) AS failed,
     coalesce(sum(cost_usd), 0) AS costUsd, coalesce(sum(input_tokens), 0) AS inputTokens,
@@ -129,9 +131,14 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
       ).n;
     },
 
-    /** Dollars spent by jobs created at or after `since`. */
+    /** Dollars spent by every instance's jobs created at or after `since`. */
     spentSince(since: number): number {
       return (spent.get(since) as { usd: number }).usd;
+    },
+
+    /** Dollars spent by this instance's jobs created at or after `since`. */
+    ownSpentSince(since: number): number {
+      return (ownSpent.get(since, instance) as { usd: number }).usd;
     },
 
     /** Jobs and cost per UTC day since `since`, newest day first. */

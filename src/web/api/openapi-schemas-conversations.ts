@@ -218,7 +218,12 @@ export const GatewayStateSchema = z
     off_reason: z.string().nullable(),
     models: z.record(z.string(), z.string()),
     daily_budget_usd: z.number(),
-    spent_today_usd: z.number(),
+    spent_today_usd: z.number().openapi({ description: "this instance's jobs, today (UTC)" }),
+    fleet_budget_usd: z
+      .number()
+      .nullable()
+      .openapi({ description: 'the cap on every instance together (null: none)' }),
+    fleet_spent_today_usd: z.number().nullable(),
     budget_reached: z.boolean(),
     running: z.number().int(),
     waiting: z.number().int(),
