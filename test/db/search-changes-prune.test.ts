@@ -8,43 +8,32 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS } from '../../src/clock.js';
-import { openStores, type Stores } from '../../src/db/index.js';
-import { createKnowledge, type Knowledge } from '../../src/knowledge/index.js';
-import { fakeClock } from '../helpers/clock.js';
-import { migratedDatabaseSync, skipWithoutPostgres } from '../helpers/postgres.js';
+import { openStores } from '../../src/db/index.js';
+import { type PgFleet, pgFleet, type PgInstance } from '../helpers/pg-fleet.js';
+import { skipWithoutPostgres } from '../helpers/postgres.js';
 
 skipWithoutPostgres();
 
-interface Instance {
-  stores: Stores;
-  knowledge: Knowledge;
-}
-
-const cleanup: (() => void)[] = [];
+let fleet: PgFleet | null = null;
 afterEach(() => {
-  for (const done of cleanup.splice(0).reverse()) done();
+  fleet?.close();
+  fleet = null;
 });
 
 /** Two processes of one instance on one database (serve and a CLI command beside it). */
-function twoProcesses(): [Instance, Instance] {
-  const db = migratedDatabaseSync();
-  cleanup.push(() => db.drop());
-  const clock = fakeClock();
-  const instance = (name: string): Instance => {
-    const stores = openStores(db.url, { instance: name });
-    cleanup.push(() => stores.close());
-    return { stores, knowledge: createKnowledge({ stores, embedder: null, clock }) };
-  };
-  return [instance('cluster-a'), instance('cluster-a')];
+function twoProcesses(): [PgInstance, PgInstance] {
+  fleet = pgFleet(['cluster-a', 'cluster-a']);
+  const [a, b] = fleet.instances;
+  return [a!, b!];
 }
 
-const add = (i: Instance, observation: string) =>
+const add = (i: PgInstance, observation: string) =>
   i.knowledge.memory.add({ service: 'nas', category: 'behavior', observation });
 
-const found = async (i: Instance, query: string) =>
+const found = async (i: PgInstance, query: string) =>
   (await i.knowledge.search.search(query)).results.map((r) => r.memory.observation);
 
-const changeRows = (i: Instance) =>
+const changeRows = (i: PgInstance) =>
   (i.stores.db.prepare('SELECT COUNT(*) AS n FROM search_changes').get() as { n: number }).n;
 
 describe('pruning the full-text changes on PostgreSQL', () => {

@@ -6,37 +6,24 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { openStores, type Stores } from '../../src/db/index.js';
-import { createKnowledge, type Knowledge } from '../../src/knowledge/index.js';
 import { DEFAULT_POLICY, reinforcedConfidence } from '../../src/memory/index.js';
-import { fakeClock } from '../helpers/clock.js';
+import type { FakeClock } from '../helpers/clock.js';
 import { seedMemory } from '../helpers/db.js';
-import { freshDatabaseSync, skipWithoutPostgres } from '../helpers/postgres.js';
+import { type PgFleet, pgFleet, type PgInstance } from '../helpers/pg-fleet.js';
+import { skipWithoutPostgres } from '../helpers/postgres.js';
 
 skipWithoutPostgres();
 
-interface Instance {
-  stores: Stores;
-  knowledge: Knowledge;
-}
-
-const cleanup: (() => void)[] = [];
+let fleet: PgFleet | null = null;
 afterEach(() => {
-  for (const done of cleanup.splice(0).reverse()) done();
+  fleet?.close();
+  fleet = null;
 });
 
-function fleetOfTwo(): [Instance, Instance, ReturnType<typeof fakeClock>] {
-  const db = freshDatabaseSync();
-  const clock = fakeClock();
-  const instance = (name: string): Instance => {
-    const stores = openStores(db.url, { instance: name });
-    cleanup.push(() => stores.close());
-    return { stores, knowledge: createKnowledge({ stores, embedder: null, clock }) };
-  };
-  const a = instance('cluster-a');
-  const b = instance('cluster-b');
-  cleanup.unshift(() => db.drop());
-  return [a, b, clock];
+function fleetOfTwo(): [PgInstance, PgInstance, FakeClock] {
+  fleet = pgFleet(['cluster-a', 'cluster-b']);
+  const [a, b] = fleet.instances;
+  return [a!, b!, fleet.clock];
 }
 
 describe('two instances changing one memory at once', () => {
