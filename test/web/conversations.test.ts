@@ -4,8 +4,12 @@
  * to end, a 30-round conversation with the gateway on the simulated Messages API, and one with no
  * model configured.
  */
+import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { GatewayConfig } from '../../src/config/index.js';
+import { openStores } from '../../src/db/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import { type SimulatedModel, startSimulatedModel } from '../../src/sim/messages-api.js';
 import { simConversations } from '../helpers/gateway.js';
@@ -37,9 +41,9 @@ async function get(path: string) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function withSim(options = {}) {
+async function withSim(options = {}, config: Partial<GatewayConfig> = {}) {
   sim = await startSimulatedModel(gatewayScript);
-  const built = simConversations(sim.url, options);
+  const built = simConversations(sim.url, options, config);
   h = webHarness({ conversations: built.build });
   return built.ref;
 }
@@ -329,5 +333,34 @@ describe('listing, detail, scopes and pages', () => {
     expect(overview).toContain('id="gateway-cost"');
     expect(overview).toMatch(/Model gateway today[\s\S]*\$0\.0006/);
     expect((await get('/api/v1/gateway/jobs?outcome=weird')).status).toBe(400);
+  });
+
+  it("shows the fleet's spending beside this instance's when the fleet has a cap", async () => {
+    await withSim({}, { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 });
+    const other = openStores(join(h!.dataDir, 'watchkeeper.db'), { instance: 'cluster-b' });
+    try {
+      const at = h!.clock.now();
+      const id = other.gatewayJobs.start('summary', 'anthropic', 'sonnet', null, at);
+      other.gatewayJobs.finish(id, {
+        outcome: 'ok',
+        model: 'sonnet',
+        inputTokens: 100,
+        outputTokens: 20,
+        costUsd: 0.0006,
+        durationMs: 5,
+        attempts: 1,
+        error: null,
+        at,
+      });
+    } finally {
+      other.close();
+    }
+    const { cookie } = await h!.login();
+    const page = await (await h!.request('/gateway', { headers: { Cookie: cookie } })).text();
+    expect(page).toMatch(/This instance today<\/div>\s*<div class="value">\$0\.0000<\/div>/);
+    expect(page).not.toMatch(/daily budget of \$1\.00: spent/);
+    expect(page).toMatch(
+      /The fleet today<\/div>\s*<div class="value">\$0\.0006<\/div>\s*<div class="sub">of the fleet's daily budget of \$0\.0005: spent, jobs wait until 00:00 UTC/,
+    );
   });
 });
