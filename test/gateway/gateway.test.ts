@@ -13,7 +13,13 @@ import { openStores, type Stores } from '../../src/db/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import type { SimScript } from '../../src/sim/messages-api.js';
 import { testApp, type TestApp, testDatabaseUrl } from '../helpers/db.js';
-import { controlledScript, OFF, type SimGateway, simGateway } from '../helpers/gateway.js';
+import {
+  controlledScript,
+  OFF,
+  recordJobCost,
+  type SimGateway,
+  simGateway,
+} from '../helpers/gateway.js';
 
 let app: TestApp;
 let gw: SimGateway;
@@ -209,19 +215,7 @@ describe('the daily budget in a fleet', () => {
     other = openStores(testDatabaseUrl(app.dataDir) ?? join(app.dataDir, 'watchkeeper.db'), {
       instance: 'cluster-b',
     });
-    const at = app.clock.now();
-    const id = other.gatewayJobs.start('gate', 'anthropic', 'haiku', null, at);
-    other.gatewayJobs.finish(id, {
-      outcome: 'ok',
-      model: 'haiku',
-      inputTokens: 10,
-      outputTokens: 10,
-      costUsd: usd,
-      durationMs: 5,
-      attempts: 1,
-      error: null,
-      at,
-    });
+    recordJobCost(other, usd, app.clock.now());
   };
 
   it("counts this instance's jobs against its own budget, not another instance's", async () => {

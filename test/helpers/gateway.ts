@@ -15,6 +15,26 @@ import {
 } from '../../src/sim/messages-api.js';
 import type { TestApp } from './db.js';
 
+/** A finished job of `usd` at `at`, recorded in `stores` (as the instance they belong to). */
+export function recordJobCost(
+  stores: Pick<TestApp['stores'], 'gatewayJobs'>,
+  usd: number,
+  at: number,
+) {
+  const id = stores.gatewayJobs.start('summary', 'anthropic', 'sonnet', null, at);
+  stores.gatewayJobs.finish(id, {
+    outcome: 'ok',
+    model: 'sonnet',
+    inputTokens: 100,
+    outputTokens: 20,
+    costUsd: usd,
+    durationMs: 5,
+    attempts: 1,
+    error: null,
+    at,
+  });
+}
+
 /** A gateway config for tests: the anthropic backend, short timeouts, no retries unless asked. */
 export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig {
   return {

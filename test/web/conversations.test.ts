@@ -12,7 +12,7 @@ import type { GatewayConfig } from '../../src/config/index.js';
 import { openStores } from '../../src/db/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import { type SimulatedModel, startSimulatedModel } from '../../src/sim/messages-api.js';
-import { simConversations } from '../helpers/gateway.js';
+import { recordJobCost, simConversations } from '../helpers/gateway.js';
 import { TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 
 let h: WebHarness | undefined;
@@ -339,19 +339,7 @@ describe('listing, detail, scopes and pages', () => {
     await withSim({}, { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 });
     const other = openStores(join(h!.dataDir, 'watchkeeper.db'), { instance: 'cluster-b' });
     try {
-      const at = h!.clock.now();
-      const id = other.gatewayJobs.start('summary', 'anthropic', 'sonnet', null, at);
-      other.gatewayJobs.finish(id, {
-        outcome: 'ok',
-        model: 'sonnet',
-        inputTokens: 100,
-        outputTokens: 20,
-        costUsd: 0.0006,
-        durationMs: 5,
-        attempts: 1,
-        error: null,
-        at,
-      });
+      recordJobCost(other, 0.0006, h!.clock.now());
     } finally {
       other.close();
     }
