@@ -89,11 +89,12 @@ export function createGateway(deps: GatewayDeps) {
   const fleetSpentToday = () =>
     config.fleetBudgetUsd > 0 ? jobs.spentSince(startOfDay(clock.now())) : null;
   /** Which budget is spent, if one is, with what was spent against it. */
-  const budgetSpent = (): { budget: number; spent: number; fleet: boolean } | null => {
-    const own = spentToday();
+  const budgetSpent = (
+    own = spentToday(),
+    fleet = fleetSpentToday(),
+  ): { budget: number; spent: number; fleet: boolean } | null => {
     if (config.dailyBudgetUsd > 0 && own >= config.dailyBudgetUsd)
       return { budget: config.dailyBudgetUsd, spent: own, fleet: false };
-    const fleet = fleetSpentToday();
     if (fleet !== null && fleet >= config.fleetBudgetUsd)
       return { budget: config.fleetBudgetUsd, spent: fleet, fleet: true };
     return null;
@@ -308,16 +309,18 @@ export function createGateway(deps: GatewayDeps) {
     },
 
     state(): GatewayState {
+      const own = spentToday();
+      const fleet = fleetSpentToday();
       return {
         backend: config.backend,
         available: backend !== null,
         offReason: config.offReason,
         models: { ...config.models },
         dailyBudgetUsd: config.dailyBudgetUsd,
-        spentTodayUsd: spentToday(),
+        spentTodayUsd: own,
         fleetBudgetUsd: config.fleetBudgetUsd > 0 ? config.fleetBudgetUsd : null,
-        fleetSpentTodayUsd: fleetSpentToday(),
-        budgetReached: budgetReached(),
+        fleetSpentTodayUsd: fleet,
+        budgetReached: budgetSpent(own, fleet) !== null,
         running: slots.held,
         waiting: slots.waiting + budgetWaiting,
       };

@@ -44,7 +44,8 @@ function hook(tier: number, payload: unknown, env: Record<string, string> = {}) 
   });
 }
 
-it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, refuses an Edit into a read-only repository', async () => {
+/** The rules repositories and a data folder for the test; a playbook run in `infra`. */
+function ansiblePlaybookCall() {
   repos = rulesRepos();
   dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-hook-'));
   const infra = join(repos.dir, 'infra');
@@ -53,6 +54,11 @@ it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, r
     tool_input: { command: 'ansible-playbook site.yml' },
     cwd: infra,
   };
+  return { infra, run, reposDir: repos.dir, data: dataDir };
+}
+
+it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, refuses an Edit into a read-only repository', async () => {
+  const { infra, run, reposDir, data } = ansiblePlaybookCall();
   const refused = await hook(1, run);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain(
@@ -61,16 +67,16 @@ it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, r
   expect(await hook(3, run)).toEqual({ code: 0, stderr: '' });
   const edit = {
     tool_name: 'Edit',
-    tool_input: { file_path: join(repos.dir, 'docs/notes.md'), old_string: 'a', new_string: 'b' },
+    tool_input: { file_path: join(reposDir, 'docs/notes.md'), old_string: 'a', new_string: 'b' },
     cwd: '/tmp',
   };
   const blocked = await hook(3, edit);
   expect(blocked.code).toBe(2);
   expect(blocked.stderr).toContain(
-    `"Read-only: never modify files here" (${repos.dir}/docs/CLAUDE-OPS.md line 11)`,
+    `"Read-only: never modify files here" (${reposDir}/docs/CLAUDE-OPS.md line 11)`,
   );
   // The operator sees each refusal among the events.
-  const stores = openStores(join(dataDir, 'watchkeeper.db'));
+  const stores = openStores(join(data, 'watchkeeper.db'));
   try {
     const messages = stores.events.list({ source: 'system' }).map((e) => e.message);
     expect(messages).toEqual([
@@ -83,14 +89,7 @@ it('refuses a tier-1 ansible-playbook citing the manifest, lets tier 3 run it, r
 });
 
 it("holds a session's rules from the folder its runner set, whatever else the environment holds", async () => {
-  repos = rulesRepos();
-  dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-hook-'));
-  const infra = join(repos.dir, 'infra');
-  const run = {
-    tool_name: 'Bash',
-    tool_input: { command: 'ansible-playbook site.yml' },
-    cwd: infra,
-  };
+  const { run } = ansiblePlaybookCall();
   // The session's runner resolved the settings when it started; a setting the hook cannot read
   // (the CLI passes the environment on) does not switch the rules off.
   const refused = await hook(1, run, {

@@ -34,7 +34,7 @@ const PAGE = 5000;
 /** How often a reader records its cursor as it catches up (always at a table's first load). */
 const REPORT_MS = 60_000;
 /** A reader not seen for this long is gone: its cursor no longer holds changes back. */
-export const READER_GONE_MS = 86_400_000;
+const READER_GONE_MS = 86_400_000;
 
 interface TableState {
   /** pg_snapshot_xmin at the last read (xid8 as text); null until the first load. */
@@ -227,14 +227,14 @@ export function pruneSearchChanges(db: PostgresDb, now: number): number {
   return Number(row!.n);
 }
 
-const PRUNE = `WITH gone AS (DELETE FROM search_readers WHERE seen_at < $1 RETURNING 1),
+const PRUNE = `WITH gone AS (DELETE FROM search_readers WHERE seen_at < $1),
   horizon AS (
     UPDATE search_horizon SET pruned = GREATEST(pruned, LEAST(
       (SELECT min(cursor) FROM search_readers WHERE seen_at >= $1),
       pg_snapshot_xmin(pg_current_snapshot())))
     RETURNING pruned),
   removed AS (DELETE FROM search_changes WHERE xid < (SELECT pruned FROM horizon) RETURNING 1)
-  SELECT (SELECT count(*) FROM removed)::int AS n, (SELECT count(*) FROM gone)::int AS gone`;
+  SELECT count(*)::int AS n FROM removed`;
 
 const indexes = new WeakMap<PostgresDb, LocalTextIndex>();
 
