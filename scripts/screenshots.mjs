@@ -1,7 +1,7 @@
 // Screenshots for the README, from a real demo run: `watchkeeper serve --demo` (the real Claude
 // CLI against the simulated model), signed in through the real login page: the Overview, the
 // Sessions list, the Memories, the Overview on a phone (390x844) and a session caught while it
-// is live. Needs Debian's chromium. Writes docs/screenshots/*.png.
+// is live. Needs Debian's chromium-headless-shell. Writes docs/screenshots/*.png.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -39,7 +39,7 @@ const api = async (path) =>
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const browser = await chromium.launch({
-  executablePath: process.env.WATCHKEEPER_CHROMIUM ?? '/usr/bin/chromium',
+  executablePath: process.env.WATCHKEEPER_CHROMIUM ?? '/usr/bin/chromium-headless-shell',
   args: [
     '--headless',
     '--no-sandbox',

@@ -55,6 +55,9 @@ export function runnerHarness(
     WATCHKEEPER_SESSION_TIMEOUT: '20s',
     WATCHKEEPER_KILL_GRACE: '1s',
     WATCHKEEPER_STDOUT_GRACE: '1s',
+    // The memory tools' server a session starts matches by what the harness matches by: words
+    // alone unless the test gives the harness a model (it would load the model for nothing).
+    WATCHKEEPER_EMBEDDINGS: extra.embedder ? 'local' : 'off',
     ...env,
   });
   const stores = openStores(config.dbPath, { instance: config.fleet.instance });
