@@ -43,10 +43,12 @@ export const RUN_USAGE = `watchkeeper run [--tier 1|2|3] [--prompt TEXT]
   Run one chain now in the foreground (Ctrl-C or \`watchkeeper stop\` ends it). Exit 0 when it completed.`;
 
 export const COOLDOWNS_USAGE = `watchkeeper cooldowns list [--json]
-watchkeeper cooldowns reset SERVICE --reason TEXT [--action restart|redeployment]
-watchkeeper cooldowns allow SERVICE --count N --until 2h|TIME --reason TEXT [--action restart|redeployment]
+watchkeeper cooldowns reset SERVICE --reason TEXT [--action restart|redeployment] [--fleet]
+watchkeeper cooldowns allow SERVICE --count N --until 2h|TIME --reason TEXT [--action restart|redeployment] [--fleet]
   Per service the restarts and redeployments counted against the limits, and the overrides:
-  reset (what was counted stops counting; nothing is deleted) or allow N more until a time.`;
+  reset (what was counted stops counting; nothing is deleted) or allow N more until a time.
+  An override applies to this instance unless --fleet makes it fleet-wide (on a service in
+  WATCHKEEPER_FLEET_COOLDOWN_SERVICES, whose limits the fleet shares, it always is).`;
 
 export const SEARCH_USAGE = `watchkeeper memories search QUERY [--limit N] [--service S] [--category C] [--all|--inactive] [--explain] [--json]
   Memories by meaning and by words, ranked by relevance x confidence x recency (active ones

@@ -151,7 +151,7 @@ export function openStores(
     portability: createPortabilityStore(db),
     tombstones: createTombstoneStore(db),
     notifications: createNotificationStore(db, instance),
-    cooldownOverrides: createCooldownOverrideStore(db),
+    cooldownOverrides: createCooldownOverrideStore(db, instance),
     eventGroups: createEventGroupStore(db),
     alertRepeats: createAlertRepeatStore(db),
     close: () => db.close(),

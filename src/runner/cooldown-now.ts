@@ -1,7 +1,8 @@
 /**
  * The cooldown state at `now` as the guard, the session's prompt and the dashboard see it: the
  * actions inside the windows with the operator's resets and allowances applied. This instance's
- * actions count, and every instance's on `sharedServices` (config.fleet.cooldownServices).
+ * actions and overrides count (with the fleet-wide overrides), and every instance's on
+ * `sharedServices` (config.fleet.cooldownServices).
  */
 import type { CooldownLimits } from '../config/index.js';
 import type { Stores } from '../db/index.js';
@@ -18,7 +19,7 @@ export function currentCooldowns(
     stores.cooldowns.counted(horizon, sharedServices),
     limits,
     now,
-    stores.cooldownOverrides.effective(now, horizon),
+    stores.cooldownOverrides.effective(now, horizon, sharedServices),
     sharedServices,
   );
 }

@@ -21,10 +21,21 @@ function invalid(field: string, message: string): AppError {
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 
+/** A yes/no field: a JSON boolean, or a form's or a query's text (a checkbox sends `on`). */
+function flag(field: string, v: unknown): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (v === true) return true;
+  const t = (text(v) ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no', 'off'].includes(t)) return false;
+  if (['true', '1', 'yes', 'on'].includes(t)) return true;
+  throw invalid(field, 'must be true or false');
+}
+
 /**
- * `{service, action?, kind, count?, until?, reason}`: `action` restart, redeployment or both
- * (the default); `kind` reset (actions so far stop counting) or allow (`count` more until
- * `until`, a duration from now such as 2h or a time).
+ * `{service, action?, kind, count?, until?, reason, fleet?}`: `action` restart, redeployment or
+ * both (the default); `kind` reset (actions so far stop counting) or allow (`count` more until
+ * `until`, a duration from now such as 2h or a time); `fleet` true applies it to every instance
+ * of the fleet, not only the one it is made on.
  */
 export function parseCooldownOverride(
   input: Record<string, unknown>,
@@ -49,7 +60,8 @@ export function parseCooldownOverride(
   if (reason.length > MAX_REASON_CHARS)
     throw invalid('reason', `is ${reason.length} characters; the limit is ${MAX_REASON_CHARS}`);
 
-  const base = { service: service.name, actionType, reason, createdAt: now } as const;
+  const fleetWide = flag('fleet', input.fleet);
+  const base = { service: service.name, actionType, reason, createdAt: now, fleetWide } as const;
   if (kind === 'reset') return { ...base, kind, extra: null, untilAt: null };
 
   const countText = (text(input.count) ?? '').trim();

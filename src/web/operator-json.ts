@@ -13,6 +13,8 @@ export function overrideJson(o: CooldownOverrideRow) {
     actor: o.actor,
     reason: o.reason,
     created_at: isoTime(o.createdAt),
+    fleet: o.instance === null,
+    instance: o.instance,
   };
 }
 

@@ -91,6 +91,51 @@ describe('watchkeeper cooldowns', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('allowed 2 more restart(s) of caddy');
   });
+
+  it('overrides for this instance, or with --fleet for every instance', async () => {
+    const on = (instance: string) =>
+      cliIn(cli.dataDir, clock, { USER: 'carol', WATCHKEEPER_INSTANCE: instance });
+    const [a, b] = [on('cluster-a'), on('cluster-b')];
+    const stores = openStores(join(cli.dataDir, 'watchkeeper.db'), { instance: 'cluster-a' });
+    try {
+      for (const ago of [20, 10]) {
+        stores.cooldowns.insert({
+          service: 'jellyfin',
+          actionType: 'restart',
+          success: true,
+          source: 'agent',
+          command: null,
+          message: null,
+          tier: 3,
+          sessionId: null,
+          createdAt: clock.now() - ago * MINUTE_MS,
+        });
+      }
+    } finally {
+      stores.close();
+    }
+    const inCooldown = /jellyfin\s+restart\s+2\/2\s+in cooldown/;
+
+    const own = await b.run(['cooldowns', 'reset', 'jellyfin', '--reason', 'b only']);
+    expect(own.stdout).toContain('no longer count (on instance cluster-b)');
+    expect((await a.run(['cooldowns', 'list'])).stdout).toMatch(inCooldown);
+
+    const fleet = await b.run(['cooldowns', 'reset', 'jellyfin', '--fleet', '--reason', 'all']);
+    expect(fleet.stdout).toContain('no longer count (on every instance of the fleet)');
+    clock.advance(1000);
+    const list = await a.run(['cooldowns', 'list']);
+    expect(list.stdout).not.toMatch(inCooldown);
+    expect(list.stdout).toMatch(/WHO\s+WHY/);
+    expect(list.stdout).toMatch(/jellyfin\s+both\s+reset\s+fleet\s+cli \(carol\)\s+all/);
+    expect(list.stdout).toMatch(/jellyfin\s+both\s+reset\s+cluster-b\s+cli \(carol\)\s+b only/);
+    const body = JSON.parse((await a.run(['cooldowns', 'list', '--json'])).stdout) as {
+      overrides: { reason: string; fleet: boolean; instance: string | null }[];
+    };
+    expect(body.overrides.map((o) => [o.reason, o.fleet, o.instance])).toEqual([
+      ['all', true, null],
+      ['b only', false, 'cluster-b'],
+    ]);
+  });
 });
 
 describe('watchkeeper sessions list filters', () => {

@@ -1,8 +1,9 @@
 /**
  * Two instances on one database (two store sets on one file, or one PostgreSQL database in the
  * postgres project): what each writes carries its name, each finds only its own running sessions,
- * the lease ends a silent instance's sessions, cooldowns count per instance except on shared
- * services, and the lists filter by instance.
+ * the lease ends a silent instance's sessions, cooldowns and the operators' overrides count per
+ * instance except on shared services or when declared fleet-wide, and the lists filter by
+ * instance.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { HOUR_MS, MINUTE_MS } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
-import { openStores, type Stores } from '../../src/db/index.js';
+import { type NewCooldownOverride, openStores, type Stores } from '../../src/db/index.js';
 import { silentLogger } from '../../src/log.js';
 import type { RunnerAlert } from '../../src/runner/alerts.js';
 import { currentCooldowns } from '../../src/runner/cooldown-now.js';
@@ -253,6 +254,76 @@ describe('cooldowns across instances', () => {
         ],
       },
     ]);
+  });
+
+  const override = (
+    stores: Stores,
+    o: { service: string; kind: 'reset' | 'allow' } & Partial<NewCooldownOverride>,
+  ) =>
+    stores.cooldownOverrides.insert({
+      actionType: null,
+      extra: o.kind === 'allow' ? 1 : null,
+      untilAt: o.kind === 'allow' ? f.clock.now() + HOUR_MS : null,
+      actor: 'operator',
+      reason: 'checked by hand',
+      createdAt: f.clock.now(),
+      fleetWide: false,
+      ...o,
+    });
+
+  it('applies an operator’s reset or allowance to the instance it was made on', async () => {
+    for (const stores of [f.a, f.b]) {
+      restart(stores, 'jellyfin');
+      restart(stores, 'jellyfin');
+    }
+    override(f.a, { service: 'jellyfin', kind: 'reset' });
+    expect(currentCooldowns(f.a, limits, f.clock.now())).toEqual([]);
+    expect((await decide(f.a, 'docker restart jellyfin')).exitCode).toBe(0);
+    // cluster-b's restarts still count: its guard refuses.
+    expect(currentCooldowns(f.b, limits, f.clock.now())).toMatchObject([
+      { service: 'jellyfin', count: 2, inCooldown: true },
+    ]);
+    expect((await decide(f.b, 'docker restart jellyfin')).exitCode).toBe(2);
+
+    override(f.b, { service: 'jellyfin', kind: 'allow' });
+    expect(currentCooldowns(f.b, limits, f.clock.now())).toMatchObject([
+      { service: 'jellyfin', count: 2, inCooldown: false, allowance: { extra: 1 } },
+    ]);
+    expect((await decide(f.b, 'docker restart jellyfin')).exitCode).toBe(0);
+    // Both instances list both overrides, each with the instance it is for.
+    expect(f.a.cooldownOverrides.recent().map((o) => [o.kind, o.instance])).toEqual([
+      ['allow', 'cluster-b'],
+      ['reset', 'cluster-a'],
+    ]);
+  });
+
+  it('applies a fleet-wide override, and any override of a shared service, to every instance', async () => {
+    for (const stores of [f.a, f.b]) {
+      restart(stores, 'jellyfin');
+      restart(stores, 'jellyfin');
+    }
+    override(f.a, { service: 'jellyfin', kind: 'reset', fleetWide: true });
+    expect(f.b.cooldownOverrides.recent()[0]).toMatchObject({ instance: null });
+    for (const stores of [f.a, f.b]) {
+      expect(currentCooldowns(stores, limits, f.clock.now())).toEqual([]);
+      expect((await decide(stores, 'docker restart jellyfin')).exitCode).toBe(0);
+    }
+
+    // postgres's limit is the fleet's: cluster-a's allowance (its own, not declared fleet-wide)
+    // raises it for cluster-b too.
+    restart(f.a, 'postgres');
+    restart(f.b, 'postgres');
+    expect((await decide(f.b, 'systemctl restart postgres', ['postgres'])).exitCode).toBe(2);
+    override(f.a, { service: 'postgres', kind: 'allow' });
+    expect(currentCooldowns(f.b, limits, f.clock.now(), ['postgres'])).toMatchObject([
+      { service: 'postgres', count: 2, inCooldown: false, allowance: { extra: 1 } },
+    ]);
+    expect((await decide(f.b, 'systemctl restart postgres', ['postgres'])).exitCode).toBe(0);
+    // Not shared, the same allowance is cluster-a's alone: cluster-b's two restarts (the one
+    // just let through among them) are at its own limit.
+    const [own] = currentCooldowns(f.b, limits, f.clock.now());
+    expect(own).toMatchObject({ service: 'postgres', count: 2, inCooldown: true });
+    expect(own).not.toHaveProperty('allowance');
   });
 });
 

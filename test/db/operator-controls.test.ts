@@ -54,6 +54,7 @@ describe('cooldown overrides', () => {
       actor: 'alice (dashboard)',
       reason: 'disk replaced',
       createdAt: t.clock.now(),
+      fleetWide: false,
     });
     t.clock.advance(1000);
     expect(currentCooldowns(t.stores, LIMITS, t.clock.now())).toEqual([]);
@@ -78,6 +79,7 @@ describe('cooldown overrides', () => {
       actor: 'API token',
       reason: 'fixed',
       createdAt: t.clock.now(),
+      fleetWide: false,
     });
     expect((await decidePreToolUse(restartPayload('caddy'), hook())).exitCode).toBe(2);
     expect((await decidePreToolUse(restartPayload('jellyfin'), hook())).exitCode).toBe(0);
@@ -94,6 +96,7 @@ describe('cooldown overrides', () => {
       actor: 'bob (dashboard)',
       reason: 'maintenance window',
       createdAt: t.clock.now(),
+      fleetWide: false,
     });
     const [state] = currentCooldowns(t.stores, LIMITS, t.clock.now());
     expect(state).toMatchObject({ count: 2, limit: 3, inCooldown: false });

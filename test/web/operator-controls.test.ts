@@ -142,6 +142,42 @@ describe('cooldown overrides', () => {
     expect(history.overrides.map((o) => o.reason)).toEqual(['cert renewal']);
   });
 
+  it('offers fleet-wide overrides in a fleet: the form, the history and the API say which instance', async () => {
+    await setUp();
+    expect(await (await get('/cooldowns')).text()).not.toContain('name="fleet"');
+    h.close();
+
+    await setUp({ WATCHKEEPER_INSTANCE: 'cluster-a' });
+    expect(await (await get('/cooldowns')).text()).toContain('name="fleet"');
+    const fields = { service: 'caddy', kind: 'reset', action: 'both' };
+    const everywhere = await form('/cooldowns/overrides', {
+      ...fields,
+      reason: 'all',
+      fleet: 'true',
+    });
+    expect(text(await everywhere.text())).toContain(
+      'Reset the restart and redeployment cooldown of caddy on every instance.',
+    );
+    await form('/cooldowns/overrides', { ...fields, reason: 'this one' });
+    expect(text(await (await get('/cooldowns')).text())).toMatch(
+      /reset local dashboard \(token sign-in\) this one .* reset every instance dashboard \(token sign-in\) all/,
+    );
+
+    const bad = await api('/cooldowns/overrides', { ...fields, reason: 'x', fleet: 'maybe' });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toBe('fleet');
+    const res = await api('/cooldowns/overrides', { ...fields, reason: 'api', fleet: true });
+    expect(await res.json()).toMatchObject({ reason: 'api', fleet: true, instance: null });
+    const history = (await (await api('/cooldowns/overrides')).json()) as {
+      overrides: { reason: string; fleet: boolean; instance: string | null }[];
+    };
+    expect(history.overrides.map((o) => [o.reason, o.fleet, o.instance])).toEqual([
+      ['api', true, null],
+      ['this one', false, 'local'],
+      ['all', true, null],
+    ]);
+  });
+
   it('records the signed-in user name of a password sign-in', async () => {
     h = webHarness({
       env: { WATCHKEEPER_AUTH_USER: 'alice', WATCHKEEPER_AUTH_PASSWORD: 'a-long-password-1' },

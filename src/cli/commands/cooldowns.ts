@@ -1,7 +1,8 @@
 /**
  * `watchkeeper cooldowns list|reset|allow`: the cooldown state per service with the operators'
  * overrides, and an override from the shell, recorded as `cli (USER)` with the reason given.
- * `serve` reads the database, so a running sidecar's guard sees the override at once.
+ * An override applies to this instance (WATCHKEEPER_INSTANCE) unless `--fleet` makes it
+ * fleet-wide. `serve` reads the database, so a running sidecar's guard sees it at once.
  */
 import { isoTime } from '../../db/index.js';
 import { currentCooldowns } from '../../runner/cooldown-now.js';
@@ -58,12 +59,13 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
       if (overrides.length > 0) {
         io.stdout(
           `\n${table(
-            ['WHEN (UTC)', 'SERVICE', 'ACTION', 'OVERRIDE', 'WHO', 'WHY'],
+            ['WHEN (UTC)', 'SERVICE', 'ACTION', 'OVERRIDE', 'FOR', 'WHO', 'WHY'],
             overrides.map((o) => [
               shortTime(o.createdAt),
               o.service,
               o.actionType ?? 'both',
               o.kind === 'reset' ? 'reset' : `+${o.extra} until ${shortTime(o.untilAt)}`,
+              o.instance ?? 'fleet',
               o.actor,
               clip(o.reason, 60),
             ]),
@@ -83,6 +85,7 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
         action: { type: 'string' },
         count: { type: 'string' },
         until: { type: 'string' },
+        fleet: { type: 'boolean' },
       },
       1,
     );
@@ -98,14 +101,20 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
           count: str(p, 'count'),
           until: str(p, 'until'),
           reason: str(p, 'reason'),
+          fleet: flag(p, 'fleet'),
         },
         io.clock.now(),
       );
       app.stores.cooldownOverrides.insert({ ...input, actor: cliActor(io) });
+      const scope = input.fleetWide
+        ? 'every instance of the fleet'
+        : app.config.fleet.cooldownServices.includes(input.service)
+          ? 'every instance of the fleet, which shares its limits'
+          : `instance ${app.config.fleet.instance}`;
       io.stdout(
         sub === 'reset'
-          ? `reset: the ${input.actionType ?? 'restart and redeployment'} actions of ${input.service} so far no longer count\n`
-          : `allowed ${input.extra} more ${input.actionType ?? 'restart/redeployment'}(s) of ${input.service} until ${shortTime(input.untilAt)} UTC\n`,
+          ? `reset: the ${input.actionType ?? 'restart and redeployment'} actions of ${input.service} so far no longer count (on ${scope})\n`
+          : `allowed ${input.extra} more ${input.actionType ?? 'restart/redeployment'}(s) of ${input.service} until ${shortTime(input.untilAt)} UTC (on ${scope})\n`,
       );
       return 0;
     } finally {

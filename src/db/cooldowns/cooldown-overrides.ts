@@ -1,7 +1,9 @@
 /**
  * cooldown_overrides: what an operator did to a service's cooldown, with who and why. A reset
  * stops the actions recorded before it from counting (they stay in the table and the history);
- * an allowance lets N more actions through until a time.
+ * an allowance lets N more actions through until a time. An override applies to the instance it
+ * was made on, unless it was declared fleet-wide; on a service whose limits the fleet shares
+ * (config.fleet.cooldownServices) every override applies to every instance, as the actions do.
  */
 import type { CooldownAction } from '../../stream/markers.js';
 import type { Db } from '../open.js';
@@ -21,39 +23,57 @@ export interface CooldownOverrideRow {
   actor: string;
   reason: string;
   createdAt: number;
+  /** The instance it applies to; null: every instance (fleet-wide). */
+  instance: string | null;
 }
 
-export type NewCooldownOverride = Omit<CooldownOverrideRow, 'id'>;
+/** An override to record: the store stamps its own instance unless it is fleet-wide. */
+export type NewCooldownOverride = Omit<CooldownOverrideRow, 'id' | 'instance'> & {
+  fleetWide: boolean;
+};
 
 const COLUMNS = `id, service, action_type AS actionType, kind, extra, until_at AS untilAt, actor,
-  reason, created_at AS createdAt`;
+  reason, created_at AS createdAt, instance`;
 
-export function createCooldownOverrideStore(db: Db) {
+/** `instance`: this sidecar's name, stamped on the overrides made here that are not fleet-wide. */
+export function createCooldownOverrideStore(db: Db, instance = 'local') {
   const insert = db.prepare(`INSERT INTO cooldown_overrides
-    (service, action_type, kind, extra, until_at, actor, reason, created_at)
-    VALUES (@service, @actionType, @kind, @extra, @untilAt, @actor, @reason, @createdAt)`);
+    (service, action_type, kind, extra, until_at, actor, reason, created_at, instance)
+    VALUES (@service, @actionType, @kind, @extra, @untilAt, @actor, @reason, @createdAt,
+    @instance)`);
   // Resets since the widest window began (older ones excluded only actions no window reaches),
-  // and allowances still running.
+  // and allowances still running; this instance's, the fleet-wide ones, and every instance's on
+  // the shared services.
   const effective = db.prepare(`SELECT ${COLUMNS} FROM cooldown_overrides
     WHERE created_at <= @now AND ((kind = 'reset' AND created_at >= @horizon)
       OR (kind = 'allow' AND until_at > @now))
+      AND (instance IS NULL OR instance = @instance
+        OR service IN (SELECT value FROM json_each(@shared)))
     ORDER BY created_at, id`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM cooldown_overrides WHERE id = ?`);
   const recent = db.prepare(`SELECT ${COLUMNS} FROM cooldown_overrides
     ORDER BY created_at DESC, id DESC LIMIT ?`);
 
   return {
-    insert(o: NewCooldownOverride): number {
-      return Number(insert.run(o).lastInsertRowid);
+    insert({ fleetWide, ...o }: NewCooldownOverride): number {
+      return Number(insert.run({ ...o, instance: fleetWide ? null : instance }).lastInsertRowid);
     },
-    /** The overrides that change the state at `now`; `horizon` is the widest window's start. */
-    effective(now: number, horizon: number): CooldownOverrideRow[] {
-      return effective.all({ now, horizon }) as CooldownOverrideRow[];
+    /**
+     * The overrides that change this instance's state at `now`; `horizon` is the widest
+     * window's start, `sharedServices` the services whose limits the fleet shares.
+     */
+    effective(
+      now: number,
+      horizon: number,
+      sharedServices: readonly string[] = [],
+    ): CooldownOverrideRow[] {
+      const shared = JSON.stringify(sharedServices.map((s) => s.trim().toLowerCase()));
+      return effective.all({ now, horizon, instance, shared }) as CooldownOverrideRow[];
     },
     get(id: number): CooldownOverrideRow | null {
       return (getOne.get(id) as CooldownOverrideRow | undefined) ?? null;
     },
-    /** The history, newest first. */
+    /** The history of every instance, newest first. */
     recent(limit = 100): CooldownOverrideRow[] {
       return recent.all(limit) as CooldownOverrideRow[];
     },

@@ -80,6 +80,9 @@ export function rowMapper(table: SourceTable, m: IdMapping, hasInstance: boolean
     for (const column of instanceNames) {
       if (typeof row[column] === 'string') out[column] = m.instance;
     }
+    // Every copied row becomes the copy's instance's, but a memory shared with the fleet. A lone
+    // store knows no fleet: its cooldown overrides (null: every instance) were about its own
+    // sessions, and become the copy's instance's too.
     if (hasInstance && !(table.name === 'memories' && row.instance === 'fleet')) {
       out.instance = m.instance;
     }

@@ -33,6 +33,10 @@ const OverrideSchema = z
     actor: z.string(),
     reason: z.string(),
     created_at: time,
+    fleet: z.boolean().openapi({ description: 'applies to every instance of the fleet' }),
+    instance: z.string().nullable().openapi({
+      description: 'the instance it applies to; null when fleet-wide',
+    }),
   })
   .openapi('CooldownOverride');
 
@@ -49,6 +53,14 @@ const OverrideBody = z
       description: 'allow: a duration from now (2h) or a time, within 7 days',
     }),
     reason: z.string(),
+    fleet: z
+      .union([z.boolean(), z.string()])
+      .optional()
+      .openapi({
+        description:
+          'true: every instance of the fleet; by default only the instance it is made on ' +
+          '(on a service whose limits the fleet shares, always every instance)',
+      }),
   })
   .openapi('CooldownOverrideInput');
 
@@ -83,7 +95,12 @@ export function cooldownOverrideApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const input = parseCooldownOverride(c.req.valid('json'), deps.clock.now());
     const actor = actorOf(c);
     const id = deps.stores.cooldownOverrides.insert({ ...input, actor });
-    deps.log.info('cooldown override', { service: input.service, kind: input.kind, by: actor });
+    deps.log.info('cooldown override', {
+      service: input.service,
+      kind: input.kind,
+      fleet: input.fleetWide,
+      by: actor,
+    });
     const row = deps.stores.cooldownOverrides.get(id)!;
     return c.json(overrideJson(row), 201);
   });

@@ -40,13 +40,19 @@ export function cooldownOverrideRoutes(deps: WebDeps): Hono<AppEnv> {
     }
     const actor = actorOf(c);
     deps.stores.cooldownOverrides.insert({ ...input, actor });
-    deps.log.info('cooldown override', { service: input.service, kind: input.kind, by: actor });
+    deps.log.info('cooldown override', {
+      service: input.service,
+      kind: input.kind,
+      fleet: input.fleetWide,
+      by: actor,
+    });
     if (!isHtmx(c)) return c.redirect('/cooldowns', 303);
     c.header('HX-Trigger', 'cooldowns-changed');
+    const scope = input.fleetWide ? ' on every instance' : '';
     const what =
       input.kind === 'reset'
-        ? `Reset the ${input.actionType ?? 'restart and redeployment'} cooldown of ${input.service}.`
-        : `Allowed ${input.extra} more ${input.actionType ?? 'restart/redeployment'}(s) of ${input.service}.`;
+        ? `Reset the ${input.actionType ?? 'restart and redeployment'} cooldown of ${input.service}${scope}.`
+        : `Allowed ${input.extra} more ${input.actionType ?? 'restart/redeployment'}(s) of ${input.service}${scope}.`;
     return partial(c, 'partials/cooldown-override-form', cooldownOverrideForm({ done: what }));
   });
 
