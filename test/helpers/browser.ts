@@ -26,7 +26,9 @@ export const CHROMIUM = process.env.WATCHKEEPER_CHROMIUM ?? '/usr/bin/chromium-h
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 
 if (!HAVE_CHROMIUM && process.env.CI) {
-  throw new Error(`browser tests need ${CHROMIUM} (apt-get install chromium-headless-shell); .ci/run installs it`);
+  throw new Error(
+    `browser tests need ${CHROMIUM} (apt-get install chromium-headless-shell); .ci/run installs it`,
+  );
 }
 
 // Reported through the console so that the same listener sees it; the prefix marks it as ours.
