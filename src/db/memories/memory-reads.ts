@@ -34,10 +34,14 @@ export function memoryReads(db: Db) {
     WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
   const decayDue = db.prepare(`SELECT ${COLUMNS} FROM memories
     WHERE active = 1 AND pinned = 0 AND next_decay_at <= ?`);
-  const history =
-    db.prepare(`SELECT id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
+  const HISTORY_COLUMNS = `id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
     new_confidence AS newConfidence, observation, session_id AS sessionId, created_at AS createdAt,
-    related_memory_id AS relatedMemoryId, source, evidence FROM memory_history WHERE memory_id = ? ORDER BY created_at, id`);
+    related_memory_id AS relatedMemoryId, source, evidence`;
+  const history = db.prepare(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = ?
+    ORDER BY created_at, id`);
+  const historyOfMany = db.prepare(`SELECT ${HISTORY_COLUMNS} FROM memory_history
+    WHERE memory_id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))
+    ORDER BY memory_id, created_at, id`);
 
   return {
     get(id: number): MemoryRow | null {
@@ -122,6 +126,18 @@ export function memoryReads(db: Db) {
 
     history(memoryId: number): HistoryRow[] {
       return history.all(memoryId) as HistoryRow[];
+    },
+
+    /** The history of each of these memories (oldest first), in one statement. */
+    historyOfMany(memoryIds: readonly number[]): Map<number, HistoryRow[]> {
+      const out = new Map<number, HistoryRow[]>();
+      if (memoryIds.length === 0) return out;
+      for (const h of historyOfMany.all(JSON.stringify([...new Set(memoryIds)])) as HistoryRow[]) {
+        const list = out.get(h.memoryId) ?? [];
+        list.push(h);
+        out.set(h.memoryId, list);
+      }
+      return out;
     },
   };
 }

@@ -1,11 +1,41 @@
 /**
- * Changing memories: each mutating method writes the memory row and its memory_history entry in
- * one transaction; the values themselves (confidence after a reinforcement or decay) are
+ * Changing memories: each mutating method writes the memory rows and their memory_history entries
+ * in one transaction; the values themselves (confidence after a reinforcement or decay) are
  * computed by the caller with the pure functions of src/memory.
+ *
+ * A batch of any size costs the same few statements: the rows and their values travel as one JSON
+ * parameter (`json_each`), so that with PostgreSQL on another host a bulk action on 50 memories
+ * waits for as many network round trips as one on a single memory (test/db/round-trips.test.ts).
  */
 import type { Db } from '../engine.js';
 import { COLUMNS, fromRaw, type RawMemory } from './memory-columns.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
+
+/** A JSON batch's field `key` as SQL, cast so that both engines read the same value. */
+const field = (key: string, type?: 'BIGINT' | 'REAL') =>
+  type ? `CAST(json_extract(value, '$.${key}') AS ${type})` : `json_extract(value, '$.${key}')`;
+const ID = field('id', 'BIGINT');
+
+/** memory_history rows from a JSON batch: one element per row, in order. */
+const HISTORY_FROM_BATCH = `INSERT INTO memory_history (memory_id, action, old_confidence,
+  new_confidence, observation, session_id, created_at, related_memory_id, source, evidence)
+  SELECT ${ID}, ${field('action')}, ${field('old', 'REAL')}, ${field('new', 'REAL')},
+    ${field('observation')}, ${field('sessionId', 'BIGINT')}, ${field('at', 'BIGINT')},
+    ${field('related', 'BIGINT')}, ${field('source')}, ${field('evidence')}
+  FROM json_each(?) ORDER BY key`;
+
+interface HistoryEntry {
+  id: number;
+  action: string;
+  old: number | null;
+  new: number | null;
+  observation: string | null;
+  sessionId: number | null;
+  at: number;
+  related: number | null;
+  source: string | null;
+  evidence: string | null;
+}
 
 export function memoryWrites(db: Db) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
@@ -16,57 +46,56 @@ export function memoryWrites(db: Db) {
   const insertHistory = db.prepare(`INSERT INTO memory_history
     (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
     related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertHistories = db.prepare(HISTORY_FROM_BATCH);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
-  const update = db.prepare(`UPDATE memories SET confidence = @confidence, active = @active,
-    observation = COALESCE(@observation, observation), pinned = COALESCE(@pinned, pinned),
-    base_confidence = CASE WHEN @resetBase THEN @confidence ELSE base_confidence END,
-    last_reinforced_at = CASE WHEN @resetBase THEN @at ELSE last_reinforced_at END,
-    next_decay_at = COALESCE(@nextDecayAt, next_decay_at),
-    superseded_by = CASE WHEN @superseded THEN @related ELSE superseded_by END,
-    importance = COALESCE(@importance, importance),
-    importance_boost = COALESCE(@importanceBoost, importance_boost),
-    archived_at = CASE WHEN @active = 1 OR @archive = 2 THEN NULL
-      WHEN @archive = 1 THEN @at ELSE archived_at END,
-    archive_reason = CASE WHEN @active = 1 OR @archive = 2 THEN NULL
-      WHEN @archive = 1 THEN @archiveReason ELSE archive_reason END,
-    merged_into = COALESCE(@mergedInto, merged_into),
-    updated_at = @at WHERE id = @id`);
+  const getMany = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
+  // Columns of the batch are named n_* so that no name is both the batch's and the table's.
+  const update = db.prepare(`UPDATE memories SET confidence = n_confidence, active = n_active,
+    observation = COALESCE(n_observation, observation), pinned = COALESCE(n_pinned, pinned),
+    base_confidence = CASE WHEN n_reset_base = 1 THEN n_confidence ELSE base_confidence END,
+    last_reinforced_at = CASE WHEN n_reset_base = 1 THEN n_at ELSE last_reinforced_at END,
+    next_decay_at = COALESCE(n_next_decay_at, next_decay_at),
+    superseded_by = CASE WHEN n_superseded = 1 THEN n_related ELSE superseded_by END,
+    importance = COALESCE(n_importance, importance),
+    importance_boost = COALESCE(n_importance_boost, importance_boost),
+    archived_at = CASE WHEN n_active = 1 OR n_archive = 2 THEN NULL
+      WHEN n_archive = 1 THEN n_at ELSE archived_at END,
+    archive_reason = CASE WHEN n_active = 1 OR n_archive = 2 THEN NULL
+      WHEN n_archive = 1 THEN n_archive_reason ELSE archive_reason END,
+    merged_into = COALESCE(n_merged_into, merged_into),
+    updated_at = n_at
+    FROM (SELECT ${ID} AS n_id, ${field('confidence', 'REAL')} AS n_confidence,
+      ${field('active', 'BIGINT')} AS n_active, ${field('observation')} AS n_observation,
+      ${field('pinned', 'BIGINT')} AS n_pinned, ${field('resetBase', 'BIGINT')} AS n_reset_base,
+      ${field('nextDecayAt', 'BIGINT')} AS n_next_decay_at,
+      ${field('superseded', 'BIGINT')} AS n_superseded,
+      ${field('related', 'BIGINT')} AS n_related, ${field('importance')} AS n_importance,
+      ${field('importanceBoost', 'REAL')} AS n_importance_boost,
+      ${field('archive', 'BIGINT')} AS n_archive, ${field('archiveReason')} AS n_archive_reason,
+      ${field('mergedInto', 'BIGINT')} AS n_merged_into, ${field('at', 'BIGINT')} AS n_at
+      FROM json_each(?)) AS batch
+    WHERE id = n_id`);
   const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
-    last_accessed_at = ? WHERE id = ?`);
-  const setNextDecay = db.prepare('UPDATE memories SET next_decay_at = ? WHERE id = ?');
-  const deleteOne = db.prepare('DELETE FROM memories WHERE id = ?');
+    last_accessed_at = ? WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
+  const setNextDecay = db.prepare(`UPDATE memories SET next_decay_at = n_next
+    FROM (SELECT ${ID} AS n_id, ${field('next', 'BIGINT')} AS n_next FROM json_each(?)) AS batch
+    WHERE id = n_id`);
+  const deleteMany = db.prepare(
+    'DELETE FROM memories WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))',
+  );
   const setInstance = db.prepare('UPDATE memories SET instance = ?, updated_at = ? WHERE id = ?');
 
-  const recordChange = (before: MemoryRow, change: MemoryChange): void => {
-    update.run({
-      id: change.id,
-      confidence: change.confidence,
-      active: change.active ? 1 : 0,
-      observation: change.observation ?? null,
-      pinned: change.pinned === undefined ? null : change.pinned ? 1 : 0,
-      resetBase: change.resetBase ? 1 : 0,
-      nextDecayAt: change.nextDecayAt ?? null,
-      superseded: change.action === 'superseded' ? 1 : 0,
-      related: change.relatedMemoryId ?? null,
-      importance: change.importance ?? null,
-      importanceBoost: change.importanceBoost ?? null,
-      archive: change.archive === undefined ? 0 : change.archive === null ? 2 : 1,
-      archiveReason: change.archive?.reason ?? null,
-      mergedInto: change.mergedInto ?? null,
-      at: change.at,
-    });
-    insertHistory.run(
-      change.id,
-      change.action,
-      before.confidence,
-      change.confidence,
-      change.historyObservation ?? change.observation ?? null,
-      change.sessionId ?? null,
-      change.at,
-      change.relatedMemoryId ?? null,
-      change.source ?? null,
-      change.evidence ?? null,
+  /** The rows of these ids that exist, by id, in one statement. */
+  const befores = (ids: readonly number[]): Map<number, MemoryRow> =>
+    new Map(
+      (getMany.all(JSON.stringify([...new Set(ids)])) as RawMemory[]).map((r) => [
+        r.id,
+        fromRaw(r),
+      ]),
     );
+  const writeHistory = (entries: readonly HistoryEntry[]) => {
+    if (entries.length > 0) insertHistories.run(JSON.stringify(entries));
   };
 
   return {
@@ -141,53 +170,99 @@ export function memoryWrites(db: Db) {
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */
     change: db.transaction((changes: readonly MemoryChange[]): number => {
-      let n = 0;
+      if (changes.length === 0) return 0;
+      const rows = befores(changes.map((c) => c.id));
+      const applied: { before: MemoryRow; change: MemoryChange }[] = [];
       for (const change of changes) {
-        const raw = getOne.get(change.id) as RawMemory | undefined;
-        if (!raw) continue;
-        const before = fromRaw(raw);
+        const before = rows.get(change.id);
+        if (!before) continue;
         const { confidenceOf } = change;
-        recordChange(
-          before,
-          confidenceOf ? { ...change, confidence: confidenceOf(before) } : change,
-        );
-        n += 1;
+        const next = confidenceOf ? { ...change, confidence: confidenceOf(before) } : change;
+        applied.push({ before, change: next });
+        // A later change of the same memory in the batch starts from this one.
+        rows.set(change.id, { ...before, confidence: next.confidence, active: next.active });
       }
-      return n;
+      if (applied.length === 0) return 0;
+      // One row of the UPDATE per memory: a memory changed twice in a batch gets the later
+      // change's values over the earlier's (each change's history row stays its own).
+      const last = new Map<number, MemoryChange>();
+      for (const { change } of applied) {
+        const defined = Object.entries(change).filter(([, v]) => v !== undefined);
+        last.set(change.id, {
+          ...last.get(change.id),
+          ...Object.fromEntries(defined),
+        } as MemoryChange);
+      }
+      update.run(
+        JSON.stringify(
+          [...last.values()].map((c) => ({
+            id: c.id,
+            confidence: c.confidence,
+            active: c.active ? 1 : 0,
+            observation: c.observation ?? null,
+            pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
+            resetBase: c.resetBase ? 1 : 0,
+            nextDecayAt: c.nextDecayAt ?? null,
+            superseded: c.action === 'superseded' ? 1 : 0,
+            related: c.relatedMemoryId ?? null,
+            importance: c.importance ?? null,
+            importanceBoost: c.importanceBoost ?? null,
+            archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
+            archiveReason: c.archive?.reason ?? null,
+            mergedInto: c.mergedInto ?? null,
+            at: c.at,
+          })),
+        ),
+      );
+      writeHistory(
+        applied.map(({ before, change: c }) => ({
+          id: c.id,
+          action: c.action,
+          old: before.confidence,
+          new: c.confidence,
+          observation: c.historyObservation ?? c.observation ?? null,
+          sessionId: c.sessionId ?? null,
+          at: c.at,
+          related: c.relatedMemoryId ?? null,
+          source: c.source ?? null,
+          evidence: c.evidence ?? null,
+        })),
+      );
+      return applied.length;
     }),
 
     /** Counts a read by a memory tool (seed 002 step 4); not a change, so no history row. */
-    recordAccess: db.transaction((ids: readonly number[], at: number): void => {
-      for (const id of new Set(ids)) touch.run(at, id);
-    }),
+    recordAccess(ids: readonly number[], at: number): void {
+      if (ids.length > 0) touch.run(at, JSON.stringify([...new Set(ids)]));
+    },
 
     /** Deletes memories (their history stays, with a `deleted` entry). Returns how many existed. */
     remove: db.transaction((ids: readonly number[], at: number): number => {
-      let n = 0;
-      for (const id of ids) {
-        const before = getOne.get(id) as RawMemory | undefined;
-        if (!before) continue;
-        deleteOne.run(id);
-        insertHistory.run(
-          id,
-          'deleted',
-          before.confidence,
-          null,
-          before.observation,
-          null,
+      if (ids.length === 0) return 0;
+      const rows = [...befores(ids).values()];
+      if (rows.length === 0) return 0;
+      deleteMany.run(JSON.stringify(rows.map((r) => r.id)));
+      writeHistory(
+        rows.map((r) => ({
+          id: r.id,
+          action: 'deleted',
+          old: r.confidence,
+          new: null,
+          observation: r.observation,
+          sessionId: null,
           at,
-          null,
-          null,
-          null,
-        );
-        n += 1;
-      }
-      return n;
+          related: null,
+          source: null,
+          evidence: null,
+        })),
+      );
+      return rows.length;
     }),
 
     /** Records when each memory's next decay step falls due (no history: nothing changed). */
-    scheduleDecay: db.transaction((updates: readonly { id: number; nextDecayAt: number }[]) => {
-      for (const u of updates) setNextDecay.run(u.nextDecayAt, u.id);
-    }),
+    scheduleDecay(updates: readonly { id: number; nextDecayAt: number }[]): void {
+      if (updates.length === 0) return;
+      setNextDecay.run(JSON.stringify(updates.map((u) => ({ id: u.id, next: u.nextDecayAt }))));
+    },
   };
 }

@@ -17,8 +17,13 @@ export interface Tombstone {
 
 export function createTombstoneStore(db: Db) {
   const cached = statementCache(db);
+  // Any number of rows as one JSON parameter: one round trip for every memory a bulk delete takes.
   const insert = db.prepare(`INSERT INTO memory_tombstones (memory_id, content_hash, deleted_at,
-    deleted_by, instance) VALUES (?, ?, ?, ?, ?)`);
+    deleted_by, instance)
+    SELECT CAST(json_extract(value, '$.memoryId') AS BIGINT), json_extract(value, '$.hash'),
+      CAST(json_extract(value, '$.deletedAt') AS BIGINT), json_extract(value, '$.deletedBy'),
+      json_extract(value, '$.instance')
+    FROM json_each(?) ORDER BY key`);
   // Any number of hashes as one JSON parameter: one round trip for a batch of records.
   const byHashes = db.prepare(`SELECT memory_id AS memoryId, content_hash AS contentHash,
     deleted_at AS deletedAt, deleted_by AS deletedBy, instance FROM memory_tombstones
@@ -26,10 +31,14 @@ export function createTombstoneStore(db: Db) {
     ORDER BY deleted_at, id`);
 
   return {
-    /** Records the deletion of a memory: one row per distinct hash of its wordings. */
-    record(t: Omit<Tombstone, 'contentHash'> & { contentHashes: readonly string[] }): void {
-      for (const hash of new Set(t.contentHashes))
-        insert.run(t.memoryId, hash, t.deletedAt, t.deletedBy, t.instance);
+    /** Records the deletion of memories: per memory, one row per distinct hash of its wordings. */
+    record(
+      deleted: readonly (Omit<Tombstone, 'contentHash'> & { contentHashes: readonly string[] })[],
+    ): void {
+      const rows = deleted.flatMap(({ contentHashes, ...t }) =>
+        [...new Set(contentHashes)].map((hash) => ({ ...t, hash })),
+      );
+      if (rows.length > 0) insert.run(JSON.stringify(rows));
     },
 
     /** The latest deletion the instance sees of a memory with each of these hashes. */

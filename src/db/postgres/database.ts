@@ -154,6 +154,14 @@ export class PostgresDb implements Db {
     return this.writes;
   }
 
+  /**
+   * Statements this connection sent to the server so far: each is one network round trip, so
+   * the difference across an operation is what it costs with the database on another host.
+   */
+  roundTrips(): number {
+    return this.bridge.roundTrips;
+  }
+
   /** What other instances (and this one) changed, heard through LISTEN; started on first use. */
   changes(): ChangeFeed {
     this.feed ??= startChangeFeed(this.url, this.applicationName);

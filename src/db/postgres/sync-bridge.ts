@@ -63,6 +63,8 @@ function startWorker(): WorkerLink {
 export class SyncBridge {
   private readonly link: WorkerLink;
   private closed = false;
+  /** Statements sent to the server through this bridge (each one network round trip). */
+  roundTrips = 0;
 
   constructor(
     opts: BridgeOptions,
@@ -86,6 +88,7 @@ export class SyncBridge {
       if (got) {
         const answer = got.message as WorkerAnswer;
         if (answer.id !== id) continue; // an answer to a request that timed out
+        this.roundTrips += answer.trips ?? 0;
         if ('error' in answer) {
           const err = new Error(answer.error.message) as Error & {
             code?: string | null;

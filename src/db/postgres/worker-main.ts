@@ -13,7 +13,10 @@
  *   -> { id, op: 'begin' | 'commit' | 'rollback', isolation? }
  *   -> { id, op: 'savepoint' | 'release' | 'rollback-to', name }
  *   -> { id, op: 'close' }
- *   <- { id, rows, rowCount, mode? }  or  { id, error: { message, code, detail } }
+ *   <- { id, rows, rowCount, mode?, trips }  or  { id, error: { message, code, detail }, trips }
+ *
+ * `trips`: the statements the request sent to the server, each one network round trip (the
+ * round-trip counting test, test/db/round-trips.test.ts, reads their sum).
  *
  * 'probe' runs a statement as written and, when PostgreSQL cannot infer a parameter's type from
  * the statement alone (`SELECT ?` in an INSERT ... SELECT, `? IS NULL`), again with each
@@ -51,9 +54,10 @@ export interface WorkerError {
   detail: string | null;
 }
 
-export type WorkerAnswer =
+export type WorkerAnswer = (
   | { id: number; rows: Record<string, unknown>[]; rowCount: number; mode?: 'plain' | 'typed' }
-  | { id: number; error: WorkerError };
+  | { id: number; error: WorkerError }
+) & { trips?: number };
 
 export function postgresWorkerMain(load: (id: string) => unknown): void {
   const threads = load('node:worker_threads') as typeof WorkerThreads;
@@ -68,6 +72,12 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
 
   let open: Pg.Pool | null = null;
   let tx: Pg.PoolClient | null = null;
+  /** Statements sent to the server for the request being handled. */
+  let trips = 0;
+  const send = (client: Pg.Pool | Pg.PoolClient, text: string, params: unknown[] = []) => {
+    trips += 1;
+    return client.query(text, params);
+  };
 
   function openPool(s: PoolSettings): Pg.Pool {
     const pool = new pg.Pool({
@@ -109,7 +119,7 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   }
 
   async function run(text: string, params: unknown[]): Promise<Pg.QueryResult> {
-    return tx ? tx.query(text, params) : pool().query(text, params);
+    return send(tx ?? pool(), text, params);
   }
 
   async function query(r: Extract<WorkerRequest, { op: 'query' }>): Promise<WorkerAnswer> {
@@ -117,17 +127,17 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
       const res = await run(r.mode === 'typed' ? typed(r.text, r.params) : r.text, r.params);
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0 };
     }
-    if (tx) await tx.query('SAVEPOINT wk_probe');
+    if (tx) await send(tx, 'SAVEPOINT wk_probe');
     try {
       const res = await run(r.text, r.params);
-      if (tx) await tx.query('RELEASE SAVEPOINT wk_probe');
+      if (tx) await send(tx, 'RELEASE SAVEPOINT wk_probe');
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'plain' };
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      if (tx) await tx.query('ROLLBACK TO SAVEPOINT wk_probe');
+      if (tx) await send(tx, 'ROLLBACK TO SAVEPOINT wk_probe');
       if (!TYPE_CODES.has(code)) throw err;
       const res = await run(typed(r.text, r.params), r.params);
-      if (tx) await tx.query('RELEASE SAVEPOINT wk_probe');
+      if (tx) await send(tx, 'RELEASE SAVEPOINT wk_probe');
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'typed' };
     }
   }
@@ -146,7 +156,7 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
       case 'begin': {
         const client = await pool().connect();
         try {
-          await client.query(`BEGIN ISOLATION LEVEL ${r.isolation}`);
+          await send(client, `BEGIN ISOLATION LEVEL ${r.isolation}`);
         } catch (err) {
           client.release(true);
           throw err;
@@ -160,7 +170,7 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
         tx = null;
         if (!client) return done;
         try {
-          await client.query(r.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
+          await send(client, r.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
           client.release();
         } catch (err) {
           client.release(true);
@@ -187,7 +197,8 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   }
 
   function answer(a: WorkerAnswer): void {
-    port.postMessage(a);
+    port.postMessage({ ...a, trips });
+    trips = 0;
     Atomics.store(signal, 0, 1);
     Atomics.notify(signal, 0);
   }

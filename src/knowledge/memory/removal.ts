@@ -15,26 +15,25 @@ export function removeMemories(
   const { memories, tombstones } = deps;
   return memories.atomically(() => {
     const now = deps.now();
-    for (const id of new Set(ids)) {
-      const row = memories.get(id);
-      if (!row) continue;
-      const hashes = wordingsOf(row.observation, memories.history(id)).map((text) =>
-        memoryKey({
-          scope: row.scope,
-          service: row.service,
-          category: row.category,
-          text,
-          createdAt: row.createdAt,
-        }),
-      );
-      tombstones.record({
-        memoryId: id,
-        contentHashes: hashes,
+    const rows = memories.getMany([...new Set(ids)]);
+    const histories = memories.historyOfMany(rows.map((r) => r.id));
+    tombstones.record(
+      rows.map((row) => ({
+        memoryId: row.id,
+        contentHashes: wordingsOf(row.observation, histories.get(row.id) ?? []).map((text) =>
+          memoryKey({
+            scope: row.scope,
+            service: row.service,
+            category: row.category,
+            text,
+            createdAt: row.createdAt,
+          }),
+        ),
         deletedAt: now,
         deletedBy: by,
         instance: row.instance,
-      });
-    }
+      })),
+    );
     return memories.remove(ids, now);
   });
 }

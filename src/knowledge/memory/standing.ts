@@ -35,9 +35,7 @@ export function createStanding(ctx: MemoryContext) {
 
     deactivate(ids: readonly number[]): number {
       const now = clock.now();
-      const rows = ids
-        .map((id) => memories.get(id))
-        .filter((m): m is MemoryRow => m?.active === true);
+      const rows = memories.getMany(ids).filter((m) => m.active);
       return memories.change(
         rows.map((m) => ({
           id: m.id,

@@ -1,0 +1,136 @@
+/**
+ * What each memory operation costs in round trips to PostgreSQL: statements sent to the server,
+ * counted by the worker (src/db/postgres/worker-main.ts). With the database on another host each
+ * is a network round trip, so an operation costs a small number of them whatever its size: a
+ * bulk action on 50 memories as many as on 5, a decay step over 50 as over 5, a session's block
+ * over 200 memories as over 20. The ceilings are today's counts: an operation that grows past
+ * one, or starts to grow with its size, fails here.
+ *
+ * Counts are taken after the same operation ran once on other rows: the first run of a statement
+ * may probe its parameters' types (worker-main.ts), which later runs do not.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { DAY_MS } from '../../src/clock.js';
+import { openStores, type Stores } from '../../src/db/index.js';
+import type { PostgresDb } from '../../src/db/postgres/database.js';
+import { createKnowledge, type Knowledge } from '../../src/knowledge/index.js';
+import type { Category } from '../../src/memory/index.js';
+import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { seedMemory } from '../helpers/db.js';
+import {
+  migratedDatabaseSync,
+  skipWithoutPostgres,
+  type SyncFreshDatabase,
+} from '../helpers/postgres.js';
+
+skipWithoutPostgres();
+
+let database: SyncFreshDatabase;
+let stores: Stores;
+let knowledge: Knowledge;
+let clock: FakeClock;
+beforeEach(() => {
+  database = migratedDatabaseSync();
+  stores = openStores(database.url, { instance: 'local' });
+  clock = fakeClock();
+  knowledge = createKnowledge({ stores, embedder: null, clock });
+});
+afterEach(() => {
+  stores.close();
+  database.drop();
+});
+
+/** Round trips `fn` costs. */
+async function tripsOf(fn: () => unknown): Promise<number> {
+  const db = stores.db as unknown as PostgresDb;
+  const before = db.roundTrips();
+  await fn();
+  return db.roundTrips() - before;
+}
+
+const WORDS = ['disk', 'queue', 'cache', 'certificate', 'backup', 'replica', 'latency', 'memory'];
+let seeded = 0;
+/** `n` distinct memories of `service`, each saying something of its own. */
+const seed = (n: number, service: string, category: Category = 'behavior') =>
+  Array.from({ length: n }, () => {
+    seeded += 1;
+    const word = WORDS[seeded % WORDS.length]!;
+    return seedMemory(
+      { stores, clock },
+      { service, category, observation: `${word} check ${seeded} reports code ${seeded * 7}` },
+    ).id;
+  });
+
+const observe = (service: string, observation: string, category: Category = 'timing') =>
+  knowledge.memory.observe({ service, category, observation, sessionId: null, tier: 1 });
+
+describe('round trips per memory operation on PostgreSQL', () => {
+  it('observes, reinforces, supersedes and edits one memory in a few, however many the service has', async () => {
+    const m = knowledge.memory;
+    const latest = (service: string) =>
+      stores.memories.list({ service, status: 'active', limit: 1 })[0]!.id;
+    const costs = async (service: string) => {
+      const created = await tripsOf(() => observe(service, 'Takes 60s to start after a restart'));
+      const reobserved = await tripsOf(() =>
+        observe(service, 'Takes 60s to start after a restart'),
+      );
+      const superseded = await tripsOf(async () => {
+        const outcome = await observe(service, 'Takes 90s to start after a restart');
+        expect(outcome.action).toBe('superseded');
+      });
+      const id = latest(service);
+      const reinforced = await tripsOf(() => m.reinforce(id, { sessionId: null }));
+      const edited = await tripsOf(() =>
+        m.edit(id, { observation: 'Takes 90s to start after a cold restart' }),
+      );
+      return { created, reobserved, superseded, reinforced, edited };
+    };
+    await costs('warm-up');
+    seed(5, 'small', 'timing');
+    seed(50, 'large', 'timing');
+    const small = await costs('small');
+    const large = await costs('large');
+    expect(large).toEqual(small);
+    expect(small).toEqual({ created: 9, reobserved: 8, superseded: 14, reinforced: 8, edited: 7 });
+  });
+
+  it('deactivates and deletes 50 memories in as many as 5', async () => {
+    const m = knowledge.memory;
+    const costs = async (ids: number[]) => ({
+      deactivated: await tripsOf(() => expect(m.deactivate(ids)).toBe(ids.length)),
+      deleted: await tripsOf(() => expect(m.remove(ids)).toBe(ids.length)),
+    });
+    await costs(seed(2, 'warm-up'));
+    const five = await costs(seed(5, 'small'));
+    const fifty = await costs(seed(50, 'large'));
+    expect(fifty).toEqual(five);
+    expect(five).toEqual({ deactivated: 6, deleted: 10 });
+  });
+
+  it('runs a decay step over 50 due memories in as many as over 5', async () => {
+    const step = async (n: number) => {
+      seed(n, `decaying-${n}`);
+      clock.advance(40 * DAY_MS);
+      return tripsOf(() => expect(knowledge.memory.decay().decayed).toBe(n));
+    };
+    await step(2);
+    const five = await step(5);
+    const fifty = await step(50);
+    expect(fifty).toBe(five);
+    expect(five).toBe(8);
+  });
+
+  it("builds a session's block over 200 memories in as many as over 20", async () => {
+    const block = () =>
+      tripsOf(() => knowledge.injection.build({ trigger: 'disk check failing on nas' }, 1_000));
+    seed(20, 'nas');
+    await block(); // the search index catches up with the new rows first
+    const twenty = await block();
+    seed(180, 'nas');
+    await block(); // the search index catches up with the new rows first
+    const twoHundred = await block();
+    expect(twoHundred).toBe(twenty);
+    expect(twenty).toBe(19);
+  });
+});
