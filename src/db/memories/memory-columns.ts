@@ -54,9 +54,13 @@ export function whereOf(filter: MemoryFilter): { sql: string; params: (string | 
 /**
  * Whether any memory belongs to an instance other than `instance` and the fleet: three range
  * probes of the instance index. When none does (a lone sidecar), what the instance sees is every
- * memory, and the visibility filter can be left out of the SQL.
+ * memory, and the visibility filter can be left out of the SQL (SQLite would otherwise read a
+ * 100,000-row list through the instance index).
  */
 export function otherInstancesProbe(db: Db): (instance: string) => boolean {
+  // PostgreSQL is a fleet's store: the filter is kept (a row filter it applies cheaply), and no
+  // read pays a round trip to ask first.
+  if (db.engine === 'postgres') return () => true;
   const probe = db.prepare(`SELECT EXISTS (SELECT 1 FROM memories WHERE instance < ?)
     OR EXISTS (SELECT 1 FROM memories WHERE instance > ? AND instance < ?)
     OR EXISTS (SELECT 1 FROM memories WHERE instance > ?) AS n`);

@@ -98,6 +98,67 @@ export function memoryWrites(db: Db) {
     if (entries.length > 0) insertHistories.run(JSON.stringify(entries));
   };
 
+  const applyChanges = db.transaction((changes: readonly MemoryChange[]): number => {
+    const rows = befores(changes.map((c) => c.id));
+    const applied: { before: MemoryRow; change: MemoryChange }[] = [];
+    for (const change of changes) {
+      const before = rows.get(change.id);
+      if (!before) continue;
+      const { confidenceOf } = change;
+      const next = confidenceOf ? { ...change, confidence: confidenceOf(before) } : change;
+      applied.push({ before, change: next });
+      // A later change of the same memory in the batch starts from this one.
+      rows.set(change.id, { ...before, confidence: next.confidence, active: next.active });
+    }
+    if (applied.length === 0) return 0;
+    // One row of the UPDATE per memory: a memory changed twice in a batch gets the later
+    // change's values over the earlier's (each change's history row stays its own).
+    const last = new Map<number, MemoryChange>();
+    for (const { change } of applied) {
+      const defined = Object.entries(change).filter(([, v]) => v !== undefined);
+      last.set(change.id, {
+        ...last.get(change.id),
+        ...Object.fromEntries(defined),
+      } as MemoryChange);
+    }
+    update.run(
+      JSON.stringify(
+        [...last.values()].map((c) => ({
+          id: c.id,
+          confidence: c.confidence,
+          active: c.active ? 1 : 0,
+          observation: c.observation ?? null,
+          pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
+          resetBase: c.resetBase ? 1 : 0,
+          nextDecayAt: c.nextDecayAt ?? null,
+          superseded: c.action === 'superseded' ? 1 : 0,
+          related: c.relatedMemoryId ?? null,
+          importance: c.importance ?? null,
+          importanceBoost: c.importanceBoost ?? null,
+          archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
+          archiveReason: c.archive?.reason ?? null,
+          mergedInto: c.mergedInto ?? null,
+          at: c.at,
+        })),
+      ),
+    );
+    writeHistory(
+      applied.map(({ before, change: c }) => ({
+        id: c.id,
+        action: c.action,
+        old: before.confidence,
+        new: c.confidence,
+        observation: c.historyObservation ?? c.observation ?? null,
+        sessionId: c.sessionId ?? null,
+        at: c.at,
+        related: c.relatedMemoryId ?? null,
+        source: c.source ?? null,
+        evidence: c.evidence ?? null,
+      })),
+    );
+    return applied.length;
+  });
+
   return {
     create: db.transaction((m: NewMemory): number => {
       const source = m.source ?? (m.tier === 0 ? 'operator' : 'marker');
@@ -169,67 +230,8 @@ export function memoryWrites(db: Db) {
     },
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */
-    change: db.transaction((changes: readonly MemoryChange[]): number => {
-      if (changes.length === 0) return 0;
-      const rows = befores(changes.map((c) => c.id));
-      const applied: { before: MemoryRow; change: MemoryChange }[] = [];
-      for (const change of changes) {
-        const before = rows.get(change.id);
-        if (!before) continue;
-        const { confidenceOf } = change;
-        const next = confidenceOf ? { ...change, confidence: confidenceOf(before) } : change;
-        applied.push({ before, change: next });
-        // A later change of the same memory in the batch starts from this one.
-        rows.set(change.id, { ...before, confidence: next.confidence, active: next.active });
-      }
-      if (applied.length === 0) return 0;
-      // One row of the UPDATE per memory: a memory changed twice in a batch gets the later
-      // change's values over the earlier's (each change's history row stays its own).
-      const last = new Map<number, MemoryChange>();
-      for (const { change } of applied) {
-        const defined = Object.entries(change).filter(([, v]) => v !== undefined);
-        last.set(change.id, {
-          ...last.get(change.id),
-          ...Object.fromEntries(defined),
-        } as MemoryChange);
-      }
-      update.run(
-        JSON.stringify(
-          [...last.values()].map((c) => ({
-            id: c.id,
-            confidence: c.confidence,
-            active: c.active ? 1 : 0,
-            observation: c.observation ?? null,
-            pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
-            resetBase: c.resetBase ? 1 : 0,
-            nextDecayAt: c.nextDecayAt ?? null,
-            superseded: c.action === 'superseded' ? 1 : 0,
-            related: c.relatedMemoryId ?? null,
-            importance: c.importance ?? null,
-            importanceBoost: c.importanceBoost ?? null,
-            archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
-            archiveReason: c.archive?.reason ?? null,
-            mergedInto: c.mergedInto ?? null,
-            at: c.at,
-          })),
-        ),
-      );
-      writeHistory(
-        applied.map(({ before, change: c }) => ({
-          id: c.id,
-          action: c.action,
-          old: before.confidence,
-          new: c.confidence,
-          observation: c.historyObservation ?? c.observation ?? null,
-          sessionId: c.sessionId ?? null,
-          at: c.at,
-          related: c.relatedMemoryId ?? null,
-          source: c.source ?? null,
-          evidence: c.evidence ?? null,
-        })),
-      );
-      return applied.length;
-    }),
+    change: (changes: readonly MemoryChange[]): number =>
+      changes.length === 0 ? 0 : applyChanges(changes),
 
     /** Counts a read by a memory tool (seed 002 step 4); not a change, so no history row. */
     recordAccess(ids: readonly number[], at: number): void {

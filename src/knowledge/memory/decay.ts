@@ -18,6 +18,8 @@ export function createDecay(ctx: MemoryContext) {
      * reinforcement by another instance meanwhile is kept (the decay is computed again after it).
      */
     decay(): DecayReport {
+      // Nothing due, the usual case before a session's block: one read, no transaction.
+      if (memories.decayDue(clock.now()).length === 0) return { decayed: 0, deactivated: 0 };
       return memories.atomically(() => {
         const now = clock.now();
         const changes = [];
