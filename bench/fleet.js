@@ -1,14 +1,17 @@
 /**
  * The store on PostgreSQL beside SQLite, measured in one run on the same data
- * (npm run bench -- --only fleet):
+ * (npm run bench -- --only fleet), with PostgreSQL reached directly and through a proxy that
+ * holds every chunk 0, 0.5 and 2 ms in each direction (bench/delay-proxy.js: a database one
+ * network hop away; BENCH_FLEET_DELAYS changes the list):
  *
- * - the memories page: `watchkeeper serve` on each engine over 20,000 memories and events,
- *   requests per second and p50/p99 (wrk, or autocannon without it; 32 connections);
+ * - the memories and events pages: `watchkeeper serve` on each over 20,000 memories and events,
+ *   requests per second and p50/p99 (wrk, or autocannon without it; 32 connections), and the
+ *   serve process's event-loop delay (p99 and max) under that load, from its own /metrics;
  * - search: the one search (BM25 + vectors + fusion) over the same 20,000 memories with their
- *   vectors, median and p95 ranking time per query, on each engine;
+ *   vectors, median and p95 ranking time per query;
  * - reinforcement throughput: two instances (two processes) reinforcing the same 50 memories at
- *   once for a few seconds, against one instance alone; every reinforcement must be counted
- *   (the memories' history holds exactly as many as the writers reported).
+ *   once for a few seconds (and, on SQLite and PostgreSQL directly, one alone); every
+ *   reinforcement must be counted (the memories' history holds as many as the writers reported).
  *
  * The vectors are seeded random unit vectors (the model's speed is the embeddings part's); the
  * query vectors likewise, so that the vector pass does its full work.
@@ -23,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { openStores } from '../dist/db/index.js';
 import { createKnowledge } from '../dist/knowledge/index.js';
 import { normalise, toBlob } from '../dist/memory/index.js';
+import { startDelayProxy } from './delay-proxy.js';
 import { startPostgres } from './postgres-server.js';
 import { createRng } from './prng.js';
 import { round } from './stats.js';
@@ -32,6 +36,8 @@ const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
 const ROWS = Number(process.env.BENCH_FLEET_ROWS ?? 20_000);
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
 const REINFORCE_SECONDS = Number(process.env.BENCH_REINFORCE_SECONDS ?? 5);
+/** Milliseconds the proxy holds each chunk per direction, one PostgreSQL target each. */
+const DELAYS = (process.env.BENCH_FLEET_DELAYS ?? '0,0.5,2').split(',').map(Number);
 const DIM = 512;
 const MODEL = 'bench-random-512';
 const WORDS = (
@@ -120,7 +126,20 @@ async function searchLatency(target) {
   }
 }
 
-async function pageRate(target, dataDir, tool) {
+/** The serve process's event-loop delay since the last scrape (prom-client resets it). */
+async function loopDelay(base) {
+  const text = await (
+    await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })
+  ).text();
+  const seconds = (name) => Number(new RegExp(`^${name} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    p99: seconds('nodejs_eventloop_lag_p99_seconds') * 1000,
+    max: seconds('nodejs_eventloop_lag_max_seconds') * 1000,
+  };
+}
+
+/** Each page under load in turn, with serve's event-loop delay during each. */
+async function pageRates(target, dataDir, tool, paths) {
   const port = await freePort();
   const env = {
     PATH: process.env.PATH,
@@ -141,10 +160,12 @@ async function pageRate(target, dataDir, tool) {
   let log = '';
   serve.stderr.on('data', (d) => (log += d.toString()));
   try {
-    const url = `http://127.0.0.1:${port}/memories`;
+    const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ok = await fetch(url, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(
+      const ok = await fetch(`${base}${paths[0]}`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      }).then(
         (r) => r.ok,
         () => false,
       );
@@ -154,10 +175,33 @@ async function pageRate(target, dataDir, tool) {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    return await load(url, SECONDS, tool);
+    const out = {};
+    for (const path of paths) {
+      await loopDelay(base); // starts the measurement afresh
+      const r = await load(`${base}${path}`, SECONDS, tool);
+      out[path] = { ...r, loop: await loopDelay(base) };
+    }
+    return out;
   } finally {
     serve.kill('SIGTERM');
     await new Promise((r) => serve.once('exit', r));
+  }
+}
+
+/** The median time of one `SELECT 1` from this process: the round trip a statement pays. */
+function roundTripMs(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  try {
+    const one = stores.db.prepare('SELECT 1 AS n');
+    const times = [];
+    for (let i = 0; i < 200; i += 1) {
+      const t = performance.now();
+      one.get();
+      times.push(performance.now() - t);
+    }
+    return percentile(times, 50);
+  } finally {
+    stores.close();
   }
 }
 
@@ -222,6 +266,7 @@ async function reinforcement(target, writers) {
 export async function runFleetBench(ctx) {
   const dir = mkdtempSync(join(tmpdir(), 'watchkeeper-bench-fleet-'));
   const server = await startPostgres();
+  const proxies = [];
   try {
     const sqlite = join(dir, 'sqlite', 'watchkeeper.db');
     const postgres = await server.database('wk_bench_fleet');
@@ -235,55 +280,74 @@ export async function runFleetBench(ctx) {
         `${name}: ${ROWS} memories, events and vectors in ${round((performance.now() - t0) / 1000, 1)} s`,
       );
     }
+    /** [name, target, round trip in ms or null]: SQLite, PostgreSQL, and it behind each delay. */
+    const targets = [
+      ['sqlite', sqlite, null],
+      ['postgres', postgres, roundTripMs(postgres)],
+    ];
+    for (const delay of DELAYS) {
+      const proxy = await startDelayProxy(postgres, delay);
+      proxies.push(proxy);
+      targets.push([`postgres+${delay}ms`, proxy.url, roundTripMs(proxy.url)]);
+    }
+    const hop = (name) => {
+      const rtt = targets.find((t) => t[0] === name)?.[2];
+      return typeof rtt === 'number' ? `; round trip ${round(rtt, 2)} ms` : '';
+    };
+    const vsSqlite = (name, value, base) =>
+      name === 'sqlite' ? '' : `; ${round(value / base, 2)}x SQLite`;
 
     const tool = (await hasWrk()) ? 'wrk' : 'autocannon';
+    const paths = ['/memories', '/events'];
     const pages = {};
-    for (const [name, target] of [
-      ['sqlite', sqlite],
-      ['postgres', postgres],
-    ]) {
-      const dataDir = join(dir, `serve-${name}`);
-      ctx.log(`memories page on ${name} (${tool}, ${SECONDS} s)`);
-      pages[name] = await pageRate(target, dataDir, tool);
-      if (pages[name].bad > 0) throw new Error(`${pages[name].bad} bad answers on ${name}`);
+    for (const [name, target] of targets) {
+      ctx.log(`memories and events pages on ${name} (${tool}, ${SECONDS} s each)`);
+      pages[name] = await pageRates(target, join(dir, `serve-${name}`), tool, paths);
+      // A request the load tool gave up on (2 s) is a figure of a slow database, reported
+      // below; an error answer or a broken connection is a fault.
+      for (const path of paths) {
+        const r = pages[name][path];
+        if (r.bad > r.timeouts) {
+          throw new Error(`${r.bad - r.timeouts} bad answers on ${name}${path}`);
+        }
+      }
     }
-    for (const name of ['sqlite', 'postgres']) {
-      const r = pages[name];
-      ctx.add({
-        name: `fleet.memories_page.${name}.rps`,
-        value: round(r.rps, 0),
-        unit: 'req/s',
-        notes: `first page of ${ROWS} memories, 32 connections (${tool}); p50 ${round(r.p50, 1)} ms, p99 ${round(r.p99, 1)} ms${name === 'postgres' ? `; ${round(r.rps / pages.sqlite.rps, 2)}x SQLite` : ''}`,
-      });
+    for (const path of paths) {
+      const page = path.slice(1);
+      for (const [name] of targets) {
+        const r = pages[name][path];
+        const timedOut = r.timeouts ? ` (${r.timeouts} requests timed out at 2 s)` : '';
+        ctx.add({
+          name: `fleet.${page}_page.${name}.rps`,
+          value: round(r.rps, 0),
+          unit: 'req/s',
+          notes: `first page of ${ROWS} ${page}, 32 connections (${tool}); p50 ${round(r.p50, 1)} ms, p99 ${round(r.p99, 1)} ms${timedOut}; serve's event loop delayed p99 ${round(r.loop.p99, 1)} ms, max ${round(r.loop.max, 1)} ms${vsSqlite(name, r.rps, pages.sqlite[path].rps)}${hop(name)}`,
+        });
+      }
     }
 
     const search = {};
-    for (const [name, target] of [
-      ['sqlite', sqlite],
-      ['postgres', postgres],
-    ]) {
+    for (const [name, target] of targets) {
       ctx.log(`search on ${name}`);
       search[name] = await searchLatency(target);
     }
-    for (const name of ['sqlite', 'postgres']) {
+    for (const [name] of targets) {
       const s = search[name];
       ctx.add({
         name: `fleet.search.${name}.rank_ms`,
         value: round(s.p50, 2),
         unit: 'ms',
-        notes: `median ranking over ${ROWS} memories with vectors, p95 ${round(s.p95, 2)} ms${name === 'postgres' ? `; ${round(s.p50 / search.sqlite.p50, 2)}x SQLite` : ''}`,
+        notes: `median ranking over ${ROWS} memories with vectors, p95 ${round(s.p95, 2)} ms${vsSqlite(name, s.p50, search.sqlite.p50)}${hop(name)}`,
       });
     }
 
-    for (const [name, target] of [
-      ['sqlite', sqlite],
-      ['postgres', postgres],
-    ]) {
-      ctx.log(`reinforcement on ${name}: one writer, then two at once`);
-      const one = await reinforcement(target, 1);
+    for (const [name, target] of targets) {
+      const alone = name === 'sqlite' || name === 'postgres';
+      ctx.log(`reinforcement on ${name}: ${alone ? 'one writer, then ' : ''}two at once`);
+      const one = alone ? await reinforcement(target, 1) : null;
       const two = await reinforcement(target, 2);
       for (const r of [one, two]) {
-        if (r.recorded !== r.reported) {
+        if (r && r.recorded !== r.reported) {
           throw new Error(`${name}: ${r.reported} reinforcements reported, ${r.recorded} recorded`);
         }
       }
@@ -291,10 +355,11 @@ export async function runFleetBench(ctx) {
         name: `fleet.reinforce.${name}.two_instances_per_s`,
         value: round(two.perSecond, 0),
         unit: '/s',
-        notes: `two processes reinforcing the same 50 memories at once, every one counted (${two.recorded} in ${REINFORCE_SECONDS} s); one alone: ${round(one.perSecond, 0)}/s`,
+        notes: `two processes reinforcing the same 50 memories at once, every one counted (${two.recorded} in ${REINFORCE_SECONDS} s)${one ? `; one alone: ${round(one.perSecond, 0)}/s` : ''}${hop(name)}`,
       });
     }
   } finally {
+    for (const p of proxies) await p.stop();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

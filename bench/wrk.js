@@ -47,11 +47,14 @@ export async function load(url, seconds, tool) {
     };
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
     const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    const socketErrors = errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
     return {
       rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
       p50: pct(50),
       p99: pct(99),
-      bad: non2xx + (errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+      bad: non2xx + socketErrors,
+      non2xx,
+      timeouts: errors ? Number(errors[4]) : 0,
     };
   }
   const r = await autocannon({
@@ -65,5 +68,7 @@ export async function load(url, seconds, tool) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     bad: r.non2xx + r.errors,
+    non2xx: r.non2xx,
+    timeouts: r.timeouts,
   };
 }

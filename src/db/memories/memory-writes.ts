@@ -12,7 +12,7 @@ import { COLUMNS, fromRaw, type RawMemory } from './memory-columns.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
 /** A JSON batch's field `key` as SQL, cast so that both engines read the same value. */
-const field = (key: string, type?: 'BIGINT' | 'REAL') =>
+const field = (key: string, type?: 'BIGINT' | 'REAL' | 'TEXT') =>
   type ? `CAST(json_extract(value, '$.${key}') AS ${type})` : `json_extract(value, '$.${key}')`;
 const ID = field('id', 'BIGINT');
 
@@ -37,21 +37,35 @@ interface HistoryEntry {
   evidence: string | null;
 }
 
-export function memoryWrites(db: Db) {
-  const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
-    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
-    next_decay_at, importance, source, source_ref, scope, instance)
-    VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
-    @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope, @instance)`);
-  const insertHistory = db.prepare(`INSERT INTO memory_history
-    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
-    related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insertHistories = db.prepare(HISTORY_FROM_BATCH);
-  const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
-  const getMany = db.prepare(`SELECT ${COLUMNS} FROM memories
-    WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
-  // Columns of the batch are named n_* so that no name is both the batch's and the table's.
-  const update = db.prepare(`UPDATE memories SET confidence = n_confidence, active = n_active,
+/** The values of a memory change, each as the UPDATE reads it: [key, SQL type, column name]. */
+const UPDATE_VALUES: readonly [string, 'BIGINT' | 'REAL' | 'TEXT', string][] = [
+  ['id', 'BIGINT', 'n_id'],
+  ['confidence', 'REAL', 'n_confidence'],
+  ['active', 'BIGINT', 'n_active'],
+  ['observation', 'TEXT', 'n_observation'],
+  ['pinned', 'BIGINT', 'n_pinned'],
+  ['resetBase', 'BIGINT', 'n_reset_base'],
+  ['nextDecayAt', 'BIGINT', 'n_next_decay_at'],
+  ['superseded', 'BIGINT', 'n_superseded'],
+  ['related', 'BIGINT', 'n_related'],
+  ['importance', 'TEXT', 'n_importance'],
+  ['importanceBoost', 'REAL', 'n_importance_boost'],
+  ['archive', 'BIGINT', 'n_archive'],
+  ['archiveReason', 'TEXT', 'n_archive_reason'],
+  ['mergedInto', 'BIGINT', 'n_merged_into'],
+  ['at', 'BIGINT', 'n_at'],
+];
+
+/**
+ * The UPDATE of memory changes, their values read by `value` from the rows of `from` (a JSON
+ * batch, or none: named parameters). Its columns are named n_* so that no name is both the
+ * values' and the table's.
+ */
+const updateFrom = (
+  value: (key: string, type: 'BIGINT' | 'REAL' | 'TEXT') => string,
+  from: string,
+) =>
+  `UPDATE memories SET confidence = n_confidence, active = n_active,
     observation = COALESCE(n_observation, observation), pinned = COALESCE(n_pinned, pinned),
     base_confidence = CASE WHEN n_reset_base = 1 THEN n_confidence ELSE base_confidence END,
     last_reinforced_at = CASE WHEN n_reset_base = 1 THEN n_at ELSE last_reinforced_at END,
@@ -65,17 +79,27 @@ export function memoryWrites(db: Db) {
       WHEN n_archive = 1 THEN n_archive_reason ELSE archive_reason END,
     merged_into = COALESCE(n_merged_into, merged_into),
     updated_at = n_at
-    FROM (SELECT ${ID} AS n_id, ${field('confidence', 'REAL')} AS n_confidence,
-      ${field('active', 'BIGINT')} AS n_active, ${field('observation')} AS n_observation,
-      ${field('pinned', 'BIGINT')} AS n_pinned, ${field('resetBase', 'BIGINT')} AS n_reset_base,
-      ${field('nextDecayAt', 'BIGINT')} AS n_next_decay_at,
-      ${field('superseded', 'BIGINT')} AS n_superseded,
-      ${field('related', 'BIGINT')} AS n_related, ${field('importance')} AS n_importance,
-      ${field('importanceBoost', 'REAL')} AS n_importance_boost,
-      ${field('archive', 'BIGINT')} AS n_archive, ${field('archiveReason')} AS n_archive_reason,
-      ${field('mergedInto', 'BIGINT')} AS n_merged_into, ${field('at', 'BIGINT')} AS n_at
-      FROM json_each(?)) AS batch
-    WHERE id = n_id`);
+    FROM (SELECT ${UPDATE_VALUES.map(([key, type, name]) => `${value(key, type)} AS ${name}`).join(', ')}${from}) AS batch
+    WHERE id = n_id`;
+
+export function memoryWrites(db: Db) {
+  const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
+    base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
+    next_decay_at, importance, source, source_ref, scope, instance)
+    VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
+    @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope, @instance)`);
+  const insertHistory = db.prepare(`INSERT INTO memory_history
+    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
+    related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertHistories = db.prepare(HISTORY_FROM_BATCH);
+  const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
+  const getMany = db.prepare(`SELECT ${COLUMNS} FROM memories
+    WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
+  const update = db.prepare(updateFrom(field, ' FROM json_each(?)'));
+  // One memory (a reinforcement, an edit) by point statements: under PostgreSQL's serializable
+  // transactions they lock that row, where a batch's read may scan the table, and two instances
+  // reinforcing at once would then conflict on every write.
+  const updateOne = db.prepare(updateFrom((key, type) => `CAST(@${key} AS ${type})`, ''));
   const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
     last_accessed_at = ? WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
   const setNextDecay = db.prepare(`UPDATE memories SET next_decay_at = n_next
@@ -99,7 +123,10 @@ export function memoryWrites(db: Db) {
   };
 
   const applyChanges = db.transaction((changes: readonly MemoryChange[]): number => {
-    const rows = befores(changes.map((c) => c.id));
+    const ids = new Set(changes.map((c) => c.id));
+    const one = ids.size === 1 ? (getOne.get(changes[0]!.id) as RawMemory | undefined) : null;
+    const rows =
+      one === null ? befores([...ids]) : new Map(one ? [[one.id, fromRaw(one)] as const] : []);
     const applied: { before: MemoryRow; change: MemoryChange }[] = [];
     for (const change of changes) {
       const before = rows.get(change.id);
@@ -121,27 +148,25 @@ export function memoryWrites(db: Db) {
         ...Object.fromEntries(defined),
       } as MemoryChange);
     }
-    update.run(
-      JSON.stringify(
-        [...last.values()].map((c) => ({
-          id: c.id,
-          confidence: c.confidence,
-          active: c.active ? 1 : 0,
-          observation: c.observation ?? null,
-          pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
-          resetBase: c.resetBase ? 1 : 0,
-          nextDecayAt: c.nextDecayAt ?? null,
-          superseded: c.action === 'superseded' ? 1 : 0,
-          related: c.relatedMemoryId ?? null,
-          importance: c.importance ?? null,
-          importanceBoost: c.importanceBoost ?? null,
-          archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
-          archiveReason: c.archive?.reason ?? null,
-          mergedInto: c.mergedInto ?? null,
-          at: c.at,
-        })),
-      ),
-    );
+    const values = [...last.values()].map((c) => ({
+      id: c.id,
+      confidence: c.confidence,
+      active: c.active ? 1 : 0,
+      observation: c.observation ?? null,
+      pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
+      resetBase: c.resetBase ? 1 : 0,
+      nextDecayAt: c.nextDecayAt ?? null,
+      superseded: c.action === 'superseded' ? 1 : 0,
+      related: c.relatedMemoryId ?? null,
+      importance: c.importance ?? null,
+      importanceBoost: c.importanceBoost ?? null,
+      archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
+      archiveReason: c.archive?.reason ?? null,
+      mergedInto: c.mergedInto ?? null,
+      at: c.at,
+    }));
+    if (values.length === 1) updateOne.run(values[0]!);
+    else update.run(JSON.stringify(values));
     writeHistory(
       applied.map(({ before, change: c }) => ({
         id: c.id,

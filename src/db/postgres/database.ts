@@ -22,6 +22,14 @@ export interface PostgresOptions {
 /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
 const RETRY_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 8;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Waits a random while before running a transaction again, longer after each conflict (up to
+ * 0.1 s): two instances that conflicted at once would otherwise run again at once and conflict
+ * again. The transaction is synchronous, so the wait is too (Atomics.wait on nothing).
+ */
+const backOff = (attempt: number) =>
+  Atomics.wait(pause, 0, 0, Math.random() * Math.min(100, 2 ** attempt));
 /** Messages of a server out of reach (the socket's errors, pg's connect and end messages). */
 const UNREACHABLE =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timeout exceeded when trying to connect|Connection terminated|connect ECONN/i;
@@ -109,6 +117,7 @@ export class PostgresDb implements Db {
           }
           const code = (err as { code?: string }).code ?? '';
           if (!RETRY_CODES.has(code) || attempt >= MAX_ATTEMPTS) throw err;
+          backOff(attempt);
         } finally {
           this.depth = 0;
         }
