@@ -32,6 +32,11 @@ export class AppError extends Error {
   }
 }
 
+/** A bad input field: "field: message", with the field named in the error's data. */
+export function invalidField(field: string, message: string): AppError {
+  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
+}
+
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }

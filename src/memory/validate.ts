@@ -1,5 +1,5 @@
 /** Validation of operator- and agent-supplied memory fields, with errors that name the field. */
-import { AppError } from '../errors.js';
+import { invalidField as invalid } from '../errors.js';
 import { checkScopeName, checkServiceName, findControlCharacter } from '../text-rules.js';
 import { CATEGORIES, type Category, isCategory } from './policy.js';
 
@@ -13,10 +13,6 @@ export const EARLIEST_TIME = Date.UTC(2000, 0, 1);
 /** How far ahead of this clock another machine's may run: a day. */
 export const CLOCK_SKEW_MS = 86_400_000;
 const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
-}
 
 export function validateCategory(value: string): Category {
   const lower = value.trim().toLowerCase();

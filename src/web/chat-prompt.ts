@@ -4,7 +4,7 @@
  * newest that fit within the prompt limit, so that a follow-up question keeps its context. A
  * chat of one message is that message alone. What follows the last user message is ignored.
  */
-import { AppError } from '../errors.js';
+import { invalidField as invalid } from '../errors.js';
 import { MAX_PROMPT_CHARS, operatorText, parsePrompt } from './run-input.js';
 
 export interface ChatMessage {
@@ -15,10 +15,6 @@ export interface ChatMessage {
 
 const HEADING = 'The conversation so far (oldest first):';
 const DIVIDER = "\n\n---\n\nThe operator's new message:\n\n";
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
-}
 
 /** The text of a message; refused, naming the message, when it has parts other than text. */
 function textOf(message: ChatMessage, field: string): string {

@@ -4,8 +4,9 @@
  */
 import { parseDuration } from '../config/index.js';
 import type { NewCooldownOverride } from '../db/index.js';
-import { AppError } from '../errors.js';
+import { invalidField as invalid } from '../errors.js';
 import { checkServiceName } from '../text-rules.js';
+import { boolField } from './bool-field.js';
 import { operatorText } from './run-input.js';
 import { parseTime } from './time-range.js';
 
@@ -14,22 +15,8 @@ export const MAX_EXTRA = 100;
 /** An allowance ends within a week: a longer one is a configuration change, not an override. */
 export const MAX_ALLOWANCE_MS = 7 * 86_400_000;
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
-}
-
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-
-/** A yes/no field: a JSON boolean, or a form's or a query's text (a checkbox sends `on`). */
-function flag(field: string, v: unknown): boolean {
-  if (v === undefined || v === null || v === false) return false;
-  if (v === true) return true;
-  const t = (text(v) ?? '').trim().toLowerCase();
-  if (['', 'false', '0', 'no', 'off'].includes(t)) return false;
-  if (['true', '1', 'yes', 'on'].includes(t)) return true;
-  throw invalid(field, 'must be true or false');
-}
 
 /**
  * `{service, action?, kind, count?, until?, reason, fleet?}`: `action` restart, redeployment or
@@ -60,7 +47,7 @@ export function parseCooldownOverride(
   if (reason.length > MAX_REASON_CHARS)
     throw invalid('reason', `is ${reason.length} characters; the limit is ${MAX_REASON_CHARS}`);
 
-  const fleetWide = flag('fleet', input.fleet);
+  const fleetWide = boolField(input, 'fleet') ?? false;
   const base = { service: service.name, actionType, reason, createdAt: now, fleetWide } as const;
   if (kind === 'reset') return { ...base, kind, extra: null, untilAt: null };
 

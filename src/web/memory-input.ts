@@ -3,7 +3,7 @@
  * The same rules for the dashboard and the API.
  */
 import { IMPORTANCES, type Importance } from '../db/index.js';
-import { AppError } from '../errors.js';
+import { AppError, invalidField as invalid } from '../errors.js';
 import {
   type Category,
   validateCategory,
@@ -12,14 +12,11 @@ import {
   validateService,
 } from '../memory/index.js';
 import type { MemoryPatch } from '../knowledge/index.js';
+import { boolField } from './bool-field.js';
 
 type Input = Record<string, unknown>;
 
 export const MAX_BULK_IDS = 10_000;
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
-}
 
 function text(input: Input, field: string): string | undefined {
   const v = input[field];
@@ -27,15 +24,6 @@ function text(input: Input, field: string): string | undefined {
   if (typeof v !== 'string') throw invalid(field, 'must be text');
   // A browser sends a textarea's line ends as CRLF; any other control character is refused later.
   return v.replace(/\r\n?/g, '\n');
-}
-
-function bool(input: Input, field: string): boolean | undefined {
-  const v = input[field];
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === '1' || v === 'on') return true;
-  if (v === 'false' || v === '0' || v === 'off') return false;
-  throw invalid(field, 'must be true or false');
 }
 
 function confidence(input: Input): number | undefined {
@@ -63,7 +51,7 @@ export function parseMemoryCreate(input: Input): MemoryCreate {
     category: validateCategory(category),
     observation: validateObservation(observation),
     ...(c === undefined ? {} : { confidence: c }),
-    pinned: bool(input, 'pinned') ?? false,
+    pinned: boolField(input, 'pinned') ?? false,
   };
 }
 
@@ -83,8 +71,8 @@ function importance(input: Input): Importance | undefined {
 export function parseMemoryPatch(input: Input): MemoryPatch {
   const observation = text(input, 'observation');
   const c = confidence(input);
-  const active = bool(input, 'active');
-  const pinned = bool(input, 'pinned');
+  const active = boolField(input, 'active');
+  const pinned = boolField(input, 'pinned');
   const level = importance(input);
   const patch: MemoryPatch = {
     ...(observation === undefined ? {} : { observation: validateObservation(observation) }),

@@ -3,16 +3,12 @@
  * that name the field, and the hand-off to the runner. The same rules for the dashboard, the API
  * and the webhook.
  */
-import { AppError } from '../errors.js';
+import { invalidField as invalid } from '../errors.js';
 import { rejectControlCharacters } from '../memory/index.js';
 import type { RunTicket } from '../runner/scheduler.js';
 import type { Tier } from '../runner/session-runner.js';
 
 export const MAX_PROMPT_CHARS = 20_000;
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_input', `${field}: ${message}`, { data: { field } });
-}
 
 /**
  * Free text from an operator or a monitoring system: line ends as `\n` (a browser sends a

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MINUTE_MS } from '../../src/clock.js';
 import { openStores } from '../../src/db/index.js';
 import { cliIn } from '../helpers/cli.js';
+import { cooldownRow } from '../helpers/db.js';
 import { fakeClock } from '../helpers/clock.js';
 
 const clock = fakeClock();
@@ -26,17 +27,7 @@ describe('watchkeeper cooldowns', () => {
   it('resets a service in cooldown, recorded as the shell user with the reason', async () => {
     seed((stores) => {
       for (const ago of [20, 10]) {
-        stores.cooldowns.insert({
-          service: 'jellyfin',
-          actionType: 'restart',
-          success: true,
-          source: 'agent',
-          command: null,
-          message: null,
-          tier: 3,
-          sessionId: null,
-          createdAt: clock.now() - ago * MINUTE_MS,
-        });
+        stores.cooldowns.insert(cooldownRow({ createdAt: clock.now() - ago * MINUTE_MS }));
       }
     });
     expect((await cli.run(['cooldowns', 'list'])).stdout).toMatch(
@@ -99,17 +90,7 @@ describe('watchkeeper cooldowns', () => {
     const stores = openStores(join(cli.dataDir, 'watchkeeper.db'), { instance: 'cluster-a' });
     try {
       for (const ago of [20, 10]) {
-        stores.cooldowns.insert({
-          service: 'jellyfin',
-          actionType: 'restart',
-          success: true,
-          source: 'agent',
-          command: null,
-          message: null,
-          tier: 3,
-          sessionId: null,
-          createdAt: clock.now() - ago * MINUTE_MS,
-        });
+        stores.cooldowns.insert(cooldownRow({ createdAt: clock.now() - ago * MINUTE_MS }));
       }
     } finally {
       stores.close();

@@ -4,32 +4,13 @@
  * kept), PostgreSQL's 0006_chat_trigger.sql changes the constraint in place. Each runs on a
  * database the migrations before it made, through the real migrator.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSessionStore, type Db } from '../../src/db/index.js';
+import { olderSchemas } from '../helpers/migrations.js';
+import { postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
 
-import {
-  createSessionStore,
-  type Db,
-  migrate,
-  MIGRATIONS_DIR,
-  openDatabase,
-} from '../../src/db/index.js';
-import { openPostgres } from '../../src/db/postgres/open.js';
-import { migrationsUpTo } from '../helpers/migrations.js';
-import { freshDatabase, postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
-
-let dir: string;
-const cleanUps: (() => unknown)[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'watchkeeper-migrate20-'));
-});
-afterEach(async () => {
-  for (const clean of cleanUps.splice(0).reverse()) await clean();
-  rmSync(dir, { recursive: true, force: true });
-});
+const schemas = olderSchemas();
 
 const insertSession = (db: Db, trigger: string, parent: number | null) =>
   db
@@ -53,9 +34,7 @@ function expectChatTaken(db: Db) {
 
 describe('migration 0020 on SQLite', () => {
   it('keeps every session, reference, index and the id high-water mark, and takes chat', () => {
-    const db = openDatabase(join(dir, 'w.db'));
-    cleanUps.push(() => db.close());
-    migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 19));
+    const db = schemas.sqlite(19);
     insertSession(db, 'manual', null);
     insertSession(db, 'escalation', 1);
     insertSession(db, 'api', null);
@@ -68,9 +47,7 @@ describe('migration 0020 on SQLite', () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions'")
       .all();
 
-    expect(migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 20)).applied).toEqual([
-      '0020_chat_trigger.sql',
-    ]);
+    expect(schemas.upgrade(db, 20)).toEqual(['0020_chat_trigger.sql']);
     expect(db.prepare('SELECT session_id AS s FROM events').get()).toEqual({ s: 2 });
     expect(db.prepare('SELECT parent_session_id AS p FROM sessions WHERE id = 2').get()).toEqual({
       p: 1,
@@ -89,18 +66,12 @@ describe('migration 0020 on SQLite', () => {
 describe('migration 0006 on PostgreSQL', () => {
   it('keeps every session and takes chat', async (ctx) => {
     if (!postgresAvailable()) return ctx.skip(postgresOffReason());
-    const fresh = await freshDatabase();
-    cleanUps.push(() => fresh.drop());
-    const db = openPostgres(fresh.url);
-    cleanUps.push(() => db.close());
-    migrate(db, migrationsUpTo(dir, join(MIGRATIONS_DIR, 'postgres'), 5));
+    const db = await schemas.postgres(5);
     insertSession(db, 'manual', null);
     insertSession(db, 'escalation', 1);
     expect(() => insertSession(db, 'chat', null)).toThrow(/check constraint/i);
 
-    expect(migrate(db, migrationsUpTo(dir, join(MIGRATIONS_DIR, 'postgres'), 6)).applied).toEqual([
-      '0006_chat_trigger.sql',
-    ]);
+    expect(schemas.upgrade(db, 6)).toEqual(['0006_chat_trigger.sql']);
     expectChatTaken(db);
   });
 });

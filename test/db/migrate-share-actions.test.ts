@@ -4,26 +4,13 @@
  * PostgreSQL's 0007_share_actions.sql changes the constraint in place; on both, what an older
  * release recorded as `edited` with a share's evidence becomes what it was.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Db } from '../../src/db/index.js';
+import { olderSchemas } from '../helpers/migrations.js';
+import { postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
 
-import { type Db, migrate, MIGRATIONS_DIR, openDatabase } from '../../src/db/index.js';
-import { openPostgres } from '../../src/db/postgres/open.js';
-import { migrationsUpTo } from '../helpers/migrations.js';
-import { freshDatabase, postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
-
-let dir: string;
-const cleanUps: (() => unknown)[] = [];
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'watchkeeper-migrate21-'));
-});
-afterEach(async () => {
-  for (const clean of cleanUps.splice(0).reverse()) await clean();
-  rmSync(dir, { recursive: true, force: true });
-});
+const schemas = olderSchemas();
 
 const addHistory = (db: Db, action: string, evidence: string | null) =>
   db
@@ -55,9 +42,7 @@ function expectActions(db: Db) {
 
 describe('migration 0021 on SQLite', () => {
   it('names the shares and unshares an older release recorded as edits, and keeps every row', () => {
-    const db = openDatabase(join(dir, 'w.db'));
-    cleanUps.push(() => db.close());
-    migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 20));
+    const db = schemas.sqlite(20);
     olderRows(db);
     addHistory(db, 'created', null);
     db.prepare('DELETE FROM memory_history WHERE id = 5').run(); // id 5 must never come back
@@ -69,9 +54,7 @@ describe('migration 0021 on SQLite', () => {
         .all();
     const before = indexes();
 
-    expect(migrate(db, migrationsUpTo(dir, MIGRATIONS_DIR, 21)).applied).toEqual([
-      '0021_share_actions.sql',
-    ]);
+    expect(schemas.upgrade(db, 21)).toEqual(['0021_share_actions.sql']);
     expect(indexes()).toEqual(before);
     expectActions(db);
     expect(db.prepare('SELECT max(id) AS id FROM memory_history').get()).toEqual({ id: 6 });
@@ -81,17 +64,10 @@ describe('migration 0021 on SQLite', () => {
 describe('migration 0007 on PostgreSQL', () => {
   it('names the shares and unshares an older release recorded as edits', async (ctx) => {
     if (!postgresAvailable()) return ctx.skip(postgresOffReason());
-    const fresh = await freshDatabase();
-    cleanUps.push(() => fresh.drop());
-    const db = openPostgres(fresh.url);
-    cleanUps.push(() => db.close());
-    const postgres = join(MIGRATIONS_DIR, 'postgres');
-    migrate(db, migrationsUpTo(dir, postgres, 6));
+    const db = await schemas.postgres(6);
     olderRows(db);
 
-    expect(migrate(db, migrationsUpTo(dir, postgres, 7)).applied).toEqual([
-      '0007_share_actions.sql',
-    ]);
+    expect(schemas.upgrade(db, 7)).toEqual(['0007_share_actions.sql']);
     expectActions(db);
   });
 });

@@ -25,7 +25,8 @@ export {
 } from './memory-types.js';
 
 export function createMemoryStore(db: Db) {
-  return { ...memoryWrites(db), ...memoryReads(db), ...memoryContext(db) };
+  const reads = memoryReads(db);
+  return { ...memoryWrites(db, reads), ...reads, ...memoryContext(db) };
 }
 
 export type MemoryStore = ReturnType<typeof createMemoryStore>;

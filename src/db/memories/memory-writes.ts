@@ -8,7 +8,7 @@
  * waits for as many network round trips as one on a single memory (test/db/round-trips.test.ts).
  */
 import type { Db } from '../engine.js';
-import { COLUMNS, fromRaw, type RawMemory } from './memory-columns.js';
+import type { memoryReads } from './memory-reads.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
 /** A JSON batch's field `key` as SQL, cast so that both engines read the same value. */
@@ -82,19 +82,17 @@ const updateFrom = (
     FROM (SELECT ${UPDATE_VALUES.map(([key, type, name]) => `${value(key, type)} AS ${name}`).join(', ')}${from}) AS batch
     WHERE id = n_id`;
 
-export function memoryWrites(db: Db) {
+/** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
+export function memoryWrites(
+  db: Db,
+  reads: Pick<ReturnType<typeof memoryReads>, 'get' | 'getMany'>,
+) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
     next_decay_at, importance, source, source_ref, scope, instance)
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
     @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope, @instance)`);
-  const insertHistory = db.prepare(`INSERT INTO memory_history
-    (memory_id, action, old_confidence, new_confidence, observation, session_id, created_at,
-    related_memory_id, source, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertHistories = db.prepare(HISTORY_FROM_BATCH);
-  const getOne = db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ?`);
-  const getMany = db.prepare(`SELECT ${COLUMNS} FROM memories
-    WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
   const update = db.prepare(updateFrom(field, ' FROM json_each(?)'));
   // One memory (a reinforcement, an edit) by point statements: under PostgreSQL's serializable
   // transactions they lock that row, where a batch's read may scan the table, and two instances
@@ -110,23 +108,24 @@ export function memoryWrites(db: Db) {
   );
   const setInstance = db.prepare('UPDATE memories SET instance = ?, updated_at = ? WHERE id = ?');
 
-  /** The rows of these ids that exist, by id, in one statement. */
-  const befores = (ids: readonly number[]): Map<number, MemoryRow> =>
-    new Map(
-      (getMany.all(JSON.stringify([...new Set(ids)])) as RawMemory[]).map((r) => [
-        r.id,
-        fromRaw(r),
-      ]),
-    );
+  /**
+   * The rows of these ids that exist, by id: one memory by its key (a point read, which locks that
+   * row alone under PostgreSQL's serializable transactions), several in one statement.
+   */
+  const befores = (ids: readonly number[]): Map<number, MemoryRow> => {
+    const unique = [...new Set(ids)];
+    const rows =
+      unique.length === 1
+        ? [reads.get(unique[0]!)].filter((m) => m !== null)
+        : reads.getMany(unique);
+    return new Map(rows.map((m) => [m.id, m]));
+  };
   const writeHistory = (entries: readonly HistoryEntry[]) => {
     if (entries.length > 0) insertHistories.run(JSON.stringify(entries));
   };
 
   const applyChanges = db.transaction((changes: readonly MemoryChange[]): number => {
-    const ids = new Set(changes.map((c) => c.id));
-    const one = ids.size === 1 ? (getOne.get(changes[0]!.id) as RawMemory | undefined) : null;
-    const rows =
-      one === null ? befores([...ids]) : new Map(one ? [[one.id, fromRaw(one)] as const] : []);
+    const rows = befores(changes.map((c) => c.id));
     const applied: { before: MemoryRow; change: MemoryChange }[] = [];
     for (const change of changes) {
       const before = rows.get(change.id);
@@ -205,18 +204,20 @@ export function memoryWrites(db: Db) {
           instance: m.instance ?? 'local',
         }).lastInsertRowid,
       );
-      insertHistory.run(
-        id,
-        'created',
-        null,
-        m.confidence,
-        m.observation,
-        m.sessionId,
-        m.at,
-        null,
-        source,
-        m.evidence ?? null,
-      );
+      writeHistory([
+        {
+          id,
+          action: 'created',
+          old: null,
+          new: m.confidence,
+          observation: m.observation,
+          sessionId: m.sessionId,
+          at: m.at,
+          related: null,
+          source,
+          evidence: m.evidence ?? null,
+        },
+      ]);
       return id;
     }),
 
@@ -227,21 +228,23 @@ export function memoryWrites(db: Db) {
      */
     setInstance: db.transaction(
       (id: number, instance: string, at: number, evidence: string): boolean => {
-        const before = getOne.get(id) as RawMemory | undefined;
+        const before = reads.get(id);
         if (!before) return false;
         setInstance.run(instance, at, id);
-        insertHistory.run(
-          id,
-          instance === FLEET ? 'shared' : 'unshared',
-          before.confidence,
-          before.confidence,
-          null,
-          null,
-          at,
-          null,
-          'operator',
-          evidence,
-        );
+        writeHistory([
+          {
+            id,
+            action: instance === FLEET ? 'shared' : 'unshared',
+            old: before.confidence,
+            new: before.confidence,
+            observation: null,
+            sessionId: null,
+            at,
+            related: null,
+            source: 'operator',
+            evidence,
+          },
+        ]);
         return true;
       },
     ),
@@ -265,7 +268,6 @@ export function memoryWrites(db: Db) {
 
     /** Deletes memories (their history stays, with a `deleted` entry). Returns how many existed. */
     remove: db.transaction((ids: readonly number[], at: number): number => {
-      if (ids.length === 0) return 0;
       const rows = [...befores(ids).values()];
       if (rows.length === 0) return 0;
       deleteMany.run(JSON.stringify(rows.map((r) => r.id)));
