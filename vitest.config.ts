@@ -69,8 +69,9 @@ const POSTGRES_SUITES = [
 
 export default defineConfig({
   test: {
-    // One PostgreSQL server for the whole run (both projects); see the file.
-    globalSetup: ['test/global-postgres.ts'],
+    // The run's temporary folders in memory when there is room (first: the server's folder is
+    // one of them), then one PostgreSQL server for the whole run (both projects); see the files.
+    globalSetup: ['test/global-tmpdir.ts', 'test/global-postgres.ts'],
     // Vitest's default leaves a core free, which is one worker on 2 cores. Much of the suite
     // waits on child processes, PostgreSQL and the browser, so a worker per core (both projects
     // sharing them) keeps the cores busy; no test depends on how busy the machine is.

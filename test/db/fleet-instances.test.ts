@@ -21,8 +21,8 @@ import { createLeaseSweeper } from '../../src/runner/lease.js';
 import { decidePreToolUse } from '../../src/runner/pre-tool-use.js';
 import { recoverInterruptedSessions } from '../../src/runner/recovery.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
-import { cooldownRow } from '../helpers/db.js';
-import { freshDatabaseSync } from '../helpers/postgres.js';
+import { cooldownRow, migratedSqliteFile } from '../helpers/db.js';
+import { migratedDatabaseSync } from '../helpers/postgres.js';
 
 const LEASE_MS = 60_000;
 
@@ -40,9 +40,11 @@ function fleetOfTwo(): Fleet {
   let target = join(dataDir, 'watchkeeper.db');
   let drop = () => {};
   if (process.env.WATCHKEEPER_TEST_ENGINE === 'postgres') {
-    const database = freshDatabaseSync();
+    const database = migratedDatabaseSync();
     target = database.url;
     drop = database.drop;
+  } else {
+    migratedSqliteFile(target);
   }
   const a = openStores(target, { instance: 'cluster-a' });
   const b = openStores(target, { instance: 'cluster-b' });

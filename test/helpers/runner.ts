@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import {
   type RunSession,
   type SessionRunnerDeps,
 } from '../../src/runner/session-runner.js';
+import { migratedSqliteFile } from './db.js';
 
 export const FAKE_CLAUDE = fileURLToPath(
   new URL('../fixtures/bin/fake-claude.mjs', import.meta.url),
@@ -60,6 +61,8 @@ export function runnerHarness(
     WATCHKEEPER_EMBEDDINGS: extra.embedder ? 'local' : 'off',
     ...env,
   });
+  // A copy of a migrated file, as testApp's stores are, unless the test names another store.
+  if (!config.fleet.databaseUrl && !existsSync(config.dbPath)) migratedSqliteFile(config.dbPath);
   const stores = openStores(config.dbPath, { instance: config.fleet.instance });
   const knowledge = createKnowledge({
     stores,

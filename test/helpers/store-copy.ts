@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 
 import { openStores } from '../../src/db/index.js';
+import { migratedSqliteFile } from './db.js';
 import { type AsyncFreshDatabase, freshDatabase } from './postgres.js';
 
 /**
@@ -40,6 +41,7 @@ export function copyFixtures() {
 export function populatedStore(label = 'a'): string {
   const dir = mkdtempSync(join(tmpdir(), `watchkeeper-copy-${label}-`));
   const path = join(dir, 'watchkeeper.db');
+  migratedSqliteFile(path);
   const stores = openStores(path);
   const t = 1_700_000_000_000;
   const vector = Buffer.from(new Float32Array([0.25, -0.5, 1]).buffer);
