@@ -8,6 +8,9 @@
  * restart on the other; after `kill -9` of one, the other keeps working and marks the dead one's
  * running session interrupted once its lease runs out. Either dashboard lists the other's
  * sessions and events with an instance filter.
+ * All of it twice: with the database on loopback, and one network hop away, behind a proxy that
+ * holds every chunk 2 ms in each direction (bench/delay-proxy.js), between both serves (and their
+ * sessions' guards) and PostgreSQL.
  * Needs dist/ (serve and the guard run bin/watchkeeper.js).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { type DelayProxy, startDelayProxy } from '../../bench/delay-proxy.js';
 import { DEFAULT_POLICY, roundConfidence } from '../../src/memory/policy.js';
 import {
   type ApiSession,
@@ -83,10 +87,17 @@ interface ApiCooldowns {
   blocked: { service: string; session_id: number | null; reason: string }[];
 }
 
-describe('a fleet of two serve processes on one PostgreSQL database', () => {
+/** Where the database is: on loopback, or behind the proxy (ms held per chunk and direction). */
+const HOPS = [
+  { where: 'on loopback', delayMs: 0 },
+  { where: 'one network hop away', delayMs: 2 },
+];
+
+describe.each(HOPS)('a fleet of two serve processes on one PostgreSQL database $where', (hop) => {
   skipWithoutPostgres();
 
   let db: AsyncFreshDatabase | undefined;
+  let proxy: DelayProxy | undefined;
   let a: FleetMember | undefined;
   let b: FleetMember | undefined;
   let scratch = '';
@@ -109,16 +120,18 @@ describe('a fleet of two serve processes on one PostgreSQL database', () => {
     if (!postgresAvailable()) return;
     scratch = mkdtempSync(join(tmpdir(), 'watchkeeper-fleet-test-'));
     db = await freshDatabase();
+    if (hop.delayMs > 0) proxy = await startDelayProxy(db.url, hop.delayMs);
+    const url = proxy?.url ?? db.url;
     // Both at once on a fresh database: one migrates, the other waits for it.
     const started = await Promise.allSettled([
-      startFleetMember('cluster-a', db.url, FLEET_ENV),
-      startFleetMember('cluster-b', db.url, FLEET_ENV),
+      startFleetMember('cluster-a', url, FLEET_ENV),
+      startFleetMember('cluster-b', url, FLEET_ENV),
     ]);
     if (started[0].status === 'fulfilled') a = started[0].value;
     if (started[1].status === 'fulfilled') b = started[1].value;
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
-  }, 40_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const g of groups) {
@@ -129,6 +142,7 @@ describe('a fleet of two serve processes on one PostgreSQL database', () => {
       }
     }
     await Promise.all([a, b].filter((m) => m !== undefined).map((m) => removeFleetMember(m)));
+    await proxy?.stop();
     await db?.drop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
