@@ -7,6 +7,10 @@
  * - the memories and events pages: `watchkeeper serve` on each over 20,000 memories and events,
  *   requests per second and p50/p99 (wrk, or autocannon without it; 32 connections), and the
  *   serve process's event-loop delay (p99 and max) under that load, from its own /metrics;
+ * - the same events-page load while a session ingests markers: a run started over the API whose
+ *   CLI (the fleet fixture, test/fixtures/bin/fleet-claude.mjs, standing in for the Claude CLI)
+ *   says an [EVENT] and a [MEMORY], then pauses 40 ms, 150 times; serve's event-loop delay
+ *   meanwhile, and every event checked to be a row;
  * - search: the one search (BM25 + vectors + fusion) over the same 20,000 memories with their
  *   vectors, median and p95 ranking time per query;
  * - reinforcement throughput: two instances (two processes) reinforcing the same 50 memories at
@@ -33,6 +37,11 @@ import { round } from './stats.js';
 import { freePort, hasWrk, load, TOKEN } from './wrk.js';
 
 const BIN = fileURLToPath(new URL('../bin/watchkeeper.js', import.meta.url));
+const FIXTURE_CLI = fileURLToPath(
+  new URL('../test/fixtures/bin/fleet-claude.mjs', import.meta.url),
+);
+/** The ingesting session's steps: an event, a memory, then a pause, this many times. */
+const INGEST_STEPS = 150;
 const ROWS = Number(process.env.BENCH_FLEET_ROWS ?? 20_000);
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
 const REINFORCE_SECONDS = Number(process.env.BENCH_REINFORCE_SECONDS ?? 5);
@@ -138,6 +147,59 @@ async function loopDelay(base) {
   };
 }
 
+const api = (base, path, init = {}) =>
+  fetch(`${base}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+  }).then(async (r) => {
+    if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${await r.text()}`);
+    return r.json();
+  });
+
+/**
+ * The events page under load while a session ingests markers (started over the API, as a
+ * user's script would): serve's event-loop delay meanwhile, and how long the ingest took.
+ */
+async function ingestUnderLoad(base, tool) {
+  const script = [];
+  for (let i = 0; i < INGEST_STEPS; i += 1) {
+    script.push(
+      `say [EVENT:info:ingest-${i % 20}] ingest check ${i}`,
+      `say [MEMORY:timing:ingest-${i % 20}] ingest-${i % 20} takes ${i} seconds to warm after deploy ${i}`,
+      'pause 40',
+    );
+  }
+  await loopDelay(base);
+  const started = performance.now();
+  const run = await api(base, '/api/v1/sessions', {
+    method: 'POST',
+    body: JSON.stringify({ prompt: script.join('\n'), tier: 1 }),
+  });
+  const r = await load(`${base}/events`, SECONDS, tool);
+  const loop = await loopDelay(base);
+  let session = null;
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+    const req = await api(base, `/api/v1/sessions/requests/${run.request_id}`);
+    const id = req.session_ids[0];
+    if (id !== undefined) {
+      const s = await api(base, `/api/v1/sessions/${id}`);
+      if (s.status !== 'running') {
+        session = s;
+        break;
+      }
+    } else if (req.state === 'failed') throw new Error(`the ingest run failed: ${req.error}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  if (!session || session.status !== 'completed') {
+    throw new Error(`the ingesting session did not complete: ${session?.status} ${session?.error}`);
+  }
+  const ingestS = (Date.parse(session.ended_at) - Date.parse(session.started_at)) / 1000;
+  const { events } = await api(base, `/api/v1/events?session=${session.id}&limit=1000`);
+  const said = events.filter((e) => e.message.startsWith('ingest check ')).length;
+  if (said !== INGEST_STEPS) throw new Error(`${INGEST_STEPS} events said, ${said} stored`);
+  return { ...r, loop, ingestS, wallS: (performance.now() - started) / 1000 };
+}
+
 /** Each page under load in turn, with serve's event-loop delay during each. */
 async function pageRates(target, dataDir, tool, paths) {
   const port = await freePort();
@@ -151,6 +213,7 @@ async function pageRates(target, dataDir, tool, paths) {
     WATCHKEEPER_LOG_LEVEL: 'warn',
     WATCHKEEPER_EMBEDDINGS: 'off',
     WATCHKEEPER_INSTANCE: 'bench',
+    WATCHKEEPER_CLAUDE_BIN: FIXTURE_CLI,
     ...(target.startsWith('postgres') ? { WATCHKEEPER_DATABASE_URL: target } : {}),
   };
   const serve = spawn(process.execPath, [BIN, 'serve'], {
@@ -181,6 +244,7 @@ async function pageRates(target, dataDir, tool, paths) {
       const r = await load(`${base}${path}`, SECONDS, tool);
       out[path] = { ...r, loop: await loopDelay(base) };
     }
+    out.ingest = await ingestUnderLoad(base, tool);
     return out;
   } finally {
     serve.kill('SIGTERM');
@@ -324,6 +388,16 @@ export async function runFleetBench(ctx) {
           notes: `first page of ${ROWS} ${page}, 32 connections (${tool}); p50 ${round(r.p50, 1)} ms, p99 ${round(r.p99, 1)} ms${timedOut}; serve's event loop delayed p99 ${round(r.loop.p99, 1)} ms, max ${round(r.loop.max, 1)} ms${vsSqlite(name, r.rps, pages.sqlite[path].rps)}${hop(name)}`,
         });
       }
+    }
+
+    for (const [name] of targets) {
+      const r = pages[name].ingest;
+      ctx.add({
+        name: `fleet.ingest_under_load.${name}.loop_p99_ms`,
+        value: round(r.loop.p99, 1),
+        unit: 'ms',
+        notes: `serve's event-loop delay (p99; max ${round(r.loop.max, 1)} ms) while a session ingests ${INGEST_STEPS} events and ${INGEST_STEPS} memories (its CLI pausing 40 ms after each pair, ${round(r.ingestS, 1)} s from start to end) and the events page is under load: ${round(r.rps, 0)} req/s, p99 ${round(r.p99, 1)} ms${hop(name)}`,
+      });
     }
 
     const search = {};
