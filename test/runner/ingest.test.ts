@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AppError } from '../../src/errors.js';
 import { importTranscript } from '../../src/runner/import.js';
-import type { ByteSource } from '../../src/stream/index.js';
+import { createSessionIngest } from '../../src/runner/ingest.js';
+import { type ByteSource, parseLine } from '../../src/stream/index.js';
 import { testApp, type TestApp } from '../helpers/db.js';
 import {
   assistantBlocks,
@@ -383,5 +384,33 @@ describe('importTranscript', () => {
       { ...app, maxLineBytes: 4 * 1024 * 1024 },
     );
     expect(r2).toMatchObject({ status: 'completed', counts: { events: 1 } });
+  });
+});
+
+describe('a live session ingest', () => {
+  it('lets the event loop run between memory writes, so a backlog never stalls requests or the stream', async () => {
+    const sessionId = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 1 });
+    const ingestion = createSessionIngest({
+      stores: app.stores,
+      knowledge: app.knowledge,
+      clock: app.clock,
+      sessionId,
+      tier: 1,
+    });
+    const markers = Array.from(
+      { length: 40 },
+      (_, i) => `[MEMORY:timing:svc-${i}] svc-${i} needs ${i + 2} minutes to drain its queue`,
+    );
+    const line = parseLine(Buffer.from(assistantText(markers.join('\n'))));
+    if (line.kind !== 'message') throw new Error('the test line does not parse');
+    ingestion.onMessage(line.message);
+    // What the loop's next turn (a request, the next chunk of the stream) finds written.
+    const atNextTurn = await new Promise<number>((resolve) =>
+      setImmediate(() => resolve(app.stores.memories.list().length)),
+    );
+    await ingestion.settled();
+    expect(atNextTurn).toBeLessThan(2);
+    expect(app.stores.memories.list()).toHaveLength(40);
+    expect(ingestion.counts.memoriesCreated).toBe(40);
   });
 });
