@@ -34,6 +34,7 @@ const POSTGRES_SUITES = [
   'test/db/stats.test.ts',
   'test/knowledge/memory-archive.test.ts',
   'test/knowledge/memory-service.test.ts',
+  'test/knowledge/memory-judge.test.ts',
   'test/knowledge/scopes.test.ts',
   'test/knowledge/search.test.ts',
   'test/knowledge/search-evidence.test.ts',

@@ -13,7 +13,7 @@ import {
   type Stores,
 } from '../db/index.js';
 import { createEmbedder, type Embedder } from '../embed/index.js';
-import { createBackend, createGateway, type Gateway } from '../gateway/index.js';
+import { createBackend, createGateway, createMemoryJudge, type Gateway } from '../gateway/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { type Notifier, setUpNotifier } from '../notify/index.js';
@@ -99,7 +99,6 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   }
   const onAlert = (alert: Parameters<Notifier['notify']>[0]) => void notifier.notify(alert);
   const embedder = createEmbedder(o.config.embeddings);
-  const knowledge = createKnowledge({ stores, embedder, clock: o.clock, fleet: o.config.fleet });
   const gateway = createGateway({
     config: o.config.gateway,
     backend: createBackend(o.config, o.env, o.gatewayEnvOverrides),
@@ -107,6 +106,23 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     events: stores.events,
     clock: o.clock,
     log: o.log,
+  });
+  const { judge: judging, models } = o.config.gateway;
+  const knowledge = createKnowledge({
+    stores,
+    embedder,
+    clock: o.clock,
+    fleet: o.config.fleet,
+    ...(judging.on && gateway.available
+      ? {
+          judge: createMemoryJudge({
+            gateway,
+            clock: o.clock,
+            model: models.gate,
+            perMinute: judging.perMinute,
+          }),
+        }
+      : {}),
   });
   const conversations = createConversations({
     stores,

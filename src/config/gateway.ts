@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { AppError } from '../errors.js';
 import { hasModelCredential } from './model-credential.js';
-import { duration, httpUrl, int } from './parse.js';
+import { bool, duration, httpUrl, int } from './parse.js';
 
 /** A model name for the gateway: never opus (seed 000 goal 7: tiered models, never Opus). */
 const gatewayModel = z
@@ -38,6 +38,8 @@ export const gatewayShape = {
   GATEWAY_RETRIES: int(0, 10).default(3),
   GATEWAY_DAILY_BUDGET: dollars.default(1),
   GATEWAY_FLEET_BUDGET: dollars.default(0),
+  GATEWAY_JUDGE: bool.default(true),
+  GATEWAY_JUDGE_PER_MINUTE: int(1, 600).default(10),
 };
 
 export type GatewayBackendName = 'cli' | 'anthropic' | 'openai' | 'off';
@@ -60,6 +62,11 @@ export interface GatewayConfig {
   dailyBudgetUsd: number;
   /** Dollars per UTC day every instance sharing the database spends together; 0: no cap. */
   fleetBudgetUsd: number;
+  /**
+   * The memory judge (gateway/memory-judge.ts): whether re-observations the rules cannot place
+   * go to the gate model while the gateway has a backend, and how many in a minute at most.
+   */
+  judge: { on: boolean; perMinute: number };
 }
 
 const GATEWAY_DEFAULT_MODELS = {
@@ -114,5 +121,6 @@ export function gatewayConfig(
     retries: c.GATEWAY_RETRIES,
     dailyBudgetUsd: c.GATEWAY_DAILY_BUDGET,
     fleetBudgetUsd: c.GATEWAY_FLEET_BUDGET,
+    judge: { on: c.GATEWAY_JUDGE, perMinute: c.GATEWAY_JUDGE_PER_MINUTE },
   };
 }

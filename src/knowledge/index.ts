@@ -6,7 +6,7 @@
 import type { Clock } from '../clock.js';
 import { OPS_SCOPE, type Stores } from '../db/index.js';
 import type { Embedder } from '../embed/embedder.js';
-import type { MemoryPolicy } from '../memory/index.js';
+import type { MemoryJudge, MemoryPolicy } from '../memory/index.js';
 import { createPendingEmbedder } from './embed-pending.js';
 import { createEmbedding } from './embedding.js';
 import { createInjection } from './injection.js';
@@ -68,6 +68,8 @@ export function createKnowledge(deps: {
   policy?: MemoryPolicy;
   /** Which new memories are shared with the whole fleet (config.fleet). */
   fleet?: ShareRules;
+  /** The model's opinion on re-observations the rules cannot place (gateway/memory-judge.ts). */
+  judge?: MemoryJudge;
 }) {
   const { stores, clock } = deps;
   const instance = stores.instance;
@@ -92,6 +94,7 @@ export function createKnowledge(deps: {
     ...(deps.policy ? { policy: deps.policy } : {}),
     instance,
     ...(deps.fleet ? { share: deps.fleet } : {}),
+    ...(deps.judge ? { judge: deps.judge } : {}),
   });
   const opsScopes = () => [OPS_SCOPE, ...stores.scopes.shared()];
   const injection = createInjection({

@@ -26,6 +26,13 @@ export {
   roundConfidence,
 } from './policy.js';
 export { inferCategory } from './infer-category.js';
+export {
+  type JudgeCandidate,
+  judgedEvidence,
+  type JudgeRequest,
+  type JudgeVerdict,
+  type MemoryJudge,
+} from './judge.js';
 export { reinforcedConfidence } from './reinforce.js';
 export {
   contentWords,

@@ -10,6 +10,9 @@
  *   window's first message on kept, earlier ones dropped: the sliding window made visible.
  * - graph-*: the memory graph's jobs (graph-jobs.ts).
  * - session-summary: a chain's summary from its sessions (session-summary-job.ts).
+ * - memory-judge: "updates" the closest memory when the new observation says "no longer", "now",
+ *   "instead" or "changed"; "same" when most of its words (three letters or more) are the closest
+ *   memory's; "different" otherwise.
  *
  * JSON is answered the way each client asks for it: the Claude CLI's `--json-schema` offers a
  * `StructuredOutput` tool (called with the object); the Messages API's structured outputs
@@ -160,6 +163,27 @@ export function exampleFor(schema: Record<string, unknown>): unknown {
   }
 }
 
+/** A memory judge's verdict on `Memories kept:` (`#id: text` lines) and `New observation:`. */
+function judge(prompt: string): { verdict: string; memory: number | null; reason: string } {
+  const kept = [...prompt.matchAll(/^#(\d+): (.*)$/gm)].map((m) => ({
+    id: Number(m[1]),
+    text: m[2]!,
+  }));
+  const fresh = /New observation:\n([\s\S]*)$/.exec(prompt)?.[1]?.trim() ?? '';
+  const first = kept[0];
+  if (!first) return { verdict: 'different', memory: null, reason: 'nothing to compare with' };
+  if (/\b(no longer|now|instead|changed)\b/i.test(fresh)) {
+    return { verdict: 'updates', memory: first.id, reason: 'it says what changed' };
+  }
+  const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+  const mine = words(fresh);
+  const theirs = words(first.text);
+  const shared = [...mine].filter((w) => theirs.has(w)).length;
+  return shared * 10 >= mine.size * 6
+    ? { verdict: 'same', memory: first.id, reason: 'the same words for the same fact' }
+    : { verdict: 'different', memory: null, reason: 'another fact about the service' };
+}
+
 /** The job kind a request is for, from its instructions; null when it is not a job. */
 export function jobKindOf(r: SimRequest): string | null {
   return /\[watchkeeper:([a-z_-]+)\]/.exec(r.system)?.[1] ?? null;
@@ -228,6 +252,8 @@ export function answerGatewayJob(r: SimRequest): SimBlock[] | null {
       return [{ type: 'text', text: summarise(prompt) || '(nothing to summarise yet)' }];
     case 'session-summary':
       return [{ type: 'text', text: answerSessionSummary(prompt) }];
+    case 'memory-judge':
+      return jsonBlocks(r, judge(prompt));
     default: {
       const graph = kind !== null ? answerGraphJob(kind, prompt) : null;
       if (graph)

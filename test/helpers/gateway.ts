@@ -48,6 +48,7 @@ export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig 
     retries: 0,
     dailyBudgetUsd: 0,
     fleetBudgetUsd: 0,
+    judge: { on: true, perMinute: 10 },
     ...over,
   };
 }

@@ -24,6 +24,22 @@ export function closest(
   vector: Float32Array | null,
   maxId?: number,
 ): Closest | null {
+  return nearest(ctx, service, scope, text, vector, 1, maxId)[0] ?? null;
+}
+
+/**
+ * The `n` active memories of the service closest to a text, closest first: compared by how far
+ * past its own "related" threshold each one is (each measure has its own thresholds).
+ */
+export function nearest(
+  ctx: MemoryContext,
+  service: string | null,
+  scope: string,
+  text: string,
+  vector: Float32Array | null,
+  n: number,
+  maxId?: number,
+): Closest[] {
   const { memories, search, embedding, policy } = ctx;
   const pool = memories.activeOfService(service, scope, 2000, maxId, ctx.instance);
   const vectors =
@@ -34,8 +50,8 @@ export function closest(
         )
       : null;
   const t = embedding.thresholds;
-  let best: Closest | null = null;
-  let bestScore = -Infinity;
+  /** The best so far, by score (similarity past "related"), best first; at most n. */
+  const best: { c: Closest; score: number }[] = [];
   for (const memory of pool) {
     const blob = vectors?.get(memory.id);
     const c: Closest = blob
@@ -53,12 +69,13 @@ export function closest(
           duplicate: policy.similarityThreshold,
           related: policy.similarityThreshold * 0.6,
         };
-    // Compared by how far past its own "related" threshold each one is.
     const score = c.similarity - c.related;
-    if (score > bestScore) {
-      best = c;
-      bestScore = score;
-    }
+    if (!(score > -Infinity)) continue;
+    if (best.length === n && score <= best[n - 1]!.score) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.score < score) at -= 1;
+    best.splice(at, 0, { c, score });
+    if (best.length > n) best.pop();
   }
-  return best;
+  return best.map((b) => b.c);
 }

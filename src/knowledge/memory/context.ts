@@ -13,7 +13,7 @@ import type {
   TombstoneStore,
 } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { DEFAULT_POLICY, type MemoryPolicy, toBlob } from '../../memory/index.js';
+import { DEFAULT_POLICY, type MemoryJudge, type MemoryPolicy, toBlob } from '../../memory/index.js';
 import type { Embedding } from '../embedding.js';
 import type { Services } from '../services.js';
 import { restartAt } from './changes.js';
@@ -31,6 +31,8 @@ export interface MemoryDeps {
   /** This sidecar's instance name (`local` when omitted). */
   instance?: string;
   share?: ShareRules;
+  /** A second opinion on re-observations the rules cannot place; none: the rules decide. */
+  judge?: MemoryJudge;
 }
 
 export type MemoryContext = ReturnType<typeof createMemoryContext>;

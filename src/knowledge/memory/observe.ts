@@ -2,7 +2,9 @@
  * Observing: every write of a memory (a marker, the operator, a memory tool, an extraction)
  * comes here. An observation close in meaning to an active memory of the same service
  * reinforces it whatever its category; one close in topic that states a different fact (another
- * number, duration, version, port, or a negation) supersedes it; anything else is new.
+ * number, duration, version, port, or a negation) supersedes it; anything else is new. Where
+ * the rules cannot tell (close, short of a duplicate, no contradiction they read) and a model is
+ * configured, the model's verdict decides (memory/judge.ts), recorded in the history.
  */
 import type { MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
@@ -10,12 +12,14 @@ import {
   type Category,
   type Contradiction,
   findContradiction,
+  judgedEvidence,
+  type JudgeVerdict,
   roundConfidence,
   validateConfidence,
   validateObservation,
 } from '../../memory/index.js';
 import { reinforcedChange, supersededChange } from './changes.js';
-import { closest } from './closest.js';
+import { type Closest, nearest } from './closest.js';
 import type { MemoryContext } from './context.js';
 import { createMemory, type ObserveInput } from './create.js';
 
@@ -29,7 +33,12 @@ export interface ObserveOutcome {
   match?: { memory: MemoryRow; similarity: number; measure: 'cosine' | 'lexical' };
   replaced?: MemoryRow;
   contradiction?: Contradiction;
+  /** The model's verdict, when the rules could not tell and it decided. */
+  judged?: JudgeVerdict;
 }
+
+/** How many close memories the model is shown at most. */
+const JUDGE_CANDIDATES = 3;
 
 export function createObserving(ctx: MemoryContext) {
   const { embedding, services, clock, policy } = ctx;
@@ -45,44 +54,101 @@ export function createObserving(ctx: MemoryContext) {
     const [vector] = (await embedding.documents([observation])) ?? [null];
     const now = clock.now();
     if (input.service !== null) services.seen(input.service, now);
-    const match = closest(ctx, input.service, input.scope ?? 'ops', observation, vector ?? null);
+    const near = nearest(
+      ctx,
+      input.service,
+      input.scope ?? 'ops',
+      observation,
+      vector ?? null,
+      ctx.judge ? JUDGE_CANDIDATES : 1,
+    );
+    const match: Closest | undefined = near[0];
     const source = input.source ?? (input.tier === 0 ? 'operator' : 'marker');
     const evidence = input.evidence ?? null;
-    const matchInfo = match
-      ? { memory: match.memory, similarity: match.similarity, measure: match.measure }
-      : undefined;
+    const info = (m: Closest) => ({
+      memory: m.memory,
+      similarity: m.similarity,
+      measure: m.measure,
+    });
+    const matchInfo = match ? info(match) : undefined;
+
+    const supersede = (old: Closest, extra: Partial<ObserveOutcome>, why: string | null) => {
+      const created = createMemory(
+        ctx,
+        why ? { ...input, evidence: why } : input,
+        observation,
+        now,
+      );
+      ctx.storeVector(created.id, vector ?? null);
+      const by = {
+        id: created.id,
+        observation,
+        source,
+        evidence: why ?? evidence,
+        sessionId: input.sessionId,
+      };
+      const replaced = ctx.record(supersededChange(old.memory, by, now));
+      ctx.newMemoryEvent(created, input.sessionId, now, ` (supersedes memory ${old.memory.id})`);
+      const outcome: ObserveOutcome = {
+        action: 'superseded',
+        memory: created,
+        match: info(old),
+        replaced,
+        ...extra,
+      };
+      return outcome;
+    };
+    const reinforce = (m: Closest, extra: Partial<ObserveOutcome>, why: string | null) => {
+      const memory = ctx.record(
+        reinforcedChange(m.memory, now, policy, {
+          historyObservation: observation,
+          sessionId: input.sessionId,
+          ...(input.pinned ? { pinned: true } : {}),
+          source,
+          evidence: why ?? evidence,
+        }),
+      );
+      const outcome: ObserveOutcome = { action: 'reinforced', memory, match: info(m), ...extra };
+      return outcome;
+    };
+
+    let judged: JudgeVerdict | undefined;
+    let createInput = input;
     if (match && match.similarity >= match.related) {
       const contradiction = findContradiction(match.memory.observation, observation);
-      if (contradiction) {
-        const created = createMemory(ctx, input, observation, now);
-        ctx.storeVector(created.id, vector ?? null);
-        const by = { id: created.id, observation, source, evidence, sessionId: input.sessionId };
-        const replaced = ctx.record(supersededChange(match.memory, by, now));
-        ctx.newMemoryEvent(
-          created,
-          input.sessionId,
-          now,
-          ` (supersedes memory ${match.memory.id})`,
-        );
-        return { action: 'superseded', memory: created, match: matchInfo, replaced, contradiction };
-      }
-      if (match.similarity >= match.duplicate) {
-        const memory = ctx.record(
-          reinforcedChange(match.memory, now, policy, {
-            historyObservation: observation,
-            sessionId: input.sessionId,
-            ...(input.pinned ? { pinned: true } : {}),
-            source,
-            evidence,
-          }),
-        );
-        return { action: 'reinforced', memory, match: matchInfo };
+      if (contradiction) return supersede(match, { contradiction }, null);
+      if (match.similarity >= match.duplicate) return reinforce(match, {}, null);
+      // Close, short of a duplicate, no contradiction the rules read: the model's turn.
+      const shown = near.filter((c) => c.similarity >= c.related);
+      const verdict = ctx.judge
+        ? await ctx.judge({
+            service: input.service,
+            observation,
+            candidates: shown.map((c) => ({ id: c.memory.id, observation: c.memory.observation })),
+          })
+        : null;
+      if (verdict) {
+        judged = verdict;
+        // Read again: the memory may have changed (or gone) while the model thought.
+        const shownNamed = shown.find((c) => c.memory.id === verdict.memoryId);
+        const current = shownNamed ? ctx.memories.get(shownNamed.memory.id) : null;
+        const named =
+          shownNamed && current?.active ? { ...shownNamed, memory: current } : undefined;
+        const why = [evidence, judgedEvidence(verdict)].filter((e) => e).join('; ');
+        if (verdict.verdict === 'same' && named) return reinforce(named, { judged }, why);
+        if (verdict.verdict === 'updates' && named) return supersede(named, { judged }, why);
+        createInput = { ...input, evidence: why };
       }
     }
-    const created = createMemory(ctx, input, observation, now);
+    const created = createMemory(ctx, createInput, observation, now);
     ctx.storeVector(created.id, vector ?? null);
     if (input.tier !== 0) ctx.newMemoryEvent(created, input.sessionId, now);
-    return { action: 'created', memory: created, ...(matchInfo ? { match: matchInfo } : {}) };
+    return {
+      action: 'created',
+      memory: created,
+      ...(matchInfo ? { match: matchInfo } : {}),
+      ...(judged ? { judged } : {}),
+    };
   };
 
   return {
