@@ -211,7 +211,7 @@ export function createGateway(deps: GatewayDeps) {
               messages,
               jsonSchema,
               maxTokens: job.maxTokens ?? DEFAULT_MAX_TOKENS,
-              timeoutMs: config.timeoutMs,
+              timeoutMs: job.timeoutMs ?? config.timeoutMs,
               signal: closing.signal,
             });
             break;
@@ -224,7 +224,8 @@ export function createGateway(deps: GatewayDeps) {
               outputTokens: typeof data.outputTokens === 'number' ? data.outputTokens : null,
               costUsd: typeof data.costUsd === 'number' ? data.costUsd : null,
             };
-            if (data.retryable === true && attempts <= config.retries && !closing.signal.aborted) {
+            const retries = job.retries ?? config.retries;
+            if (data.retryable === true && attempts <= retries && !closing.signal.aborted) {
               const backoff = retryBaseMs * 2 ** (attempts - 1);
               const after = typeof data.retryAfterMs === 'number' ? data.retryAfterMs : 0;
               deps.log?.info('model gateway job failed; retrying', {

@@ -11,6 +11,8 @@ import type { JudgeRequest, JudgeVerdict, MemoryJudge } from '../memory/index.js
 import type { Gateway } from './gateway.js';
 
 export const JUDGE_JOB_KIND = 'memory-judge';
+/** A marker's write, or the operator's request, waits on the verdict: one attempt this long at most. */
+export const JUDGE_TIMEOUT_MS = 20_000;
 
 const SYSTEM = `[watchkeeper:${JUDGE_JOB_KIND}] You keep an operations team's memory of their services. A new observation arrived that is close to memories already kept about the same service. Decide:
 - "same": it states the same fact as one memory (in other words, other units or number spellings); name that memory.
@@ -31,6 +33,8 @@ export interface MemoryJudgeOptions {
   model: string;
   /** Judgements asked of the model in any minute at most; the rules decide the rest. */
   perMinute: number;
+  /** The one attempt's deadline (JUDGE_TIMEOUT_MS unless given); then the rules decide. */
+  timeoutMs?: number;
 }
 
 function promptOf(r: JudgeRequest): string {
@@ -56,6 +60,8 @@ export function createMemoryJudge(o: MemoryJudgeOptions): MemoryJudge {
       schema: ANSWER,
       ref: `memory judge: ${request.observation.slice(0, 60)}`,
       maxTokens: 300,
+      timeoutMs: o.timeoutMs ?? JUDGE_TIMEOUT_MS,
+      retries: 0,
     });
     if (!r.ok || !r.json) return null;
     const { verdict, memory, reason } = r.json;

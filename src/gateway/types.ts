@@ -29,6 +29,9 @@ export interface GatewayJob<T = unknown> {
   /** What the job is for, kept with its record ("conversation c42 summary #3"). */
   ref?: string;
   maxTokens?: number;
+  /** Overrides the gateway's deadline per attempt and its retries (a job a caller waits on). */
+  timeoutMs?: number;
+  retries?: number;
 }
 
 /** How a job ended when it did not succeed. */

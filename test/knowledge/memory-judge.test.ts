@@ -35,14 +35,24 @@ let gw: SimGateway;
 let counted: ReturnType<typeof controlledScript>;
 let knowledge: Knowledge;
 
-async function setUp(config: Partial<GatewayConfig> = {}, perMinute = 10) {
+async function setUp(
+  config: Partial<GatewayConfig> = {},
+  perMinute = 10,
+  timeoutMs: number | undefined = undefined,
+) {
   counted = controlledScript();
   gw = await simGateway(app, { script: counted.script, config });
   knowledge = createKnowledge({
     stores: app.stores,
     embedder: null,
     clock: app.clock,
-    judge: createMemoryJudge({ gateway: gw.gateway, clock: app.clock, model: 'haiku', perMinute }),
+    judge: createMemoryJudge({
+      gateway: gw.gateway,
+      clock: app.clock,
+      model: 'haiku',
+      perMinute,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    }),
   });
 }
 
@@ -154,6 +164,18 @@ describe('the memory judge through the gateway', () => {
       judged: { verdict: 'updates' },
     });
     expect(counted.count('memory-judge')).toBe(2);
+  });
+
+  it('leaves it to the rules when the model does not answer within the deadline, trying once', async () => {
+    // Given retries, the gateway would try a timed-out job again; the judge tries once.
+    await setUp({ retries: 3 }, 10, 300);
+    await observe(KEPT);
+    counted.hold('memory-judge'); // the model never answers
+    const again = await observe(SAME);
+    expect(again.action).toBe('created');
+    expect(again.judged).toBeUndefined();
+    expect(counted.count('memory-judge')).toBe(1);
+    counted.release('memory-judge');
   });
 
   it('leaves it to the rules when the model is out of reach', async () => {
