@@ -246,9 +246,17 @@ async function pageRates(target, dataDir, tool, paths) {
     }
     out.ingest = await ingestUnderLoad(base, tool);
     return out;
+  } catch (err) {
+    const exited = serve.exitCode !== null || serve.signalCode !== null;
+    throw new Error(
+      `${err.message}${exited ? ` (serve exited: ${serve.exitCode ?? serve.signalCode})` : ''}; serve's log: ${log.slice(-1500)}`,
+      { cause: err },
+    );
   } finally {
-    serve.kill('SIGTERM');
-    await new Promise((r) => serve.once('exit', r));
+    if (serve.exitCode === null && serve.signalCode === null) {
+      serve.kill('SIGTERM');
+      await new Promise((r) => serve.once('exit', r));
+    }
   }
 }
 
