@@ -3,23 +3,35 @@
  * "takes 60 s to start" and "takes 5 minutes to start" are close in meaning (an embedding puts
  * them together) but one must replace the other, not reinforce it. The rule compares the facts
  * that can be read off reliably: durations (normalised to seconds, "a minute" and "three
- * minutes" included), sizes, percentages, ports, versions, other numbers, opposite settings
- * (on/off, true/false, enabled/disabled) and negation.
+ * minutes" included), how often something happens (hourly, nightly, "every 2 weeks", "twice a
+ * day", normalised to a period), sizes, percentages, ports, versions, other numbers, opposite
+ * settings (on/off, true/false, enabled/disabled) and negation.
  *
  * Paraphrases restate a fact with details left out and with their own sentence structure, so:
  * a kind of fact contradicts only when each side states a value the other does not (a detail
  * left out is not a contradiction), and a negation or an opposite word counts only when the
  * rest of the two sentences is nearly the same (otherwise "fails unless X" and "needs X" would
- * read as opposites). bench/search-quality.js measures the rule on paraphrases and on pairs that
+ * read as opposites), and a negation only of a verb both state ("never scheduled" against "stay
+ * Pending" says the same in other words). bench/search-quality.js measures the rule on paraphrases and on pairs that
  * differ in exactly one fact.
  */
 
+import { porterStem } from './porter.js';
+
 export type FactKind =
-  'setting' | 'duration' | 'size' | 'percent' | 'port' | 'version' | 'number' | 'negation';
+  | 'setting'
+  | 'frequency'
+  | 'duration'
+  | 'size'
+  | 'percent'
+  | 'port'
+  | 'version'
+  | 'number'
+  | 'negation';
 
 export interface Fact {
   kind: FactKind;
-  /** Normalised value: seconds, bytes, percent, port number, version string, number. */
+  /** Normalised value: seconds (a period for a frequency), bytes, percent, port, version, number. */
   value: string;
   /** The text it was read from, for the explanation. */
   text: string;
@@ -55,6 +67,33 @@ const DURATION_UNITS: Record<string, number> = {
   days: 86_400,
   week: 604_800,
   weeks: 604_800,
+};
+
+/** Periods of the words that say how often, in seconds. */
+const PERIOD_WORDS: Record<string, number> = {
+  hourly: 3600,
+  daily: 86_400,
+  nightly: 86_400,
+  weekly: 604_800,
+  fortnightly: 1_209_600,
+  biweekly: 1_209_600,
+  monthly: 2_592_000,
+  quarterly: 7_776_000,
+  yearly: 31_536_000,
+  annually: 31_536_000,
+};
+
+/** The unit of "every night", "once a month": as DURATION_UNITS, with the calendar's own. */
+const PERIOD_UNITS: Record<string, number> = {
+  ...DURATION_UNITS,
+  night: 86_400,
+  morning: 86_400,
+  evening: 86_400,
+  month: 2_592_000,
+  months: 2_592_000,
+  quarter: 7_776_000,
+  year: 31_536_000,
+  years: 31_536_000,
 };
 
 const SIZE_UNITS: Record<string, number> = {
@@ -126,8 +165,22 @@ const QUANTITY = /(\d+(?:\.\d+)?)(?:\s*|-)([a-z]+)\b/gi;
 const WORD_QUANTITY =
   /\b(an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)(?:\s+|-)([a-z]+)\b/gi;
 const NUMBER = /\b\d+(?:\.\d+)?\b/g;
+const PERIOD_WORD = new RegExp(`\\b(${Object.keys(PERIOD_WORDS).join('|')})\\b`, 'gi');
+// "every night", "every 2 weeks", "every other day", "every fifteen minutes"
+const EVERY =
+  /\bevery\s+(?:(other)\s+|(\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety)\s+)?([a-z]+)\b/gi;
+// "once a day", "twice an hour", "3 times a week", "three times per month"
+const TIMES_PER =
+  /\b(once|twice|thrice|(\d+|[a-z]+)\s+times)\s+(?:a|an|per|each|every)\s+([a-z]+)\b/gi;
+const TIMES: Record<string, number> = { once: 1, twice: 2, thrice: 3 };
 const NEGATION =
   /\b(?:not|never|no longer|cannot|can't|cant|won't|wont|doesn't|doesnt|don't|dont|isn't|isnt|aren't|wasn't|didn't|without|only|unable to|no)\b/i;
+
+/** "3" or "three" as a number; null for another word. */
+function countOf(text: string): number | null {
+  if (/^\d/.test(text)) return Number(text);
+  return Object.hasOwn(NUMBER_WORDS, text) ? NUMBER_WORDS[text]! : null;
+}
 
 /** The facts an observation states, in order of appearance. */
 export function extractFacts(text: string): Fact[] {
@@ -147,6 +200,18 @@ export function extractFacts(text: string): Fact[] {
   for (const m of lower.matchAll(SHORT_VERSION)) take(m, 'version', m[1]!);
   for (const m of lower.matchAll(PORT)) take(m, 'port', String(Number(m[1])));
   for (const m of lower.matchAll(PERCENT)) take(m, 'percent', String(Number(m[1])));
+  // Before durations: "every 5 minutes" is how often, not how long.
+  for (const m of lower.matchAll(PERIOD_WORD)) take(m, 'frequency', String(PERIOD_WORDS[m[1]!]));
+  for (const m of lower.matchAll(EVERY)) {
+    const unit = PERIOD_UNITS[m[3]!];
+    const count = m[1] ? 2 : m[2] === undefined ? 1 : countOf(m[2]);
+    if (unit !== undefined && count !== null) take(m, 'frequency', String(count * unit));
+  }
+  for (const m of lower.matchAll(TIMES_PER)) {
+    const unit = PERIOD_UNITS[m[3]!];
+    const times = TIMES[m[1]!] ?? (m[2] === undefined ? null : countOf(m[2]));
+    if (unit !== undefined && times) take(m, 'frequency', String(unit / times));
+  }
   for (const m of lower.matchAll(QUANTITY)) {
     const n = Number(m[1]);
     const unit = m[2]!;
@@ -204,6 +269,57 @@ const NEGATION_WORDS = new Set([
   'only',
 ]);
 
+/** Words between a negation and what it negates ("is not yet able to start"). */
+const BEFORE_PREDICATE = new Set([
+  'a',
+  'able',
+  'actually',
+  'always',
+  'am',
+  'an',
+  'any',
+  'are',
+  'be',
+  'been',
+  'being',
+  'did',
+  'do',
+  'does',
+  'ever',
+  'get',
+  'gets',
+  'got',
+  'had',
+  'has',
+  'have',
+  'is',
+  'longer',
+  'really',
+  'still',
+  'the',
+  'to',
+  'was',
+  'were',
+  'yet',
+]);
+
+/**
+ * Whether what the negation in `negated` negates (the first word after it that is not an
+ * auxiliary) is a word `other` states too, compared by stem: "no longer depends on redis"
+ * negates "depends on redis", "never scheduled" does not negate "stay Pending". True when the
+ * negation ends the sentence (nothing to compare).
+ */
+function negatesSharedPredicate(negated: string, other: string): boolean {
+  const lower = negated.toLowerCase();
+  const m = NEGATION.exec(lower);
+  if (!m) return true;
+  const after = words(lower.slice(m.index + m[0].length)).filter((w) => !BEFORE_PREDICATE.has(w));
+  const predicate = after[0];
+  if (predicate === undefined) return true;
+  const stems = new Set(words(other).map(porterStem));
+  return stems.has(porterStem(predicate));
+}
+
 /** An opposite setting: one sentence says `on` where the other says `off`, the rest alike. */
 function oppositeSetting(oldText: string, newText: string): Contradiction | null {
   const a = words(oldText);
@@ -247,7 +363,15 @@ export function findContradiction(oldText: string, newText: string): Contradicti
       return { kind: 'setting', old: `${key}=${before}`, new: `${key}=${value}` };
     }
   }
-  const kinds: FactKind[] = ['duration', 'size', 'percent', 'port', 'version', 'number'];
+  const kinds: FactKind[] = [
+    'frequency',
+    'duration',
+    'size',
+    'percent',
+    'port',
+    'version',
+    'number',
+  ];
   for (const kind of kinds) {
     const a = oldFacts.filter((f) => f.kind === kind);
     const b = newFacts.filter((f) => f.kind === kind);
@@ -270,7 +394,11 @@ export function findContradiction(oldText: string, newText: string): Contradicti
   const oldNeg = oldFacts.some((f) => f.kind === 'negation');
   const newNeg = newFacts.some((f) => f.kind === 'negation');
   const alike = restAlike(words(oldText), words(newText), NEGATION_WORDS);
-  if (oldNeg !== newNeg && alike >= SAME_SENTENCE) {
+  if (
+    oldNeg !== newNeg &&
+    alike >= SAME_SENTENCE &&
+    negatesSharedPredicate(oldNeg ? oldText : newText, oldNeg ? newText : oldText)
+  ) {
     return {
       kind: 'negation',
       old: oldNeg ? 'negated' : 'affirmed',

@@ -36,6 +36,22 @@ describe('memory service: observe', () => {
     expect(app.stores.memories.count({ service: 'jellyfin', category: 'timing' })).toBe(2);
   });
 
+  it('supersedes a memory whose schedule changed, where the words alone said the same fact', async () => {
+    const weekly = await observe('Backups of the postgres volume run weekly', 'postgres');
+    const monthly = await observe('Backups of the postgres volume run monthly', 'postgres');
+    expect(monthly).toMatchObject({
+      action: 'superseded',
+      replaced: { id: weekly.memory.id, active: false },
+      contradiction: { kind: 'frequency', old: 'weekly', new: 'monthly' },
+    });
+  });
+
+  it('reinforces a rewording whose negation is of another verb instead of superseding it', async () => {
+    const first = await observe('Pods are never scheduled on node3', 'k8s', 'behavior');
+    const again = await observe('Pods stay unscheduled on node3', 'k8s', 'behavior');
+    expect(again).toMatchObject({ action: 'reinforced', memory: { id: first.memory.id } });
+  });
+
   it('does not reinforce an inactive memory', async () => {
     const m = (await observe('Takes 60s to start after restart')).memory;
     app.keeper.deactivate([m.id]);

@@ -74,3 +74,46 @@ describe('the contradiction rule on paraphrases and settings', () => {
     ).toMatchObject({ kind: 'setting', old: 'signups_allowed=false', new: 'signups_allowed=true' });
   });
 });
+
+describe('the contradiction rule on how often', () => {
+  it.each([
+    ['Backups of postgres run weekly', 'Backups of postgres run monthly'],
+    ['The cache is flushed daily', 'The cache is flushed every hour'],
+    ['The sync runs every 5 minutes', 'The sync runs every 10 minutes'],
+    ['Certificates renew every other day', 'Certificates renew daily'],
+    ['Logs rotate twice a day', 'Logs rotate once a week'],
+  ])('"%s" vs "%s" differ in how often', (a, b) => {
+    expect(findContradiction(a, b)?.kind).toBe('frequency');
+  });
+
+  it.each([
+    ['Backups run nightly', 'Backups run every night'],
+    ['Backups run weekly', 'Backups run once a week'],
+    ['Logs rotate twice a day', 'Logs rotate every 12 hours'],
+    ['The sync runs every 5 minutes', 'The sync runs every five minutes and takes a while'],
+  ])('"%s" and "%s" say the same how often', (a, b) => {
+    expect(findContradiction(a, b)).toBeNull();
+  });
+
+  it('reads "every 5 minutes" as how often, and a duration beside it as how long', () => {
+    expect(
+      extractFacts('The sync runs every 5 minutes and takes 2 minutes').map(
+        (f) => `${f.kind}:${f.value}`,
+      ),
+    ).toEqual(['frequency:300', 'duration:120']);
+  });
+});
+
+describe('a negation counts only of a verb both state', () => {
+  it('reads "no longer depends" against "depends" as a change', () => {
+    expect(
+      findContradiction('The api depends on redis', 'The api no longer depends on redis')?.kind,
+    ).toBe('negation');
+  });
+
+  it('reads "never scheduled" and "stay Pending" as the same fact in other words', () => {
+    expect(
+      findContradiction('Pods are never scheduled on node3', 'Pods stay Pending on node3'),
+    ).toBeNull();
+  });
+});
