@@ -307,12 +307,14 @@ const BEFORE_PREDICATE = new Set([
  * Whether what the negation in `negated` negates (the first word after it that is not an
  * auxiliary) is a word `other` states too, compared by stem: "no longer depends on redis"
  * negates "depends on redis", "never scheduled" does not negate "stay Pending". True when the
- * negation ends the sentence (nothing to compare).
+ * negation ends the sentence (nothing to compare), and for "no longer", which says a change
+ * whatever verb follows it.
  */
 function negatesSharedPredicate(negated: string, other: string): boolean {
   const lower = negated.toLowerCase();
   const m = NEGATION.exec(lower);
-  if (!m) return true;
+  // "no longer" says a change whatever verb follows ("no longer uses" against "stores on").
+  if (!m || m[0] === 'no longer') return true;
   const after = words(lower.slice(m.index + m[0].length)).filter((w) => !BEFORE_PREDICATE.has(w));
   const predicate = after[0];
   if (predicate === undefined) return true;

@@ -111,6 +111,15 @@ describe('a negation counts only of a verb both state', () => {
     ).toBe('negation');
   });
 
+  it('reads "no longer" as a change whatever verb follows it', () => {
+    expect(
+      findContradiction(
+        'immich stores its database on the shared postgresql',
+        'immich no longer uses the shared postgresql; it has its own database container',
+      )?.kind,
+    ).toBe('negation');
+  });
+
   it('reads "never scheduled" and "stay Pending" as the same fact in other words', () => {
     expect(
       findContradiction('Pods are never scheduled on node3', 'Pods stay Pending on node3'),
