@@ -14,20 +14,23 @@ import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SHM = '/dev/shm';
+/** statfs's f_type of a tmpfs (linux/magic.h). */
+const TMPFS_MAGIC = 0x01021994;
 /** The run writes well under this; a smaller tmpfs is left alone rather than filled. */
 const ROOM_NEEDED = 4 * 1024 ** 3;
 
-function roomIn(dir: string): number {
+/** Bytes free in `dir` when it is a tmpfs; 0 otherwise (or when it is missing). */
+function memoryRoomIn(dir: string): number {
   try {
     const s = statfsSync(dir);
-    return s.bavail * s.bsize;
+    return s.type === TMPFS_MAGIC ? s.bavail * s.bsize : 0;
   } catch {
     return 0;
   }
 }
 
 export default function setup(): () => void {
-  if (process.env.WATCHKEEPER_TEST_TMPDIR === 'system' || roomIn(SHM) < ROOM_NEEDED) {
+  if (process.env.WATCHKEEPER_TEST_TMPDIR === 'system' || memoryRoomIn(SHM) < ROOM_NEEDED) {
     return () => {};
   }
   const dir = mkdtempSync(join(SHM, 'watchkeeper-test-run-'));
