@@ -135,11 +135,16 @@ async function searchLatency(target) {
   }
 }
 
+/** A request to serve with the bench's token; a body is sent as JSON. */
+const request = (base, path, init = {}) =>
+  fetch(`${base}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+  });
+
 /** The serve process's event-loop delay since the last scrape (prom-client resets it). */
 async function loopDelay(base) {
-  const text = await (
-    await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })
-  ).text();
+  const text = await (await request(base, '/metrics')).text();
   const seconds = (name) => Number(new RegExp(`^${name} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
   return {
     p99: seconds('nodejs_eventloop_lag_p99_seconds') * 1000,
@@ -147,11 +152,9 @@ async function loopDelay(base) {
   };
 }
 
+/** An API answer as JSON; an error answer throws with its body. */
 const api = (base, path, init = {}) =>
-  fetch(`${base}${path}`, {
-    ...init,
-    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-  }).then(async (r) => {
+  request(base, path, init).then(async (r) => {
     if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${await r.text()}`);
     return r.json();
   });
@@ -226,9 +229,7 @@ async function pageRates(target, dataDir, tool, paths) {
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ok = await fetch(`${base}${paths[0]}`, {
-        headers: { Authorization: `Bearer ${TOKEN}` },
-      }).then(
+      const ok = await request(base, paths[0]).then(
         (r) => r.ok,
         () => false,
       );

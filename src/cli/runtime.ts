@@ -13,13 +13,7 @@ import {
   type Stores,
 } from '../db/index.js';
 import { createEmbedder, type Embedder } from '../embed/index.js';
-import {
-  createBackend,
-  createGateway,
-  createMemoryJudge,
-  type Gateway,
-  JUDGE_TIMEOUT_MS,
-} from '../gateway/index.js';
+import { createBackend, createGateway, createMemoryJudge, type Gateway } from '../gateway/index.js';
 import { createKnowledge, type Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
 import { type Notifier, setUpNotifier } from '../notify/index.js';
@@ -126,7 +120,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
             clock: o.clock,
             model: models.gate,
             perMinute: judging.perMinute,
-            timeoutMs: Math.min(JUDGE_TIMEOUT_MS, o.config.gateway.timeoutMs),
+            timeoutMs: o.config.gateway.timeoutMs,
           }),
         }
       : {}),

@@ -10,12 +10,7 @@ export { cliGatewayArgs, cliPrompt, parseCliResult } from './cli-backend.js';
 export { createGateway, type Gateway, type GatewayDeps } from './gateway.js';
 export { checkJsonSchema, type JsonSchema } from './json-schema-check.js';
 export { chatEndpoint } from './openai-backend.js';
-export {
-  createMemoryJudge,
-  JUDGE_JOB_KIND,
-  JUDGE_TIMEOUT_MS,
-  type MemoryJudgeOptions,
-} from './memory-judge.js';
+export { createMemoryJudge, JUDGE_JOB_KIND, type MemoryJudgeOptions } from './memory-judge.js';
 export { costOf } from './prices.js';
 export { parseModelJson, toJsonSchema, validateOutput } from './schema.js';
 export {

@@ -7,12 +7,12 @@
 import { z } from 'zod';
 
 import { MINUTE_MS, type Clock } from '../clock.js';
-import type { JudgeRequest, JudgeVerdict, MemoryJudge } from '../memory/index.js';
+import type { JudgeRequest, MemoryJudge } from '../memory/index.js';
 import type { Gateway } from './gateway.js';
 
 export const JUDGE_JOB_KIND = 'memory-judge';
 /** A marker's write, or the operator's request, waits on the verdict: one attempt this long at most. */
-export const JUDGE_TIMEOUT_MS = 20_000;
+const JUDGE_TIMEOUT_MS = 20_000;
 
 const SYSTEM = `[watchkeeper:${JUDGE_JOB_KIND}] You keep an operations team's memory of their services. A new observation arrived that is close to memories already kept about the same service. Decide:
 - "same": it states the same fact as one memory (in other words, other units or number spellings); name that memory.
@@ -33,7 +33,7 @@ export interface MemoryJudgeOptions {
   model: string;
   /** Judgements asked of the model in any minute at most; the rules decide the rest. */
   perMinute: number;
-  /** The one attempt's deadline (JUDGE_TIMEOUT_MS unless given); then the rules decide. */
+  /** The gateway's deadline: the one attempt takes it, or JUDGE_TIMEOUT_MS if that is shorter. */
   timeoutMs?: number;
 }
 
@@ -60,7 +60,7 @@ export function createMemoryJudge(o: MemoryJudgeOptions): MemoryJudge {
       schema: ANSWER,
       ref: `memory judge: ${request.observation.slice(0, 60)}`,
       maxTokens: 300,
-      timeoutMs: o.timeoutMs ?? JUDGE_TIMEOUT_MS,
+      timeoutMs: Math.min(JUDGE_TIMEOUT_MS, o.timeoutMs ?? JUDGE_TIMEOUT_MS),
       retries: 0,
     });
     if (!r.ok || !r.json) return null;
@@ -68,11 +68,10 @@ export function createMemoryJudge(o: MemoryJudgeOptions): MemoryJudge {
     const named = memory !== null && request.candidates.some((c) => c.id === memory);
     // A verdict that names no memory it was shown is not one the rules can act on.
     if (verdict !== 'different' && !named) return null;
-    const out: JudgeVerdict = {
+    return {
       verdict,
       memoryId: verdict === 'different' ? null : memory,
       reason: reason.trim().slice(0, 300),
     };
-    return out;
   };
 }

@@ -12,8 +12,8 @@
  * left out is not a contradiction), and a negation or an opposite word counts only when the
  * rest of the two sentences is nearly the same (otherwise "fails unless X" and "needs X" would
  * read as opposites), and a negation only of a verb both state ("never scheduled" against "stay
- * Pending" says the same in other words). bench/search-quality.js measures the rule on paraphrases and on pairs that
- * differ in exactly one fact.
+ * Pending" says the same in other words). bench/search-quality.js measures the rule on
+ * paraphrases and on pairs that differ in exactly one fact.
  */
 
 import { porterStem } from './porter.js';
@@ -162,13 +162,16 @@ const VERSION = /\bv?(\d+\.\d+(?:\.\d+){0,2}(?:-[0-9a-z.]+)?)\b/gi;
 const PORT = /(?:\bports?\s*:?\s*|:)(\d{2,5})\b/gi;
 const PERCENT = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/gi;
 const QUANTITY = /(\d+(?:\.\d+)?)(?:\s*|-)([a-z]+)\b/gi;
-const WORD_QUANTITY =
-  /\b(an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)(?:\s+|-)([a-z]+)\b/gi;
+/** The words of NUMBER_WORDS as a regular expression's alternatives. */
+const COUNT_WORDS = Object.keys(NUMBER_WORDS).join('|');
+const WORD_QUANTITY = new RegExp(`\\b(${COUNT_WORDS})(?:\\s+|-)([a-z]+)\\b`, 'gi');
 const NUMBER = /\b\d+(?:\.\d+)?\b/g;
 const PERIOD_WORD = new RegExp(`\\b(${Object.keys(PERIOD_WORDS).join('|')})\\b`, 'gi');
 // "every night", "every 2 weeks", "every other day", "every fifteen minutes"
-const EVERY =
-  /\bevery\s+(?:(other)\s+|(\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety)\s+)?([a-z]+)\b/gi;
+const EVERY = new RegExp(
+  `\\bevery\\s+(?:(other)\\s+|(\\d+(?:\\.\\d+)?|${COUNT_WORDS})\\s+)?([a-z]+)\\b`,
+  'gi',
+);
 // "once a day", "twice an hour", "3 times a week", "three times per month"
 const TIMES_PER =
   /\b(once|twice|thrice|(\d+|[a-z]+)\s+times)\s+(?:a|an|per|each|every)\s+([a-z]+)\b/gi;
