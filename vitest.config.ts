@@ -32,6 +32,7 @@ const POSTGRES_SUITES = [
   'test/db/postgres-server.test.ts',
   'test/db/background-loop.test.ts',
   'test/db/stats.test.ts',
+  'test/db/surfacing.test.ts',
   'test/knowledge/memory-archive.test.ts',
   'test/knowledge/memory-service.test.ts',
   'test/knowledge/memory-judge.test.ts',

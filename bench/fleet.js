@@ -23,7 +23,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -239,6 +239,9 @@ async function pageRates(target, dataDir, tool, paths) {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
+    // The pages are measured over the seeded rows, not an empty store.
+    const { total } = await api(base, '/api/v1/memories?limit=1');
+    if (total < ROWS) throw new Error(`serve sees ${total} memories, ${ROWS} were seeded`);
     const out = {};
     for (const path of paths) {
       await loopDelay(base); // starts the measurement afresh
@@ -250,7 +253,7 @@ async function pageRates(target, dataDir, tool, paths) {
   } catch (err) {
     const exited = serve.exitCode !== null || serve.signalCode !== null;
     throw new Error(
-      `${err.message}${exited ? ` (serve exited: ${serve.exitCode ?? serve.signalCode})` : ''}; serve's log: ${log.slice(-1500)}`,
+      `${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ''}${exited ? ` (serve exited: ${serve.exitCode ?? serve.signalCode})` : ''}; serve's log: ${log.slice(-1500)}`,
       { cause: err },
     );
   } finally {
@@ -375,7 +378,9 @@ export async function runFleetBench(ctx) {
     const pages = {};
     for (const [name, target] of targets) {
       ctx.log(`memories and events pages on ${name} (${tool}, ${SECONDS} s each)`);
-      pages[name] = await pageRates(target, join(dir, `serve-${name}`), tool, paths);
+      // serve on SQLite reads the seeded file from its data folder; on PostgreSQL, the URL.
+      const dataDir = name === 'sqlite' ? dirname(target) : join(dir, `serve-${name}`);
+      pages[name] = await pageRates(target, dataDir, tool, paths);
       // A request the load tool gave up on (2 s) is a figure of a slow database, reported
       // below; an error answer or a broken connection is a fault.
       for (const path of paths) {

@@ -11,6 +11,7 @@ import {
   openStores,
   probeDatabase,
   type Stores,
+  warmTextSearch,
 } from '../db/index.js';
 import { createEmbedder, type Embedder } from '../embed/index.js';
 import { createBackend, createGateway, createMemoryJudge, type Gateway } from '../gateway/index.js';
@@ -192,6 +193,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     outage,
   });
   let background: { stop(): Promise<void> } | null = null;
+  let closing = false;
   return {
     config: o.config,
     stores,
@@ -223,6 +225,14 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       notifier.start();
       leases.start();
       if (background) return;
+      // The first search loads it itself if this fails (or was cut short by a shutdown).
+      void warmTextSearch(stores.db).catch((err: unknown) => {
+        if (!closing) {
+          o.log.warn('could not load the memories for full-text search ahead of use', {
+            error: err as Error,
+          });
+        }
+      });
       // Jobs and summaries a killed predecessor left running will never finish.
       const now = o.clock.now();
       stores.gatewayJobs.abandonRunning(now);
@@ -236,6 +246,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
       });
     },
     async close() {
+      closing = true;
       await leases.stop();
       await background?.stop();
       // Waits end and calls in flight are cancelled; then the background jobs settle.

@@ -37,3 +37,28 @@ export interface Db {
 export function engineOf(db: Db): Engine {
   return db.engine === 'postgres' ? 'postgres' : 'sqlite';
 }
+
+/** The awaited forms a PostgreSQL statement adds (postgres/database.ts). */
+interface AwaitedStatement extends Statement {
+  allAsync(...params: unknown[]): Promise<unknown[]>;
+  getAsync(...params: unknown[]): Promise<unknown>;
+  runAsync(...params: unknown[]): Promise<RunResult>;
+}
+
+const awaitable = (stmt: Statement): stmt is AwaitedStatement => 'allAsync' in stmt;
+
+/*
+ * A statement's answer, awaited. On PostgreSQL the event loop goes on while the server answers;
+ * the statement runs on a connection of its own, outside any transaction open on the synchronous
+ * side, so it sees committed rows only (as another instance would). On SQLite it runs at once: a
+ * local file answers within the same turn. For the paths that serve requests and the stream, which
+ * must not wait on the network (reads of a page, a session's row writes).
+ */
+export const allAwaited = (stmt: Statement, ...params: unknown[]): Promise<unknown[]> =>
+  awaitable(stmt) ? stmt.allAsync(...params) : new Promise((ok) => ok(stmt.all(...params)));
+
+export const getAwaited = (stmt: Statement, ...params: unknown[]): Promise<unknown> =>
+  awaitable(stmt) ? stmt.getAsync(...params) : new Promise((ok) => ok(stmt.get(...params)));
+
+export const runAwaited = (stmt: Statement, ...params: unknown[]): Promise<RunResult> =>
+  awaitable(stmt) ? stmt.runAsync(...params) : new Promise((ok) => ok(stmt.run(...params)));

@@ -70,7 +70,9 @@ export {
   openDatabase,
   type OpenOptions,
   statementCache,
+  warmTextSearch,
 } from './open.js';
+export { allAwaited, getAwaited, runAwaited } from './engine.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export {
   databaseLabel,

@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import { makeDir } from '../make-dir.js';
 import type { Db, Statement } from './engine.js';
 import { PostgresDb } from './postgres/database.js';
+import { localTextIndex } from './postgres/local-text-index.js';
 
 export {
   type ArgsOf,
@@ -96,4 +97,13 @@ export function dataVersion(db: Db): () => string {
   const stmt = db.prepare('SELECT total_changes() AS t');
   return () =>
     `${db.pragma('data_version', { simple: true }) as number}.${(stmt.get() as { t: number }).t}`;
+}
+
+/**
+ * On PostgreSQL, loads this instance's copy of the memories' text (local-text-index.ts) without
+ * blocking the event loop, so that the first search or memory write does not wait for it;
+ * nothing to do on SQLite, whose index is in the file.
+ */
+export async function warmTextSearch(db: Db): Promise<void> {
+  if (db instanceof PostgresDb) await localTextIndex(db).warm('memories_fts');
 }

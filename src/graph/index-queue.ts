@@ -10,11 +10,14 @@ import { type DatabaseOutage, isUnreachableError, untilReachable } from '../db/i
 import type { IndexOutcome } from './index-outcome.js';
 import type { IndexOptions } from './indexer.js';
 
+/** What the queue learns of a file it had indexed (in this process or by a child process). */
+export type QueuedIndex = Pick<IndexOutcome, 'file' | 'status' | 'lines' | 'ideas'>;
+
 export interface IndexQueueDeps {
-  index(file: string, opts: IndexOptions): Promise<IndexOutcome>;
+  index(file: string, opts: IndexOptions): Promise<QueuedIndex>;
   /** Embeds what was stored while the embedder was busy or off. */
   embedPending(): Promise<number>;
-  onIndexed?(outcome: IndexOutcome): void;
+  onIndexed?(outcome: QueuedIndex): void;
   onError(file: string, err: Error): void;
   /**
    * The process's record of a lost database: a file whose indexing met it is queued again, and

@@ -27,7 +27,13 @@ export { countNewLines, fileIdentity } from './file-reader.js';
 export { GRAPH_JOB_KINDS, gatewayModel } from './gateway-model.js';
 export { type IndexOutcome } from './index-outcome.js';
 export { type IndexOptions, type IndexReport } from './indexer.js';
-export { createIndexQueue, type Enqueued, type IndexQueue } from './index-queue.js';
+export {
+  createIndexQueue,
+  type Enqueued,
+  type IndexQueue,
+  type IndexQueueDeps,
+  type QueuedIndex,
+} from './index-queue.js';
 export {
   countsJson,
   entityJson,

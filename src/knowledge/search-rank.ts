@@ -38,15 +38,17 @@ export function noteCoverage(
   const words = queryWords(text, COVERED_WORDS);
   const named = new Set(words);
   const { weights, known } = queryWeights(words, found);
-  const descriptions = new Map<string, string>();
+  // The services' descriptions in one read (a round trip each would cost a network hop each).
+  const lexical = candidates.flatMap((c) =>
+    c.lexicalRank !== null && rows.has(c.id) ? [{ c, rank: c.lexicalRank }] : [],
+  );
+  const descriptions = services.descriptionsOf([
+    ...new Set(lexical.flatMap(({ c }) => rows.get(c.id)!.service ?? [])),
+  ]);
   const first: Candidate[] = [];
-  for (const c of candidates) {
-    const m = rows.get(c.id);
-    if (!m || c.lexicalRank === null) continue;
+  for (const { c, rank } of lexical) {
+    const m = rows.get(c.id)!;
     const service = m.service ?? '';
-    if (service && !descriptions.has(service)) {
-      descriptions.set(service, services.get(service)?.description ?? '');
-    }
     c.serviceNamed = service !== '' && named.has(service);
     c.known = known;
     c.coverage = weightedCoverage(
@@ -54,7 +56,7 @@ export function noteCoverage(
       `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
     );
     // What the service is matches every memory of it: a leading match says something itself.
-    if (c.lexicalRank <= STRONG_RANK && weightedCoverage(weights, m.observation) > 0) first.push(c);
+    if (rank <= STRONG_RANK && weightedCoverage(weights, m.observation) > 0) first.push(c);
   }
   if (known < KNOWN_SHARE) return;
   const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));

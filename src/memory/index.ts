@@ -62,14 +62,8 @@ export {
   validateService,
   validateTime,
 } from './validate.js';
-export {
-  type Contradiction,
-  extractFacts,
-  type Fact,
-  type FactKind,
-  findContradiction,
-  NUMBER_WORDS,
-} from './contradiction.js';
+export { type Contradiction, findContradiction } from './contradiction.js';
+export { extractFacts, type Fact, type FactKind, NUMBER_WORDS } from './facts.js';
 export {
   bestFusedScore,
   type Candidate,

@@ -5,7 +5,7 @@
  * through its outbox (marker-outbox.ts), which holds them while the database is unreachable.
  */
 import type { Clock } from '../clock.js';
-import type { ServiceCheck, Stores } from '../db/index.js';
+import type { NewEvent, ServiceCheck, Stores } from '../db/index.js';
 import {
   markerKey,
   markersFromMessage,
@@ -55,6 +55,28 @@ export function createSessionIngest(deps: {
     else run();
   };
 
+  // A live session's [EVENT] rows are awaited, each behind the one before it, so that the loop
+  // reading the stream never waits on the network (with PostgreSQL a hop away, a round trip per
+  // event); `settled` waits for them. Elsewhere (`watchkeeper ingest`) they are written at once,
+  // their failure the caller's.
+  let awaitedRows: Promise<unknown> = Promise.resolve();
+  const agentEvent = (what: unknown, event: NewEvent, stored: () => void) => {
+    const outbox = deps.outbox;
+    if (!outbox) {
+      stores.events.insert(event);
+      stored();
+      return;
+    }
+    outbox.submit({
+      what,
+      run: () => {
+        const write = awaitedRows.then(() => stores.events.insertAwaited(event)).then(stored);
+        awaitedRows = write.catch(() => undefined); // the outbox sees the failure
+        return write;
+      },
+    });
+  };
+
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
     const createdAt = clock.now();
     store({ kind: 'system-event', level, service, message }, () => {
@@ -70,6 +92,7 @@ export function createSessionIngest(deps: {
     healthMarkers,
     memories,
     store,
+    agentEvent,
     systemEvent,
   };
 
@@ -96,7 +119,10 @@ export function createSessionIngest(deps: {
         ingestMarker(sink, marker);
       }
     },
-    settled: () => memories.settled(),
+    settled: async () => {
+      await awaitedRows;
+      await memories.settled();
+    },
     get failure() {
       return memories.failure;
     },

@@ -13,6 +13,7 @@ import {
   createIndexQueue,
   type Graph,
   type IndexQueue,
+  type IndexQueueDeps,
   transcriptRoots,
   transcriptUnder,
 } from '../graph/index.js';
@@ -29,6 +30,11 @@ export interface GraphHost {
   log: Logger;
   /** The process's record of a lost database: indexing waits for it to answer again. */
   outage?: DatabaseOutage;
+  /**
+   * How the queue indexes a file when not in this process (serve on PostgreSQL: a child process
+   * each, which embeds what it stored itself).
+   */
+  indexFile?: IndexQueueDeps['index'];
 }
 
 const graphs = new WeakMap<Stores, Graph>();
@@ -62,17 +68,23 @@ export function indexQueueOf(host: GraphHost): IndexQueue {
   let queue = queues.get(host.stores);
   if (!queue) {
     const graph = graphOf(host);
+    const { indexFile } = host;
     queue = createIndexQueue({
       // Checked again when its turn comes: a link swapped since it was queued is not followed.
-      index: (file, opts) => {
+      index: async (file, opts) => {
         if (transcriptUnder(file, transcriptRootsOf(host)) === null)
           throw new AppError('invalid_input', 'not a transcript in a folder of transcripts');
-        return graph.index(file, opts);
+        return indexFile ? indexFile(file, opts) : graph.index(file, opts);
       },
-      embedPending: () => graph.embedPending(),
+      embedPending: () => (indexFile ? Promise.resolve(0) : graph.embedPending()),
       onIndexed: (r) => {
         if (r.status === 'indexed')
-          host.log.debug('graph: indexed', { file: r.file, lines: r.lines, ideas: r.ideas });
+          host.log.debug('graph: indexed', {
+            file: r.file,
+            lines: r.lines,
+            ideas: r.ideas,
+            ...(indexFile ? { by: 'a child process' } : {}),
+          });
       },
       onError: (file, err) => host.log.warn('graph: indexing failed', { file, error: err }),
       ...(host.outage ? { outage: host.outage } : {}),

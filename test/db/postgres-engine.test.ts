@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { isAppError } from '../../src/errors.js';
 import { dataVersion, openStores } from '../../src/db/index.js';
+import { allAwaited, getAwaited, runAwaited } from '../../src/db/engine.js';
 import { migrate } from '../../src/db/migrate.js';
 import { PostgresDb } from '../../src/db/postgres/database.js';
 import { POSTGRES_MIGRATIONS_DIR } from '../../src/db/postgres/migrate.js';
@@ -124,6 +125,58 @@ describe('statements written once for both engines', () => {
     })();
     expect(attempts).toBe(2);
     expect(a.prepare('SELECT n FROM notes WHERE id = 1').get()).toEqual({ n: 2 });
+  });
+});
+
+describe('awaited statements', () => {
+  it('answer while the event loop goes on, with what the synchronous ones read', async () => {
+    const db = pg(await database());
+    db.exec(TABLE);
+    db.refreshSchema();
+    const add = db.prepare('INSERT INTO notes (title) VALUES (?)');
+    const inserted = await runAwaited(add, 'one');
+    expect(inserted).toEqual({ changes: 1, lastInsertRowid: 1 });
+    add.run('two');
+    const trips = db.roundTrips();
+    // The server sleeps 0.2 s: a synchronous call would answer before the loop's next turn.
+    const order: string[] = [];
+    setImmediate(() => order.push('next turn'));
+    const slow = db.prepare('SELECT title FROM notes, pg_sleep(0.2) ORDER BY id');
+    const rows = await allAwaited(slow);
+    order.push('answer');
+    expect(order).toEqual(['next turn', 'answer']);
+    expect(rows).toEqual(slow.all());
+    expect(await getAwaited(db.prepare('SELECT title FROM notes WHERE id = ?'), 2)).toEqual({
+      title: 'two',
+    });
+    expect(db.roundTrips() - trips).toBe(3);
+  });
+
+  it('reject with the statement named, and the bridge still answers', async () => {
+    const db = pg(await database());
+    db.exec(TABLE);
+    db.refreshSchema();
+    await expect(allAwaited(db.prepare('SELECT nope FROM notes'))).rejects.toThrow(
+      /column "nope" does not exist \(in: SELECT nope FROM notes\)/,
+    );
+    expect(db.prepare('SELECT COUNT(*) AS n FROM notes').get()).toEqual({ n: 0 });
+  });
+
+  it('run at once on SQLite', async () => {
+    const lite = new Database(':memory:');
+    open.push(lite);
+    lite.exec('CREATE TABLE t (x INTEGER UNIQUE); INSERT INTO t VALUES (1), (2)');
+    const order: string[] = [];
+    const answer = allAwaited(lite.prepare('SELECT x FROM t ORDER BY x')).then((rows) => {
+      order.push('answer');
+      return rows;
+    });
+    setImmediate(() => order.push('next turn'));
+    expect(await answer).toEqual([{ x: 1 }, { x: 2 }]);
+    expect(order).toEqual(['answer']);
+    await expect(runAwaited(lite.prepare('INSERT INTO t VALUES (?)'), 1)).rejects.toThrow(
+      'UNIQUE constraint failed',
+    );
   });
 });
 

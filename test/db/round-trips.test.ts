@@ -133,4 +133,38 @@ describe('round trips per memory operation on PostgreSQL', () => {
     expect(twoHundred).toBe(twenty);
     expect(twenty).toBe(11);
   });
+
+  it('ranks a search over the memories of 60 services in as many as over 3', async () => {
+    const search = () => tripsOf(() => knowledge.search.search('check reports code'));
+    for (let i = 0; i < 3; i += 1) seed(2, `svc-${i}`);
+    await search(); // the search index catches up with the new rows first
+    const three = await search();
+    for (let i = 3; i < 60; i += 1) seed(2, `svc-${i}`);
+    await search(); // the search index catches up with the new rows first
+    const sixty = await search();
+    expect(sixty).toBe(three);
+    expect(three).toBeLessThanOrEqual(10);
+  });
+
+  it('records the memories a session was given, 200 in as many as 5', async () => {
+    const session = stores.sessions.start({
+      trigger: 'scheduled',
+      tier: 1,
+      model: 'haiku',
+      startedAt: clock.now(),
+    });
+    const given = (ids: number[]) =>
+      tripsOf(() =>
+        knowledge.injection.record(
+          session,
+          ids.map((memoryId) => ({ memoryId, score: 0.5, reason: 'relevant' as const, why: null })),
+        ),
+      );
+    await given(seed(3, 'warm-up'));
+    const five = await given(seed(5, 'small'));
+    const twoHundred = await given(seed(200, 'large'));
+    expect(twoHundred).toBe(five);
+    expect(five).toBe(4);
+    expect(stores.surfacing.forSession(session)).toHaveLength(208);
+  });
 });

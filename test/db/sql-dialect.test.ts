@@ -114,6 +114,12 @@ describe('translating SQLite SQL for PostgreSQL', () => {
     ).toBe(
       'SELECT (SELECT x FROM u ORDER BY y DESC NULLS LAST LIMIT 1), row_number() OVER (ORDER BY z NULLS FIRST) FROM t',
     );
+    // In an INSERT ... SELECT, up to its upsert clause.
+    expect(
+      text('INSERT INTO t (a) SELECT a FROM u WHERE true ORDER BY k ON CONFLICT DO NOTHING'),
+    ).toBe(
+      'INSERT INTO t (a) SELECT a FROM u WHERE true ORDER BY k NULLS FIRST ON CONFLICT DO NOTHING',
+    );
   });
 
   it('returns the new id from an INSERT into a table with an id (lastInsertRowid)', () => {

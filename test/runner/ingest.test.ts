@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AppError } from '../../src/errors.js';
 import { importTranscript } from '../../src/runner/import.js';
+import { createLogger } from '../../src/log.js';
 import { createSessionIngest } from '../../src/runner/ingest.js';
+import { createMarkerOutbox } from '../../src/runner/marker-outbox.js';
 import { type ByteSource, parseLine } from '../../src/stream/index.js';
 import { testApp, type TestApp } from '../helpers/db.js';
 import {
@@ -412,5 +414,38 @@ describe('a live session ingest', () => {
     expect(atNextTurn).toBeLessThan(2);
     expect(app.stores.memories.list()).toHaveLength(40);
     expect(ingestion.counts.memoriesCreated).toBe(40);
+  });
+
+  it('stores its events in the order said, all of them once settled', async () => {
+    const sessionId = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 1 });
+    const outbox = createMarkerOutbox({
+      sessionId,
+      log: createLogger('silent', () => {}),
+      probe: async () => true,
+      onFailure: (err) => {
+        throw err;
+      },
+    });
+    const ingestion = createSessionIngest({
+      stores: app.stores,
+      knowledge: app.knowledge,
+      clock: app.clock,
+      sessionId,
+      tier: 1,
+      outbox,
+    });
+    for (let i = 0; i < 30; i += 1) {
+      const line = parseLine(Buffer.from(assistantText(`[EVENT:info:svc] check ${i} passed`)));
+      if (line.kind !== 'message') throw new Error('the test line does not parse');
+      ingestion.onMessage(line.message);
+    }
+    await ingestion.settled();
+    outbox.stop();
+    const said = app.stores.events
+      .list({ sessionId, limit: 100 })
+      .sort((a, b) => a.id - b.id)
+      .map((e) => e.message);
+    expect(said).toEqual(Array.from({ length: 30 }, (_, i) => `check ${i} passed`));
+    expect(ingestion.counts.events).toBe(30);
   });
 });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { checkPromptFiles, loadConfig } from '../../config/index.js';
 import { acquireRunnerLock } from '../../runner/lock.js';
 import type { Config } from '../../config/index.js';
+import { engineOf } from '../../db/index.js';
 import type { Conversations } from '../../conversations/index.js';
 import { DEMO_CONVERSATION_ID, DEMO_ROUNDS } from '../../sim/demo-conversation.js';
 import { demoScript } from '../../sim/demo-scenario.js';
@@ -28,6 +29,7 @@ import {
   writeServeEndpoint,
 } from '../serve-endpoint.js';
 import { indexQueueOf, queueSessionLog } from '../../web/graph-instance.js';
+import { indexInChildProcess } from '../graph-index-child.js';
 import { startDailyPrune } from './prune.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
@@ -144,9 +146,16 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       demo,
       endpointProof: (challenge) => endpointProof(nonce, challenge),
     });
+    // The memory graph reads each session's log once it has ended, in the background: on
+    // PostgreSQL in a child process each (graph-index-child.ts), so that its many round trips do
+    // not stop this process's event loop. The queue is made before the first request can ask.
+    const graphHost = {
+      ...rt,
+      clock: io.clock,
+      ...(engineOf(rt.stores.db) === 'postgres' ? { indexFile: indexInChildProcess(env) } : {}),
+    };
+    indexQueueOf(graphHost);
     web = await startWebServer(app, config.web);
-    // The memory graph reads each session's log once it has ended, in the background.
-    const graphHost = { ...rt, clock: io.clock };
     sessionEnded = (id) => void queueSessionLog(graphHost, id);
     // The plugin's Stop hook finds this serve here (a credential of user and password only: it
     // cannot sign in, and starts its own indexer instead).

@@ -5,6 +5,7 @@
  */
 import type { EventLevel } from '../../stream/markers.js';
 import { type TextMatch, textMatch } from './event-search.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export interface EventGroupRow {
@@ -101,6 +102,20 @@ export function createEventGroupStore(db: Db) {
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM event_groups WHERE id = ?`);
   const ack = db.prepare('UPDATE event_groups SET acked_at = ?, acked_by = ? WHERE id = ?');
   const unack = db.prepare('UPDATE event_groups SET acked_at = NULL, acked_by = NULL WHERE id = ?');
+  const listQuery = (filter: EventGroupFilter) => {
+    const source = groupSource(filter);
+    const { where, params } = groupWhere(filter, text);
+    const sql = `SELECT ${COLUMNS} FROM ${source.from} ${where}
+      ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`;
+    const all = [...source.params, ...params, filter.limit ?? 100, filter.offset ?? 0];
+    return { stmt: cached(sql), params: all };
+  };
+  const countQuery = (filter: EventGroupFilter) => {
+    const source = groupSource(filter);
+    const { where, params } = groupWhere(filter, text);
+    const sql = `SELECT COUNT(*) AS n FROM ${source.from} ${where}`;
+    return { stmt: cached(sql), params: [...source.params, ...params] };
+  };
 
   return {
     get(id: number): EventGroupRow | null {
@@ -109,24 +124,22 @@ export function createEventGroupStore(db: Db) {
     },
     /** Most recently seen first. */
     list(filter: EventGroupFilter = {}): EventGroupRow[] {
-      const source = groupSource(filter);
-      const { where, params } = groupWhere(filter, text);
-      const sql = `SELECT ${COLUMNS} FROM ${source.from} ${where}
-        ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`;
-      return (
-        cached(sql).all(
-          ...source.params,
-          ...params,
-          filter.limit ?? 100,
-          filter.offset ?? 0,
-        ) as RawGroup[]
-      ).map(fromRaw);
+      const q = listQuery(filter);
+      return (q.stmt.all(...q.params) as RawGroup[]).map(fromRaw);
+    },
+    /** `list`, awaited: the event loop goes on while PostgreSQL answers (engine.ts). */
+    async listAwaited(filter: EventGroupFilter = {}): Promise<EventGroupRow[]> {
+      const q = listQuery(filter);
+      return ((await allAwaited(q.stmt, ...q.params)) as RawGroup[]).map(fromRaw);
     },
     count(filter: EventGroupFilter = {}): number {
-      const source = groupSource(filter);
-      const { where, params } = groupWhere(filter, text);
-      const sql = `SELECT COUNT(*) AS n FROM ${source.from} ${where}`;
-      return (cached(sql).get(...source.params, ...params) as { n: number }).n;
+      const q = countQuery(filter);
+      return (q.stmt.get(...q.params) as { n: number }).n;
+    },
+    /** `count`, awaited. */
+    async countAwaited(filter: EventGroupFilter = {}): Promise<number> {
+      const q = countQuery(filter);
+      return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },
     /**
      * Acknowledges the group's events up to `at` (its newest one at least, so that an ack sent

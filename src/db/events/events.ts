@@ -1,7 +1,8 @@
 /** The events table: what the agent reported (`agent`) and what watchkeeper itself noticed (`system`). */
 import type { EventLevel } from '../../stream/markers.js';
 import { type TextMatch, textMatch } from './event-search.js';
-import { type Db, statementCache } from '../open.js';
+import { allAwaited, getAwaited, runAwaited } from '../engine.js';
+import { type Db, type Statement, statementCache } from '../open.js';
 
 export type EventSource = 'agent' | 'system';
 
@@ -92,6 +93,16 @@ export function createEventStore(db: Db, instance = 'local') {
     WHERE created_at >= ? AND service IS NOT NULL AND level IN (SELECT value FROM json_each(?))
     GROUP BY service ORDER BY MAX(created_at) DESC LIMIT ?`);
 
+  const row = (event: NewEvent) => ({
+    sessionId: event.sessionId,
+    source: event.source,
+    level: event.level,
+    service: event.service,
+    message: event.message,
+    createdAt: event.createdAt,
+    instance,
+  });
+
   return {
     /** Services named by events at these levels since `since`, most recent first. */
     recentServices(since: number, levels: readonly EventLevel[], limit: number): string[] {
@@ -101,28 +112,24 @@ export function createEventStore(db: Db, instance = 'local') {
     },
 
     insert(event: NewEvent): number {
-      return Number(
-        insert.run({
-          sessionId: event.sessionId,
-          source: event.source,
-          level: event.level,
-          service: event.service,
-          message: event.message,
-          createdAt: event.createdAt,
-          instance,
-        }).lastInsertRowid,
-      );
+      return Number(insert.run(row(event)).lastInsertRowid);
+    },
+    /** `insert`, awaited: the event loop goes on while PostgreSQL answers (engine.ts). */
+    async insertAwaited(event: NewEvent): Promise<number> {
+      return Number((await runAwaited(insert, row(event))).lastInsertRowid);
     },
     /** The instances that wrote events, by name (at most `limit`). */
     instances(limit = 100): string[] {
       return (instances.all(limit) as { name: string }[]).map((r) => r.name);
     },
     list(filter: EventFilter = {}): EventRow[] {
-      const { clauses, params } = eventWhere(filter, text);
-      if (filter.includeAcked === false) clauses.push(`NOT ${ACKED}`);
-      const sql = `SELECT ${COLUMNS} FROM events ${whereSql(clauses)}
-        ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
-      return cached(sql).all(...params, filter.limit ?? 100, filter.offset ?? 0) as EventRow[];
+      const q = listQuery(filter);
+      return q.stmt.all(...q.params) as EventRow[];
+    },
+    /** `list`, awaited: the event loop goes on while PostgreSQL answers (engine.ts). */
+    async listAwaited(filter: EventFilter = {}): Promise<EventRow[]> {
+      const q = listQuery(filter);
+      return (await allAwaited(q.stmt, ...q.params)) as EventRow[];
     },
     /**
      * How many events the filter matches (limit and offset aside). Without acknowledged ones:
@@ -130,18 +137,41 @@ export function createEventStore(db: Db, instance = 'local') {
      * that the count stays an index count however many events there are.
      */
     count(filter: EventFilter = {}): number {
-      const { clauses, params } = eventWhere(filter, text);
-      const n = (sql: string) => (cached(sql).get(...params) as { n: number }).n;
-      const all = n(`SELECT COUNT(*) AS n FROM events ${whereSql(clauses)}`);
-      if (filter.includeAcked !== false || all === 0) return all;
-      return (
-        all -
-        n(`SELECT COUNT(*) AS n FROM event_groups g
-          JOIN events ON events.group_id = g.id AND events.created_at <= g.acked_at
-          ${whereSql(['g.acked_at IS NOT NULL', ...clauses])}`)
-      );
+      const q = countQueries(filter);
+      const n = (stmt: Statement) => (stmt.get(...q.params) as { n: number }).n;
+      const all = n(q.all);
+      return q.acked === null || all === 0 ? all : all - n(q.acked);
+    },
+    /** `count`, awaited. */
+    async countAwaited(filter: EventFilter = {}): Promise<number> {
+      const q = countQueries(filter);
+      const n = async (stmt: Statement) =>
+        ((await getAwaited(stmt, ...q.params)) as { n: number }).n;
+      const all = await n(q.all);
+      return q.acked === null || all === 0 ? all : all - (await n(q.acked));
     },
   };
+
+  function listQuery(filter: EventFilter) {
+    const { clauses, params } = eventWhere(filter, text);
+    if (filter.includeAcked === false) clauses.push(`NOT ${ACKED}`);
+    const sql = `SELECT ${COLUMNS} FROM events ${whereSql(clauses)}
+      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
+    return { stmt: cached(sql), params: [...params, filter.limit ?? 100, filter.offset ?? 0] };
+  }
+
+  /** The count of every match, and of the acknowledged ones when those are left out. */
+  function countQueries(filter: EventFilter) {
+    const { clauses, params } = eventWhere(filter, text);
+    const all = cached(`SELECT COUNT(*) AS n FROM events ${whereSql(clauses)}`);
+    const acked =
+      filter.includeAcked === false
+        ? cached(`SELECT COUNT(*) AS n FROM event_groups g
+          JOIN events ON events.group_id = g.id AND events.created_at <= g.acked_at
+          ${whereSql(['g.acked_at IS NOT NULL', ...clauses])}`)
+        : null;
+    return { all, acked, params };
+  }
 }
 
 export type EventStore = ReturnType<typeof createEventStore>;

@@ -50,6 +50,8 @@ export function createServiceStore(db: Db) {
     FROM names n LEFT JOIN services s ON s.name = n.name ORDER BY n.name`);
   const described = db.prepare(`SELECT name, description, updated_at AS updatedAt FROM services
     WHERE description IS NOT NULL AND description <> '' ORDER BY name`);
+  const describedOf = db.prepare(`SELECT name, description FROM services
+    WHERE name IN (SELECT value FROM json_each(?)) AND description IS NOT NULL`);
   const known = db.prepare(`SELECT 1 FROM services WHERE name = @name
     UNION ALL SELECT 1 FROM memories WHERE service = @name
     UNION ALL SELECT 1 FROM events WHERE service = @name
@@ -58,6 +60,16 @@ export function createServiceStore(db: Db) {
   return {
     get(name: string): ServiceInfo | null {
       return (getOne.get(name) as ServiceInfo | undefined) ?? null;
+    },
+
+    /** The descriptions of these services (those that have one), in one statement. */
+    descriptionsOf(names: readonly string[]): Map<string, string> {
+      if (names.length === 0) return new Map();
+      const rows = describedOf.all(JSON.stringify(names)) as {
+        name: string;
+        description: string;
+      }[];
+      return new Map(rows.map((r) => [r.name, r.description]));
     },
 
     /** The services that have a description, with when it last changed. */

@@ -25,10 +25,17 @@ export interface SessionMemoryRow {
 }
 
 export function createSurfacingStore(db: Db) {
+  // One statement for all of a block's memories, whatever its size (each statement is a network
+  // round trip on PostgreSQL): the items come as three JSON arrays joined by position, written in
+  // their order; `WHERE true` keeps SQLite from reading the upsert's ON as the join's.
   const insert = db.prepare(`INSERT INTO session_memories (session_id, memory_id, via, score,
-    detail_json, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
+      detail_json, created_at)
+    SELECT ?, CAST(m.value AS INTEGER), ?, CAST(s.value AS REAL), d.value, ?
+    FROM json_each(?) m JOIN json_each(?) s ON s.key = m.key JOIN json_each(?) d ON d.key = m.key
+    WHERE true ORDER BY m.key
+    ON CONFLICT DO NOTHING RETURNING memory_id AS memoryId`);
   const bump = db.prepare(`UPDATE memories SET last_surfaced_at = ?,
-    surface_count = surface_count + 1 WHERE id = ?`);
+    surface_count = surface_count + 1 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`);
   const ofSession = db.prepare('SELECT memory_id AS id FROM session_memories WHERE session_id = ?');
   const rows = db.prepare(`SELECT sm.memory_id AS memoryId, sm.via, sm.score,
     sm.detail_json AS detail, sm.created_at AS createdAt, m.service, m.category, m.observation
@@ -44,20 +51,22 @@ export function createSurfacingStore(db: Db) {
     /** Records what a session was given; a memory already given to it is not counted twice. */
     record: db.transaction(
       (sessionId: number | null, items: readonly Surfaced[], via: SurfacedVia, at: number) => {
-        for (const item of items) {
-          if (sessionId !== null) {
-            const added = insert.run(
-              sessionId,
-              item.memoryId,
-              via,
-              item.score,
-              item.detail === undefined ? null : JSON.stringify(item.detail),
-              at,
-            ).changes;
-            if (added === 0) continue;
-          }
-          bump.run(at, item.memoryId);
+        if (items.length === 0) return;
+        let bumped = items.map((i) => i.memoryId);
+        if (sessionId !== null) {
+          const added = insert.all(
+            sessionId,
+            via,
+            at,
+            JSON.stringify(bumped),
+            JSON.stringify(items.map((i) => i.score)),
+            JSON.stringify(
+              items.map((i) => (i.detail === undefined ? null : JSON.stringify(i.detail))),
+            ),
+          ) as { memoryId: number }[];
+          bumped = added.map((r) => r.memoryId);
         }
+        if (bumped.length > 0) bump.run(at, JSON.stringify(bumped));
       },
     ),
 

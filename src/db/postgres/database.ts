@@ -187,16 +187,27 @@ export class PostgresDb implements Db {
     try {
       return this.bridge.call(req);
     } catch (err) {
-      const message = (err as Error).message;
-      if (isConnectionLoss(err)) {
-        throw new AppError(
-          'db_unavailable',
-          `PostgreSQL at ${redactUrl(this.url)} is unreachable: ${message}`,
-          { cause: err },
-        );
-      }
-      throw err;
+      throw this.unreachable(err);
     }
+  }
+
+  /** One statement, awaited: the event loop goes on while the server answers (sync-bridge.ts). */
+  async callAsync(req: Parameters<SyncBridge['callAsync']>[0]) {
+    try {
+      return await this.bridge.callAsync(req);
+    } catch (err) {
+      throw this.unreachable(err);
+    }
+  }
+
+  /** A lost connection as the app's `db_unavailable`; any other error as it is. */
+  private unreachable(err: unknown): unknown {
+    if (!isConnectionLoss(err)) return err;
+    return new AppError(
+      'db_unavailable',
+      `PostgreSQL at ${redactUrl(this.url)} is unreachable: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -220,22 +231,44 @@ class PostgresStatement implements Statement {
     return args.map(normalize);
   }
 
+  private request(args: unknown[]) {
+    return {
+      op: 'query' as const,
+      text: this.sql.text,
+      params: this.params(args),
+      mode: this.mode,
+    };
+  }
+
+  /** Names the statement in a server error: "syntax error at or near" alone says little. */
+  private named(err: unknown): unknown {
+    if (err instanceof Error && !(err instanceof AppError)) {
+      err.message = `${err.message} (in: ${this.sql.text.replace(/\s+/g, ' ').slice(0, 300)})`;
+    }
+    return err;
+  }
+
   private exec(args: unknown[]) {
     let answer;
     try {
-      answer = this.db.call({
-        op: 'query',
-        text: this.sql.text,
-        params: this.params(args),
-        mode: this.mode,
-      });
+      answer = this.db.call(this.request(args));
     } catch (err) {
-      // Name the statement: "syntax error at or near" alone says little.
-      if (err instanceof Error && !(err instanceof AppError)) {
-        err.message = `${err.message} (in: ${this.sql.text.replace(/\s+/g, ' ').slice(0, 300)})`;
-      }
-      throw err;
+      throw this.named(err);
     }
+    return this.received(answer);
+  }
+
+  private async execAsync(args: unknown[]) {
+    let answer;
+    try {
+      answer = await this.db.callAsync(this.request(args));
+    } catch (err) {
+      throw this.named(err);
+    }
+    return this.received(answer);
+  }
+
+  private received(answer: Awaited<ReturnType<PostgresDb['callAsync']>>) {
     if (answer.mode) this.mode = answer.mode;
     if (this.sql.writes) this.db.noteWrite(this.sql.writes);
     for (const row of answer.rows) {
@@ -250,10 +283,25 @@ class PostgresStatement implements Statement {
     return answer;
   }
 
-  run(...args: unknown[]): RunResult {
-    const a = this.exec(args);
+  private result(a: { rows: Record<string, unknown>[]; rowCount: number }): RunResult {
     const id = this.sql.returnsId ? (a.rows[0]?.id as number | undefined) : undefined;
     return { changes: a.rowCount, lastInsertRowid: id ?? 0 };
+  }
+
+  run(...args: unknown[]): RunResult {
+    return this.result(this.exec(args));
+  }
+
+  async runAsync(...args: unknown[]): Promise<RunResult> {
+    return this.result(await this.execAsync(args));
+  }
+
+  async getAsync(...args: unknown[]): Promise<unknown> {
+    return (await this.execAsync(args)).rows[0];
+  }
+
+  async allAsync(...args: unknown[]): Promise<unknown[]> {
+    return (await this.execAsync(args)).rows;
   }
 
   get(...args: unknown[]): unknown {

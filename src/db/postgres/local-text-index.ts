@@ -22,6 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setImmediate } from 'node:timers/promises';
 
 import Database from 'better-sqlite3';
 
@@ -31,6 +32,8 @@ import { TEXT_SOURCES, type TextTable } from './text-sources.js';
 
 /** Rows read per statement on the first load, and ids per statement when catching up. */
 const PAGE = 5000;
+/** Rows a warm-up writes to the local index per turn of the event loop (a few ms of work). */
+const WARM_BATCH = 500;
 /** How often a reader records its cursor as it catches up (always at a table's first load). */
 const REPORT_MS = 60_000;
 /** A reader not seen for this long is gone: its cursor no longer holds changes back. */
@@ -39,6 +42,8 @@ const READER_GONE_MS = 86_400_000;
 interface TableState {
   /** pg_snapshot_xmin at the last read (xid8 as text); null until the first load. */
   cursor: string | null;
+  /** Counts the loads begun: a warm-up stops when a search's own load overtook it. */
+  loads: number;
   /** Changes read at or after the cursor: row id -> the transaction id it was read at. */
   applied: Map<number, string>;
   /** Rows read as the transaction that changed them saw them, before it ended. */
@@ -80,13 +85,56 @@ export class LocalTextIndex {
     this.reportedAt = now;
   }
 
-  /** Brings one full-text table up to date with the shared rows; returns the local database. */
-  current(table: TextTable): Database.Database {
+  private state(table: TextTable): TableState {
     let state = this.tables.get(table);
     if (!state) {
       state = this.create(table);
       this.tables.set(table, state);
     }
+    return state;
+  }
+
+  /**
+   * Loads a table not loaded yet without blocking the event loop: its rows are awaited a page
+   * at a time and written in small batches, a turn of the loop between them. `serve` warms the
+   * memories' table at start, so that the first memory a session writes does not wait, loop
+   * stopped, for every memory's text to cross the network. A search that needs the table
+   * before the warm-up ends loads it itself; the warm-up then stops.
+   */
+  async warm(table: TextTable): Promise<void> {
+    const state = this.state(table);
+    if (state.cursor !== null) return;
+    const load = ++state.loads;
+    const overtaken = () => state.loads !== load || state.cursor !== null;
+    const read = async (text: string, params: unknown[]) =>
+      (await this.db.callAsync({ op: 'query', text, params, mode: 'plain' })).rows;
+    const { columns, after } = TEXT_SOURCES[table];
+    // Outside any transaction: nothing read is this connection's own, uncommitted.
+    const [{ horizon }] = (await read(HORIZON, [])) as [{ horizon: string }];
+    if (overtaken()) return;
+    this.local.prepare(`DELETE FROM ${table}`).run();
+    let last = 0;
+    for (;;) {
+      const rows = await read(after, [last, PAGE]);
+      for (let i = 0; i < rows.length; i += WARM_BATCH) {
+        if (overtaken()) return;
+        this.write(state, columns, [], rows.slice(i, i + WARM_BATCH));
+        await setImmediate();
+      }
+      if (overtaken()) return;
+      if (rows.length < PAGE) break;
+      last = rows[rows.length - 1]!.id as number;
+    }
+    this.local.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+    state.applied.clear();
+    state.tentative.clear();
+    state.cursor = horizon;
+    this.report(true);
+  }
+
+  /** Brings one full-text table up to date with the shared rows; returns the local database. */
+  current(table: TextTable): Database.Database {
+    const state = this.state(table);
     // Nothing heard from other instances and nothing written here: the copy is current.
     const changed = state.changed();
     if (state.cursor === null) this.load(table, state);
@@ -105,6 +153,7 @@ export class LocalTextIndex {
     );
     return {
       cursor: null,
+      loads: 0,
       applied: new Map(),
       tentative: new Set(),
       insert: this.local.prepare(
@@ -123,6 +172,7 @@ export class LocalTextIndex {
   }
 
   private load(table: TextTable, state: TableState): void {
+    state.loads += 1;
     const { columns, after } = TEXT_SOURCES[table];
     const { horizon, own } = this.horizon();
     this.local.prepare(`DELETE FROM ${table}`).run();

@@ -149,7 +149,10 @@ function nullsOrder(code: string): string {
   return out + code.slice(last);
 }
 
-/** Where an ORDER BY list ends: LIMIT, OFFSET, a closing parenthesis of its level, or the end. */
+/**
+ * Where an ORDER BY list ends: LIMIT, OFFSET, UNION, RETURNING, an upsert's ON CONFLICT (of an
+ * INSERT ... SELECT), a closing parenthesis of its level, or the end.
+ */
 function clauseEnd(code: string, from: number): number {
   let depth = 0;
   for (let i = from; i < code.length; i++) {
@@ -159,8 +162,9 @@ function clauseEnd(code: string, from: number): number {
       if (depth === 0) return i;
       depth--;
     } else if (depth === 0 && /[LOUR;]/i.test(ch)) {
-      const rest = code.slice(i, i + 10);
-      if (/^(?:LIMIT|OFFSET|UNION|RETURNING)\b/i.test(rest) && /\W/.test(code[i - 1] ?? ' ')) {
+      const rest = code.slice(i, i + 16);
+      const ends = /^(?:LIMIT|OFFSET|UNION|RETURNING|ON\s+CONFLICT)\b/i;
+      if (ends.test(rest) && /\W/.test(code[i - 1] ?? ' ')) {
         return i;
       }
       if (ch === ';') return i;

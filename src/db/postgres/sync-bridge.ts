@@ -42,9 +42,14 @@ const WORKER_SOURCE =
 interface WorkerLink {
   worker: Worker;
   port: MessagePort;
+  /** The channel of awaited requests (callAsync), answered in any order. */
+  asyncPort: MessagePort;
   signal: Int32Array;
   next: number;
 }
+
+type QueryRequest = Omit<Extract<WorkerRequest, { op: 'query' }>, 'id'>;
+type Answer = Extract<WorkerAnswer, { rows: unknown }>;
 
 /** At most two workers wait for the next bridges (a fleet of two in one process); more would only hold memory. */
 const parked: WorkerLink[] = [];
@@ -52,17 +57,47 @@ const PARKED_MAX = 2;
 
 function startWorker(): WorkerLink {
   const { port1, port2 } = new MessageChannel();
+  const awaited = new MessageChannel();
   const signal = new Int32Array(new SharedArrayBuffer(4));
-  const workerData: PostgresWorkerData = { port: port2, signal };
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, transferList: [port2] });
-  // The worker must not keep a finished command alive, running or parked.
+  const workerData: PostgresWorkerData = { port: port2, asyncPort: awaited.port2, signal };
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData,
+    transferList: [port2, awaited.port2],
+  });
+  // The worker must not keep a finished command alive, running or parked; an awaited request
+  // keeps the process alive while it is pending (callAsync refs its port).
   worker.unref();
-  return { worker, port: port1, signal, next: 1 };
+  awaited.port1.unref();
+  return { worker, port: port1, asyncPort: awaited.port1, signal, next: 1 };
+}
+
+/** The server's error as an Error with its SQLSTATE and detail. */
+function serverError(error: { message: string; code: string | null; detail: string | null }) {
+  const err = new Error(error.message) as Error & { code?: string | null; detail?: string | null };
+  err.code = error.code;
+  err.detail = error.detail;
+  return err;
 }
 
 export class SyncBridge {
   private readonly link: WorkerLink;
   private closed = false;
+  /** Awaited requests by id: their settle functions and deadline timers. */
+  private readonly pending = new Map<
+    number,
+    { resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
+  private readonly onAsyncAnswer = (answer: WorkerAnswer) => {
+    const p = this.pending.get(answer.id);
+    if (!p) return; // an answer to a request that timed out, or of a closed bridge
+    this.pending.delete(answer.id);
+    clearTimeout(p.timer);
+    if (this.pending.size === 0) this.link.asyncPort.unref();
+    this.roundTrips += answer.trips ?? 0;
+    if ('error' in answer) p.reject(serverError(answer.error));
+    else p.resolve(answer);
+  };
   /** Statements sent to the server through this bridge (each one network round trip). */
   roundTrips = 0;
 
@@ -72,11 +107,34 @@ export class SyncBridge {
     private readonly waitMs: number,
   ) {
     this.link = parked.pop() ?? startWorker();
+    this.link.asyncPort.on('message', this.onAsyncAnswer);
+    this.link.asyncPort.unref();
     // Opening a pool connects nothing yet: the first query does, with its own errors.
     this.call({ op: 'open', settings: opts });
   }
 
-  call(req: Request): Extract<WorkerAnswer, { rows: unknown }> {
+  /**
+   * One statement whose answer is awaited, not waited for: the event loop goes on meanwhile.
+   * It runs on a connection of its own, outside the transaction the synchronous side may have
+   * open (so it sees only committed rows, as another instance would).
+   */
+  callAsync(req: QueryRequest): Promise<Answer> {
+    if (this.closed) return Promise.reject(new Error('the database connection is closed'));
+    const id = this.link.next++;
+    return new Promise<Answer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.link.asyncPort.unref();
+        reject(new BridgeTimeout(`no answer within ${Math.round(this.waitMs / 1000)} s`));
+      }, this.waitMs);
+      timer.unref();
+      this.pending.set(id, { resolve, reject, timer });
+      this.link.asyncPort.ref();
+      this.link.asyncPort.postMessage({ ...req, id });
+    });
+  }
+
+  call(req: Request): Answer {
     if (this.closed) throw new Error('the database connection is closed');
     const { port, signal } = this.link;
     const id = this.link.next++;
@@ -89,15 +147,7 @@ export class SyncBridge {
         const answer = got.message as WorkerAnswer;
         if (answer.id !== id) continue; // an answer to a request that timed out
         this.roundTrips += answer.trips ?? 0;
-        if ('error' in answer) {
-          const err = new Error(answer.error.message) as Error & {
-            code?: string | null;
-            detail?: string | null;
-          };
-          err.code = answer.error.code;
-          err.detail = answer.error.detail;
-          throw err;
-        }
+        if ('error' in answer) throw serverError(answer.error);
         return answer;
       }
       const left = deadline - Date.now();
@@ -118,6 +168,13 @@ export class SyncBridge {
       // closing anyway; a worker that did not end its pool cleanly is not kept
     }
     this.closed = true;
+    this.link.asyncPort.off('message', this.onAsyncAnswer);
+    this.link.asyncPort.unref();
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new Error('the database connection is closed'));
+      this.pending.delete(id);
+    }
     if (ended && parked.length < PARKED_MAX) parked.push(this.link);
     else void this.link.worker.terminate();
   }

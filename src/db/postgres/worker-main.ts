@@ -18,6 +18,11 @@
  * `trips`: the statements the request sent to the server, each one network round trip (the
  * round-trip counting test, test/db/round-trips.test.ts, reads their sum).
  *
+ * `workerData.asyncPort` takes 'query' requests whose answers the main thread awaits instead of
+ * blocking on them (sync-bridge.ts, `callAsync`): any number at once, each on a connection of the
+ * pool and never inside the synchronous side's open transaction; answered on the same port,
+ * without the signal.
+ *
  * 'probe' runs a statement as written and, when PostgreSQL cannot infer a parameter's type from
  * the statement alone (`SELECT ?` in an INSERT ... SELECT, `? IS NULL`), again with each
  * parameter cast to the type of its JavaScript value; the answer says which form worked, and the
@@ -29,6 +34,7 @@ import type * as Pg from 'pg';
 
 export interface PostgresWorkerData {
   port: WorkerThreads.MessagePort;
+  asyncPort: WorkerThreads.MessagePort;
   signal: Int32Array;
 }
 
@@ -62,7 +68,7 @@ export type WorkerAnswer = (
 export function postgresWorkerMain(load: (id: string) => unknown): void {
   const threads = load('node:worker_threads') as typeof WorkerThreads;
   const pg = load('pg') as typeof Pg;
-  const { port, signal } = threads.workerData as PostgresWorkerData;
+  const { port, asyncPort, signal } = threads.workerData as PostgresWorkerData;
 
   // Numbers come back as numbers, as they do from SQLite: ids and counts (int8) fit in 2^53,
   // sums and averages (numeric) are read as doubles, and a boolean expression is 1 or 0.
@@ -72,10 +78,18 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
 
   let open: Pg.Pool | null = null;
   let tx: Pg.PoolClient | null = null;
-  /** Statements sent to the server for the request being handled. */
-  let trips = 0;
-  const send = (client: Pg.Pool | Pg.PoolClient, text: string, params: unknown[] = []) => {
-    trips += 1;
+  /** Statements sent to the server, per request (the synchronous side's one at a time). */
+  interface Tally {
+    trips: number;
+  }
+  const sync: Tally = { trips: 0 };
+  const send = (
+    client: Pg.Pool | Pg.PoolClient,
+    text: string,
+    params: unknown[] = [],
+    tally: Tally = sync,
+  ) => {
+    tally.trips += 1;
     return client.query(text, params);
   };
 
@@ -122,22 +136,33 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
     return send(tx ?? pool(), text, params);
   }
 
-  async function query(r: Extract<WorkerRequest, { op: 'query' }>): Promise<WorkerAnswer> {
+  /** A statement in the open transaction (savepoints around a probe), else on the pool. */
+  async function query(
+    r: Extract<WorkerRequest, { op: 'query' }>,
+    inTx: Pg.PoolClient | null,
+    tally: Tally = sync,
+  ): Promise<WorkerAnswer> {
+    const on = inTx ?? pool();
     if (r.mode !== 'probe') {
-      const res = await run(r.mode === 'typed' ? typed(r.text, r.params) : r.text, r.params);
+      const res = await send(
+        on,
+        r.mode === 'typed' ? typed(r.text, r.params) : r.text,
+        r.params,
+        tally,
+      );
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0 };
     }
-    if (tx) await send(tx, 'SAVEPOINT wk_probe');
+    if (inTx) await send(inTx, 'SAVEPOINT wk_probe', [], tally);
     try {
-      const res = await run(r.text, r.params);
-      if (tx) await send(tx, 'RELEASE SAVEPOINT wk_probe');
+      const res = await send(on, r.text, r.params, tally);
+      if (inTx) await send(inTx, 'RELEASE SAVEPOINT wk_probe', [], tally);
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'plain' };
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      if (tx) await send(tx, 'ROLLBACK TO SAVEPOINT wk_probe');
+      if (inTx) await send(inTx, 'ROLLBACK TO SAVEPOINT wk_probe', [], tally);
       if (!TYPE_CODES.has(code)) throw err;
-      const res = await run(typed(r.text, r.params), r.params);
-      if (tx) await send(tx, 'RELEASE SAVEPOINT wk_probe');
+      const res = await send(on, typed(r.text, r.params), r.params, tally);
+      if (inTx) await send(inTx, 'RELEASE SAVEPOINT wk_probe', [], tally);
       return { id: r.id, rows: res.rows, rowCount: res.rowCount ?? 0, mode: 'typed' };
     }
   }
@@ -149,7 +174,7 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
         open = openPool(r.settings);
         return done;
       case 'query':
-        return query(r);
+        return query(r, tx);
       case 'exec':
         await run(r.text, []);
         return done;
@@ -197,23 +222,34 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   }
 
   function answer(a: WorkerAnswer): void {
-    port.postMessage({ ...a, trips });
-    trips = 0;
+    port.postMessage({ ...a, trips: sync.trips });
+    sync.trips = 0;
     Atomics.store(signal, 0, 1);
     Atomics.notify(signal, 0);
   }
 
+  const failure = (id: number, err: unknown): WorkerAnswer => {
+    const e = err as { message?: string; code?: unknown; detail?: unknown };
+    return {
+      id,
+      error: {
+        message: String(e?.message ?? err),
+        code: typeof e?.code === 'string' ? e.code : null,
+        detail: typeof e?.detail === 'string' ? e.detail : null,
+      },
+    };
+  };
+
   port.on('message', (r: WorkerRequest) => {
-    handle(r).then(answer, (err: unknown) => {
-      const e = err as { message?: string; code?: unknown; detail?: unknown };
-      answer({
-        id: r.id,
-        error: {
-          message: String(e?.message ?? err),
-          code: typeof e?.code === 'string' ? e.code : null,
-          detail: typeof e?.detail === 'string' ? e.detail : null,
-        },
-      });
-    });
+    handle(r).then(answer, (err: unknown) => answer(failure(r.id, err)));
+  });
+
+  // Awaited requests: their statements are not the synchronous side's (`trips` counts those).
+  asyncPort.on('message', (r: Extract<WorkerRequest, { op: 'query' }>) => {
+    const tally: Tally = { trips: 0 };
+    query(r, null, tally).then(
+      (a) => asyncPort.postMessage({ ...a, trips: tally.trips }),
+      (err: unknown) => asyncPort.postMessage({ ...failure(r.id, err), trips: tally.trips }),
+    );
   });
 }

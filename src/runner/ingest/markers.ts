@@ -4,7 +4,7 @@
  * for the end of the session; a rejected or unknown marker is reported as a system warning.
  */
 import type { Clock } from '../../clock.js';
-import type { ServiceCheck, Stores } from '../../db/index.js';
+import type { NewEvent, ServiceCheck, Stores } from '../../db/index.js';
 import type { Knowledge } from '../../knowledge/index.js';
 import { isCategory } from '../../memory/index.js';
 import type { Marker } from '../../stream/index.js';
@@ -25,6 +25,8 @@ export interface MarkerSink {
   memories: ReturnType<typeof createMemoryWrites>;
   /** A row write: now, or held in order while the database is out of reach. */
   store: (what: unknown, run: () => void) => void;
+  /** An [EVENT] row: awaited in order on a live session (ingest.ts); `stored` once it is. */
+  agentEvent: (what: unknown, event: NewEvent, stored: () => void) => void;
   systemEvent: (level: 'info' | 'warning', service: string | null, message: string) => void;
 }
 
@@ -32,16 +34,15 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
   const { stores, clock, sessionId, tier, counts, store } = s;
   switch (marker.kind) {
     case 'event': {
-      const createdAt = clock.now();
-      store(marker, () => {
-        stores.events.insert({
-          sessionId,
-          source: 'agent',
-          level: marker.level,
-          service: marker.service,
-          message: marker.message,
-          createdAt,
-        });
+      const event = {
+        sessionId,
+        source: 'agent' as const,
+        level: marker.level,
+        service: marker.service,
+        message: marker.message,
+        createdAt: clock.now(),
+      };
+      s.agentEvent(marker, event, () => {
         counts.events += 1;
       });
       if (marker.level === 'critical') {

@@ -92,7 +92,7 @@ export function eventGroupApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
   const groups = deps.stores.eventGroups;
 
-  app.openapi(listGroups, (c) => {
+  app.openapi(listGroups, async (c) => {
     const { filter, problems } = parseEventQuery((n) => c.req.query(n), deps.clock.now());
     const problem = problems.find((p) => p.field !== 'session' && p.field !== 'source');
     if (problem) {
@@ -104,8 +104,8 @@ export function eventGroupApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const f = { ...filter, includeAcked: filter.includeAcked ?? false };
     return c.json(
       {
-        groups: groups.list({ ...f, limit, offset }).map(eventGroupJson),
-        total: groups.count(f),
+        groups: (await groups.listAwaited({ ...f, limit, offset })).map(eventGroupJson),
+        total: await groups.countAwaited(f),
         limit,
         offset,
       },

@@ -66,7 +66,7 @@ const listEvents = createRoute({
 export function eventApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(listEvents, (c) => {
+  app.openapi(listEvents, async (c) => {
     const { filter, problems } = parseEventQuery((n) => c.req.query(n), deps.clock.now());
     const problem = problems[0];
     if (problem) {
@@ -76,14 +76,14 @@ export function eventApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     }
     const { limit, offset } = paging(c, 100);
     // One row more than asked tells whether there is more, without counting the table.
-    const rows = deps.stores.events.list({ ...filter, limit: limit + 1, offset });
+    const rows = await deps.stores.events.listAwaited({ ...filter, limit: limit + 1, offset });
     return c.json(
       {
         events: rows.slice(0, limit).map(eventJson),
         limit,
         offset,
         has_more: rows.length > limit,
-        total: deps.stores.events.count(filter),
+        total: await deps.stores.events.countAwaited(filter),
       },
       200,
     );

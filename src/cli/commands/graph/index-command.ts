@@ -47,7 +47,7 @@ export async function indexCommand(argv: string[], io: CliIo): Promise<number> {
     const progress = progressReporter(io, dryRun ? 'reading' : 'indexing');
     let done = 0;
     const reports: IndexOutcome[] = [];
-    let failed = 0;
+    const errors: { file: string; code: string; message: string }[] = [];
     if (total > 0) progress.update(0, total);
     for (const file of files) {
       try {
@@ -64,7 +64,7 @@ export async function indexCommand(argv: string[], io: CliIo): Promise<number> {
         );
       } catch (err) {
         if (!isAppError(err)) throw err;
-        failed += 1;
+        errors.push({ file, code: err.code, message: err.message });
         io.stderr(`watchkeeper: ${err.message}\n`);
       }
     }
@@ -77,7 +77,8 @@ export async function indexCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(
         json({
           files: reports.map(indexReportJson),
-          failed,
+          failed: errors.length,
+          errors,
           totals: {
             files: reports.length,
             changed: changed.length,
@@ -90,7 +91,7 @@ export async function indexCommand(argv: string[], io: CliIo): Promise<number> {
           embedded_later: embedded,
         }),
       );
-      return failed > 0 ? 1 : 0;
+      return errors.length > 0 ? 1 : 0;
     }
     // A dry run reads and extracts but closes no topic and compares with nothing stored: it
     // cannot know spans or relations, so it does not print zeros for them.
@@ -109,7 +110,7 @@ export async function indexCommand(argv: string[], io: CliIo): Promise<number> {
       `${dryRun ? 'would index' : 'indexed'} ${changed.length} of ${reports.length} files (${reports.length - changed.length} unchanged): ` +
         `${sum('lines')} lines, ${sum('ideas')} ideas${built(sum('spans'), sum('relations'))}\n`,
     );
-    return failed > 0 ? 1 : 0;
+    return errors.length > 0 ? 1 : 0;
   } finally {
     await app.close();
   }
