@@ -29,6 +29,22 @@ describe('memories page', () => {
     expect(html).toMatch(/Overview[\s\S]*Sessions[\s\S]*Events[\s\S]*Memories[\s\S]*Cooldowns/);
   });
 
+  it('shows text beyond Latin-1 whole, in the page and its table, served again from the cache', async () => {
+    add('Größe des Caches ⋯ 50 GiB, キャッシュ満杯 😬 (was 40 GiB)');
+    const full = async () =>
+      (await h.request('/memories', { headers: { Cookie: auth.cookie } })).text();
+    const first = await full();
+    expect(first).toContain('Größe des Caches ⋯ 50 GiB, キャッシュ満杯 😬 (was 40 GiB)');
+    expect(first).toContain('<title>Memories · watchkeeper</title>');
+    expect(first).toMatch(/<\/html>\s*$/);
+    // The table comes from the cache now: the same bytes in the page and as the htmx partial.
+    const again = await full();
+    const table = (html: string) => html.slice(html.indexOf('<div id="memory-table"'));
+    const partial = await (await h.request('/memories', { headers: hx() })).text();
+    expect(table(again).startsWith(partial.trim())).toBe(true);
+    expect(partial).toContain('キャッシュ満杯 😬');
+  });
+
   it('filters by service, category and status, and answers htmx with the table partial only', async () => {
     add('Takes 60s to start', 'jellyfin');
     add('Retry DNS once', null);

@@ -11,7 +11,7 @@ import { cachedFor } from '../ttl-cache.js';
 import { EVENT_LEVELS, EVENT_SOURCES, type EventQuery, parseEventQuery } from '../event-query.js';
 import { instanceChoices } from '../instance-filter.js';
 import { pageInfo } from '../pagination.js';
-import { isHtmx, page, renderView } from '../render.js';
+import { Fragment, htmlBytes, isHtmx, page, renderView } from '../render.js';
 import { QUICK_RANGES } from '../time-range.js';
 
 const EVENTS_PAGE_SIZE = 100;
@@ -74,13 +74,13 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   // written; reading and rendering 100 rows is most of a request, so the rendered table is kept
   // until the database changes. It holds nothing specific to the signed-in user (no CSRF token).
   const version = dataVersion(stores.db);
-  const tables = new Map<string, { version: string; html: string }>();
+  const tables = new Map<string, { version: string; html: Fragment }>();
   const tableHtml = async (
     c: Context,
     query: EventQuery,
     pageNo: number,
     oob: boolean,
-  ): Promise<string> => {
+  ): Promise<Fragment> => {
     // A quick range moves with the clock: a cached table lasts at most its minute.
     const minute = query.raw.range ? Math.floor(deps.clock.now() / 60_000) : 0;
     const key = JSON.stringify([oob, pageNo, query.raw, minute]);
@@ -88,7 +88,9 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
     const v = version();
     const cached = tables.get(key);
     if (cached?.version === v) return cached.html;
-    const html = renderView(c, 'partials/event-table', await tableData(query, pageNo, oob));
+    const html = new Fragment(
+      renderView(c, 'partials/event-table', await tableData(query, pageNo, oob)),
+    );
     tables.delete(key);
     tables.set(key, { version: v, html });
     if (tables.size > TABLE_CACHE_SIZE) tables.delete(tables.keys().next().value!);
@@ -99,7 +101,7 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
     const timeZone = c.get('app').timeZone;
     const query = parseEventQuery((n) => c.req.query(n), deps.clock.now(), timeZone);
     const pageNo = pageNumber(c.req.query('page'));
-    if (isHtmx(c)) return c.html(await tableHtml(c, query, pageNo, true));
+    if (isHtmx(c)) return htmlBytes(c, (await tableHtml(c, query, pageNo, true)).bytes);
     return page(
       c,
       'pages/events',

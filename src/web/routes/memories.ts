@@ -23,7 +23,7 @@ import {
   parseMemoryPatch,
 } from '../memory-input.js';
 import { listQuery, type MemoryListQuery, toFilter } from '../memory-query.js';
-import { isHtmx, page, partial, renderView } from '../render.js';
+import { Fragment, htmlBytes, isHtmx, page, partial, renderView } from '../render.js';
 import { sparkline } from '../sparkline.js';
 
 export const PAGE_SIZE = 50;
@@ -53,8 +53,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   };
   // A lone sidecar's memories are all `local`: no badge, column or filter says so.
   const fleet = () => memoriesShowInstances(deps, knownInstances());
-  const tables = new Map<string, { version: string; html: string }>();
-  const tableHtml = async (c: Context, q: MemoryListQuery): Promise<string> => {
+  const tables = new Map<string, { version: string; html: Fragment }>();
+  const tableHtml = async (c: Context, q: MemoryListQuery): Promise<Fragment> => {
     const key = JSON.stringify([
       q.q,
       q.service,
@@ -70,7 +70,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     const hit = tables.get(key);
     if (hit?.version === v) return hit.html;
     const data = q.q === '' ? tableData(q) : await searchData(q);
-    const html = renderView(c, 'partials/memory-table', data);
+    const html = new Fragment(renderView(c, 'partials/memory-table', data));
     if (tables.size >= 100) tables.clear();
     tables.set(key, { version: v, html });
     return html;
@@ -121,7 +121,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.get('/memories', async (c) => {
     const q = listQuery((n) => c.req.query(n));
-    if (isHtmx(c)) return c.html(await tableHtml(c, q));
+    if (isHtmx(c)) return htmlBytes(c, (await tableHtml(c, q)).bytes);
     return page(
       c,
       'pages/memories',
