@@ -26,8 +26,9 @@ const UNREACHABLE = /^PostgreSQL at \S+ is unreachable/;
 /** Output a child may print: its JSON report, or an error message. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
 
+/** `env`: serve's environment (its settings: the database, the data folder, the graph's). */
 export function indexInChildProcess(
-  env: NodeJS.ProcessEnv = process.env,
+  env: Record<string, string | undefined>,
 ): (file: string, opts: IndexOptions) => Promise<QueuedIndex> {
   return async (file, opts) => {
     const args = [WATCHKEEPER_BIN, 'graph', 'index', file, '--json'];
