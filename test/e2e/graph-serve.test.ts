@@ -3,8 +3,7 @@
  * each session's log is indexed when the session ends, with no page viewed; serve leaves its
  * endpoint in the data folder (0600) for the plugin's Stop hook, which hands a transcript to it
  * instead of starting an indexer; once serve has stopped the file is gone and the hook indexes
- * on its own (detached), as before. On PostgreSQL serve indexes each log in a child process, whose
- * round trips do not stop its event loop. Needs dist/.
+ * on its own (detached), as before. (On PostgreSQL: graph-serve-postgres.test.ts.) Needs dist/.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -15,22 +14,18 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { ENDPOINT_FILE } from '../../src/cli/serve-endpoint.js';
-import { openStores } from '../../src/db/index.js';
 import { type DemoServe, startDemoServe } from '../helpers/demo-serve.js';
 import { fixtureCopy, SESSION } from '../helpers/graph.js';
-import { freshDatabase, postgresAvailable, postgresOffReason } from '../helpers/postgres.js';
 
 const BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 
 let serve: DemoServe | undefined;
 let copy: ReturnType<typeof fixtureCopy> | undefined;
-const drops: (() => Promise<void>)[] = [];
-afterEach(async () => {
+afterEach(() => {
   serve?.cleanUp();
   serve = undefined;
   if (copy) rmSync(copy.dir, { recursive: true, force: true });
   copy = undefined;
-  for (const drop of drops.splice(0)) await drop();
 });
 
 /** The conversations the graph holds (read-only, beside the running serve). */
@@ -124,42 +119,5 @@ describe('the memory graph in serve', () => {
     // The request serve refused was left for the hook's indexer, which refused it too.
     expect(hookLog()).toContain(`refused: ${outside}`);
     expect(graphSessions(demo.dbPath)).not.toContain('elsewhere');
-  }, 180_000);
-
-  it("on PostgreSQL, indexes each ended session's log in a child process", async (ctx) => {
-    if (!postgresAvailable()) ctx.skip(postgresOffReason());
-    const database = await freshDatabase();
-    drops.push(database.drop);
-    const demo = (serve = startDemoServe({
-      WATCHKEEPER_EMBEDDINGS: 'off',
-      WATCHKEEPER_LOG_LEVEL: 'debug',
-      WATCHKEEPER_DATABASE_URL: database.url,
-    }));
-    // Read beside serve once it has migrated the database (its first session has a row).
-    await demo.until(() => demo.log().includes('graph: indexed'));
-    const stores = openStores(database.url);
-    try {
-      const sessions = () =>
-        (
-          stores.db.prepare('SELECT session FROM graph_sessions ORDER BY session').all() as {
-            session: string;
-          }[]
-        ).map((r) => r.session);
-      await demo.until(() => sessions().length >= 3);
-      expect(sessions()).toEqual(['wk-1', 'wk-2', 'wk-3']);
-      // Its round trips were a child's: serve's event loop never waited on them.
-      // The log line follows the child's exit, which follows its commit: wait for it too.
-      const indexed = () =>
-        demo
-          .log()
-          .split('\n')
-          .filter((l) => l.includes('"msg":"graph: indexed"'));
-      await demo.until(() => indexed().length >= 3);
-      expect(indexed()).toHaveLength(3);
-      for (const line of indexed()) expect(line).toContain('"by":"a child process"');
-    } finally {
-      stores.close();
-    }
-    expect(await demo.stop()).toBe(0);
   }, 180_000);
 });
