@@ -10,6 +10,7 @@
  */
 import { execa } from 'execa';
 
+import { saysUnreachable } from '../db/index.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { IndexOptions, QueuedIndex } from '../graph/index.js';
 import { WATCHKEEPER_BIN } from '../runner/cli-args.js';
@@ -19,9 +20,6 @@ interface IndexJson {
   files: { file: string; status: QueuedIndex['status']; lines: number; ideas: number }[];
   errors: { file: string; code: ErrorCode; message: string }[];
 }
-
-/** How the store names a database it cannot reach (db/postgres/database.ts, db_unavailable). */
-const UNREACHABLE = /^PostgreSQL at \S+ is unreachable/;
 
 /** Output a child may print: its JSON report, or an error message. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -58,7 +56,7 @@ export function indexInChildProcess(
         ?.replace(/^watchkeeper: /, '') ?? '';
     // A database out of reach before any file was read (the child could not open the store):
     // the queue holds the file until the database answers, as it does in process.
-    if (!report && UNREACHABLE.test(said)) throw new AppError('db_unavailable', said);
+    if (!report && saysUnreachable(said)) throw new AppError('db_unavailable', said);
     throw new AppError(
       'io_failed',
       `indexing ${file} in a child process failed (${child.exitCode ?? child.signal}): ${said || 'no message'}`,

@@ -47,7 +47,7 @@ interface AwaitedStatement extends Statement {
 
 const awaitable = (stmt: Statement): stmt is AwaitedStatement => 'allAsync' in stmt;
 
-/*
+/**
  * A statement's answer, awaited. On PostgreSQL the event loop goes on while the server answers;
  * the statement runs on a connection of its own, outside any transaction open on the synchronous
  * side, so it sees committed rows only (as another instance would). On SQLite it runs at once: a

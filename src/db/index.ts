@@ -80,6 +80,7 @@ export {
   isUnreachableError,
   probeDatabase,
   PROBE_TIMEOUT_MS,
+  saysUnreachable,
 } from './reachability.js';
 
 export interface Stores {

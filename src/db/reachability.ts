@@ -9,6 +9,8 @@
 import { isAppError } from '../errors.js';
 import type { Db } from './open.js';
 import { isConnectionLoss, PostgresDb } from './postgres/database.js';
+
+export { saysUnreachable } from './postgres/database.js';
 import { redactUrl } from './postgres/url.js';
 
 /** How long the retry path's connection attempt may take. */

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { isAppError } from '../../src/errors.js';
-import { dataVersion, openStores } from '../../src/db/index.js';
+import { dataVersion, openStores, saysUnreachable } from '../../src/db/index.js';
 import { allAwaited, getAwaited, runAwaited } from '../../src/db/engine.js';
 import { migrate } from '../../src/db/migrate.js';
 import { PostgresDb } from '../../src/db/postgres/database.js';
@@ -273,5 +273,8 @@ describe('an unreachable server', () => {
     const message = (error as Error).message;
     expect(message).toContain('postgres://wk:***@127.0.0.1:1/watchkeeper');
     expect(message).not.toContain('hunter2secret');
+    // As a child command's error line says it, read back by serve (graph-index-child.ts).
+    expect(saysUnreachable(message)).toBe(true);
+    expect(saysUnreachable('migration 0003 failed')).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { AppError } from '../../src/errors.js';
 import { importTranscript } from '../../src/runner/import.js';
 import { createLogger } from '../../src/log.js';
 import { createSessionIngest } from '../../src/runner/ingest.js';
-import { createMarkerOutbox } from '../../src/runner/marker-outbox.js';
+import { createMarkerOutbox, type MarkerOutbox } from '../../src/runner/marker-outbox.js';
 import { type ByteSource, parseLine } from '../../src/stream/index.js';
 import { testApp, type TestApp } from '../helpers/db.js';
 import {
@@ -390,7 +390,8 @@ describe('importTranscript', () => {
 });
 
 describe('a live session ingest', () => {
-  it('lets the event loop run between memory writes, so a backlog never stalls requests or the stream', async () => {
+  /** A session's ingest, with its outbox when given one. */
+  const liveIngest = (outbox?: (sessionId: number) => MarkerOutbox) => {
     const sessionId = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 1 });
     const ingestion = createSessionIngest({
       stores: app.stores,
@@ -398,7 +399,13 @@ describe('a live session ingest', () => {
       clock: app.clock,
       sessionId,
       tier: 1,
+      ...(outbox ? { outbox: outbox(sessionId) } : {}),
     });
+    return { sessionId, ingestion };
+  };
+
+  it('lets the event loop run between memory writes, so a backlog never stalls requests or the stream', async () => {
+    const { ingestion } = liveIngest();
     const markers = Array.from(
       { length: 40 },
       (_, i) => `[MEMORY:timing:svc-${i}] svc-${i} needs ${i + 2} minutes to drain its queue`,
@@ -417,22 +424,17 @@ describe('a live session ingest', () => {
   });
 
   it('stores its events in the order said, all of them once settled', async () => {
-    const sessionId = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 1 });
-    const outbox = createMarkerOutbox({
-      sessionId,
-      log: createLogger('silent', () => {}),
-      probe: async () => true,
-      onFailure: (err) => {
-        throw err;
-      },
-    });
-    const ingestion = createSessionIngest({
-      stores: app.stores,
-      knowledge: app.knowledge,
-      clock: app.clock,
-      sessionId,
-      tier: 1,
-      outbox,
+    let outbox: MarkerOutbox | undefined;
+    const { sessionId, ingestion } = liveIngest((id) => {
+      outbox = createMarkerOutbox({
+        sessionId: id,
+        log: createLogger('silent', () => {}),
+        probe: async () => true,
+        onFailure: (err) => {
+          throw err;
+        },
+      });
+      return outbox;
     });
     for (let i = 0; i < 30; i += 1) {
       const line = parseLine(Buffer.from(assistantText(`[EVENT:info:svc] check ${i} passed`)));
@@ -440,7 +442,7 @@ describe('a live session ingest', () => {
       ingestion.onMessage(line.message);
     }
     await ingestion.settled();
-    outbox.stop();
+    outbox!.stop();
     const said = app.stores.events
       .list({ sessionId, limit: 100 })
       .sort((a, b) => a.id - b.id)

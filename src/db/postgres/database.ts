@@ -46,6 +46,14 @@ export function isConnectionLoss(err: unknown): boolean {
   return err instanceof Error && UNREACHABLE.test(err.message);
 }
 
+/** How a server out of reach is named (the message of `db_unavailable`), its password hidden. */
+const unreachableMessage = (url: string, why: string) =>
+  `PostgreSQL at ${redactUrl(url)} is unreachable: ${why}`;
+
+/** True for a message `unreachableMessage` wrote (another process's error line, say). */
+export const saysUnreachable = (text: string): boolean =>
+  /^PostgreSQL at \S+ is unreachable: /.test(text);
+
 export class PostgresDb implements Db {
   readonly engine = 'postgres' as const;
   private readonly bridge: SyncBridge;
@@ -203,11 +211,9 @@ export class PostgresDb implements Db {
   /** A lost connection as the app's `db_unavailable`; any other error as it is. */
   private unreachable(err: unknown): unknown {
     if (!isConnectionLoss(err)) return err;
-    return new AppError(
-      'db_unavailable',
-      `PostgreSQL at ${redactUrl(this.url)} is unreachable: ${(err as Error).message}`,
-      { cause: err },
-    );
+    return new AppError('db_unavailable', unreachableMessage(this.url, (err as Error).message), {
+      cause: err,
+    });
   }
 }
 

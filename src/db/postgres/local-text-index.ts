@@ -125,11 +125,7 @@ export class LocalTextIndex {
       if (rows.length < PAGE) break;
       last = rows[rows.length - 1]!.id as number;
     }
-    this.local.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
-    state.applied.clear();
-    state.tentative.clear();
-    state.cursor = horizon;
-    this.report(true);
+    this.loaded(table, state, horizon);
   }
 
   /** Brings one full-text table up to date with the shared rows; returns the local database. */
@@ -183,14 +179,19 @@ export class LocalTextIndex {
       if (rows.length < PAGE) break;
       last = rows[rows.length - 1]!.id as number;
     }
+    // Read inside a transaction that wrote: what it changed may yet be rolled back, so the next
+    // search loads the table again rather than trust this copy.
+    this.loaded(table, state, own === null ? horizon : null);
+  }
+
+  /** The end of a whole load: the index merged, the changes forgotten, the cursor recorded. */
+  private loaded(table: TextTable, state: TableState, cursor: string | null): void {
     // Loaded in many transactions, the index is in as many segments: merged, it reads faster.
     this.local.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
     state.applied.clear();
     state.tentative.clear();
-    // Read inside a transaction that wrote: what it changed may yet be rolled back, so the next
-    // search loads the table again rather than trust this copy.
-    state.cursor = own === null ? horizon : null;
-    if (state.cursor !== null) this.report(true);
+    state.cursor = cursor;
+    if (cursor !== null) this.report(true);
   }
 
   private catchUp(table: TextTable, state: TableState): void {
