@@ -75,9 +75,11 @@ export default defineConfig({
     // one of them), then one PostgreSQL server for the whole run (both projects); see the files.
     globalSetup: ['test/global-tmpdir.ts', 'test/global-postgres.ts'],
     // Vitest's default leaves a core free, which is one worker on 2 cores. Much of the suite
-    // waits on child processes, PostgreSQL and the browser, so a worker per core (both projects
-    // sharing them) keeps the cores busy; no test depends on how busy the machine is.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // waits on child processes, PostgreSQL and the browser (a run on 2 workers kept the 2 cores
+    // busy 59% of the time), so two workers per core (both projects sharing them) keep the cores
+    // busy: 185 s on 2 workers, 144 s on 4, on 2 cores. At most 8: each worker loads the local
+    // model once. No test depends on how busy the machine is.
+    maxWorkers: Math.min(8, 2 * Math.max(1, availableParallelism())),
     projects: [
       {
         test: {
