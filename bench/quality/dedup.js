@@ -5,11 +5,14 @@
  * (`DELETE /api/v1/memories/{id}`), so every pair meets an empty store.
  *
  * Sets: the older paraphrases (should reinforce) and distinct pairs (must not be merged) of
- * ops-retrieval.json, development only; the pairs of dedup-pairs.json by kind, dev and held out.
+ * ops-retrieval.json, development only; the pairs of dedup-pairs.json by kind, dev and held out;
+ * the blind pairs of dedup-pairs-blind.json by kind, held out.
  */
 import { readFileSync } from 'node:fs';
 
 const PAIRS = new URL('../data/dedup-pairs.json', import.meta.url);
+/** Pairs written without sight of the rule that judges them: held out, reported on their own. */
+const BLIND = new URL('../data/dedup-pairs-blind.json', import.meta.url);
 
 export const OUTCOMES = ['reinforce', 'apart', 'supersede'];
 
@@ -35,6 +38,12 @@ export function loadDedupSets(ops) {
       fresh: true,
       right: right(p.expect),
     })),
+    ...JSON.parse(readFileSync(BLIND, 'utf8')).pairs.map((p) => ({
+      ...p,
+      set: `${p.kind} (blind)`,
+      blind: true,
+      right: right(p.expect),
+    })),
   ];
 }
 
@@ -56,5 +65,6 @@ export async function judgePairs(t, path, serve, pairs) {
     for (const o of OUTCOMES) values[o] = o === outcome ? 1 : 0;
     t.add(path, p.split, p.set, values);
     if (p.fresh) t.add(path, p.split, 'new-pairs', values);
+    if (p.blind) t.add(path, p.split, 'blind-pairs', values);
   }
 }

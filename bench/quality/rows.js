@@ -68,9 +68,9 @@ function unrelatedRows(t, sets) {
 }
 
 function dedupRows(t, sets) {
-  const names = [...new Set(sets.pairs.map((p) => p.set)), 'new-pairs'];
+  const names = [...new Set(sets.pairs.map((p) => p.set)), 'new-pairs', 'blind-pairs'];
   const expectOf = (set) =>
-    set === 'new-pairs'
+    set === 'new-pairs' || set === 'blind-pairs'
       ? 'as each pair expects'
       : set === 'distinct'
         ? 'not reinforced'

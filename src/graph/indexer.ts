@@ -46,11 +46,19 @@ export interface IndexOptions {
   onLines?: (n: number) => void;
   /**
    * The end of the model's last message (the Stop hook's `last_assistant_message`): the CLI
-   * writes the transcript asynchronously, so wait up to `waitMs` until it is there.
+   * writes the transcript asynchronously, so wait up to `waitMs` (UNTIL_TEXT_WAIT_MS) until it is
+   * there.
    */
   untilText?: string;
   waitMs?: number;
 }
+
+/**
+ * How long indexing waits for the turn's last message to reach the transcript. Nobody waits on
+ * it (the hook has returned), and on a loaded host the CLI writes the message seconds after the
+ * hook fired: a turn read before it is left out until the session's next turn.
+ */
+export const UNTIL_TEXT_WAIT_MS = 30_000;
 
 export interface IndexReport {
   file: string;
@@ -114,7 +122,7 @@ export function createIndexer(deps: IndexerDeps) {
     let state = sources.state(file);
     if (opts.untilText)
       await waitForText(file, state?.byteOffset ?? 0, opts.untilText, {
-        waitMs: opts.waitMs ?? 5000,
+        waitMs: opts.waitMs ?? UNTIL_TEXT_WAIT_MS,
       });
     const identity = await fileIdentity(file, state?.byteOffset ?? 0);
     const report: IndexReport = {

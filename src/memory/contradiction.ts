@@ -18,6 +18,7 @@
 
 import { extractFacts, type Fact, type FactKind, NEGATION } from './facts.js';
 import { porterStem } from './porter.js';
+import { differentSubjects, subjectOf } from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -134,6 +135,26 @@ function negatesSharedPredicate(negated: string, other: string): boolean {
   return stems.has(porterStem(predicate));
 }
 
+/**
+ * Whether "no longer" in `negated` is said of something `other` states: a word of its clause
+ * after the verb ("no longer depends on prowlarr; ..." against "gets its indexers from
+ * prowlarr"). Such a sentence is a change of that fact however differently the rest is worded.
+ */
+function noLongerOfShared(negated: string, other: string): boolean {
+  const lower = negated.toLowerCase();
+  const at = lower.indexOf('no longer');
+  if (at < 0) return false;
+  const clause = lower.slice(at + 'no longer'.length).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
+  const said = words(clause)
+    .slice(1)
+    .filter((w) => !BEFORE_PREDICATE.has(w) && !OF_NOTHING.has(w));
+  const stems = new Set(words(other).map(porterStem));
+  return said.some((w) => stems.has(porterStem(w)));
+}
+
+/** Words of a clause that name nothing it is about. */
+const OF_NOTHING = new Set(['on', 'in', 'for', 'from', 'with', 'by', 'of', 'at', 'any', 'more']);
+
 /** An opposite setting: one sentence says `on` where the other says `off`, the rest alike. */
 function oppositeSetting(oldText: string, newText: string): Contradiction | null {
   const a = words(oldText);
@@ -157,6 +178,55 @@ function oppositeSetting(oldText: string, newText: string): Contradiction | null
   return null;
 }
 
+const VALUE_KINDS: FactKind[] = [
+  'frequency',
+  'duration',
+  'size',
+  'percent',
+  'port',
+  'version',
+  'number',
+];
+
+/**
+ * The first kind of value both observations state with values of their own (a detail left out
+ * is no change), and whether the values are of different things ("a scrub takes nine hours",
+ * "a resilver takes two days"): then each is a fact of its own, neither a change nor the same.
+ */
+function valueChange(
+  oldText: string,
+  oldFacts: Fact[],
+  newText: string,
+  newFacts: Fact[],
+): { change: Contradiction; otherSubject: boolean } | null {
+  for (const kind of VALUE_KINDS) {
+    const a = oldFacts.filter((f) => f.kind === kind);
+    const b = newFacts.filter((f) => f.kind === kind);
+    if (a.length === 0 || b.length === 0) continue;
+    const av = new Set(a.map((f) => f.value));
+    const bv = new Set(b.map((f) => f.value));
+    if (![...av].some((v) => !bv.has(v)) || ![...bv].some((v) => !av.has(v))) continue;
+    const firstValue = (facts: Fact[]) => facts.find((f) => VALUE_KINDS.includes(f.kind))!.at;
+    return {
+      change: { kind, old: a.map((f) => f.text).join(', '), new: b.map((f) => f.text).join(', ') },
+      otherSubject: differentSubjects(
+        subjectOf(oldText, firstValue(oldFacts)),
+        subjectOf(newText, firstValue(newFacts)),
+      ),
+    };
+  }
+  return null;
+}
+
+/**
+ * A value the new observation states of another thing than the old one states its value of:
+ * two facts, to be kept apart however close their words or meaning.
+ */
+export function valueOfOtherSubject(oldText: string, newText: string): Contradiction | null {
+  const values = valueChange(oldText, extractFacts(oldText), newText, extractFacts(newText));
+  return values?.otherSubject ? values.change : null;
+}
+
 /**
  * The first fact the new observation states differently from the old one, or null. A kind counts
  * only when both observations state it (a missing detail is not a contradiction), and when the
@@ -177,41 +247,19 @@ export function findContradiction(oldText: string, newText: string): Contradicti
       return { kind: 'setting', old: `${key}=${before}`, new: `${key}=${value}` };
     }
   }
-  const kinds: FactKind[] = [
-    'frequency',
-    'duration',
-    'size',
-    'percent',
-    'port',
-    'version',
-    'number',
-  ];
-  for (const kind of kinds) {
-    const a = oldFacts.filter((f) => f.kind === kind);
-    const b = newFacts.filter((f) => f.kind === kind);
-    if (a.length === 0 || b.length === 0) continue;
-    const av = new Set(a.map((f) => f.value));
-    const bv = new Set(b.map((f) => f.value));
-    // Each side must state a value the other does not: a detail left out is no contradiction.
-    const onlyOld = [...av].some((v) => !bv.has(v));
-    const onlyNew = [...bv].some((v) => !av.has(v));
-    if (onlyOld && onlyNew) {
-      return {
-        kind,
-        old: a.map((f) => f.text).join(', '),
-        new: b.map((f) => f.text).join(', '),
-      };
-    }
-  }
+  const values = valueChange(oldText, oldFacts, newText, newFacts);
+  if (values && !values.otherSubject) return values.change;
   const opposite = oppositeSetting(oldText, newText);
   if (opposite) return opposite;
   const oldNeg = oldFacts.some((f) => f.kind === 'negation');
   const newNeg = newFacts.some((f) => f.kind === 'negation');
   const alike = restAlike(words(oldText), words(newText), NEGATION_WORDS);
+  const negated = oldNeg ? oldText : newText;
+  const affirmed = oldNeg ? newText : oldText;
   if (
     oldNeg !== newNeg &&
-    alike >= SAME_SENTENCE &&
-    negatesSharedPredicate(oldNeg ? oldText : newText, oldNeg ? newText : oldText)
+    ((alike >= SAME_SENTENCE && negatesSharedPredicate(negated, affirmed)) ||
+      noLongerOfShared(negated, affirmed))
   ) {
     return {
       kind: 'negation',

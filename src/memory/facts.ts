@@ -23,6 +23,8 @@ export interface Fact {
   value: string;
   /** The text it was read from, for the explanation. */
   text: string;
+  /** Where that text starts in the observation. */
+  at: number;
 }
 
 const DURATION_UNITS: Record<string, number> = {
@@ -76,6 +78,14 @@ const PERIOD_UNITS: Record<string, number> = {
   quarter: 7_776_000,
   year: 31_536_000,
   years: 31_536_000,
+  // "every Sunday", "every Sunday night"
+  monday: 604_800,
+  tuesday: 604_800,
+  wednesday: 604_800,
+  thursday: 604_800,
+  friday: 604_800,
+  saturday: 604_800,
+  sunday: 604_800,
 };
 
 const SIZE_UNITS: Record<string, number> = {
@@ -124,11 +134,15 @@ const SHORT_VERSION = /\bv(\d+)\b/gi;
 const VERSION = /\bv?(\d+\.\d+(?:\.\d+){0,2}(?:-[0-9a-z.]+)?)\b/gi;
 const PORT = /(?:\bports?\s*:?\s*|:)(\d{2,5})\b/gi;
 const PERCENT = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/gi;
-const QUANTITY = /(\d+(?:\.\d+)?)(?:\s*|-)([a-z]+)\b/gi;
+/** A number, with thousands separated by commas or not ("1,000" is 1000, not 1 and 0). */
+const DIGITS = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
+const QUANTITY = new RegExp(`(${DIGITS})(?:\\s*|-)([a-z]+)\\b`, 'gi');
 /** The words of NUMBER_WORDS as a regular expression's alternatives. */
 const COUNT_WORDS = Object.keys(NUMBER_WORDS).join('|');
 const WORD_QUANTITY = new RegExp(`\\b(${COUNT_WORDS})(?:\\s+|-)([a-z]+)\\b`, 'gi');
-const NUMBER = /\b\d+(?:\.\d+)?\b/g;
+const NUMBER = new RegExp(`\\b(?:${DIGITS})\\b`, 'g');
+/** "1,000" as 1000. */
+const numberOf = (digits: string) => Number(digits.replaceAll(',', ''));
 const PERIOD_WORD = new RegExp(`\\b(${Object.keys(PERIOD_WORDS).join('|')})\\b`, 'gi');
 // "every night", "every 2 weeks", "every other day", "every fifteen minutes"
 const EVERY = new RegExp(
@@ -160,7 +174,7 @@ export function extractFacts(text: string): Fact[] {
     const end = m.index + m[0].length;
     if (overlaps(start, end)) return;
     taken.push([start, end]);
-    facts.push({ kind, value, text: m[0].trim() });
+    facts.push({ kind, value, text: m[0].trim(), at: start });
   };
   for (const m of lower.matchAll(SETTING)) take(m, 'setting', `${m[1]}=${m[2]}`);
   for (const m of lower.matchAll(VERSION)) take(m, 'version', m[1]!);
@@ -180,7 +194,7 @@ export function extractFacts(text: string): Fact[] {
     if (unit !== undefined && times) take(m, 'frequency', String(unit / times));
   }
   for (const m of lower.matchAll(QUANTITY)) {
-    const n = Number(m[1]);
+    const n = numberOf(m[1]!);
     const unit = m[2]!;
     if (unit in DURATION_UNITS) take(m, 'duration', String(n * DURATION_UNITS[unit]!));
     else if (unit in SIZE_UNITS) take(m, 'size', String(n * SIZE_UNITS[unit]!));
@@ -194,7 +208,9 @@ export function extractFacts(text: string): Fact[] {
     if (unit in DURATION_UNITS) take(m, 'duration', String(n * DURATION_UNITS[unit]!));
     else if (n > 1 || m[1] === 'one') take(m, 'number', String(n));
   }
-  for (const m of lower.matchAll(NUMBER)) take(m, 'number', String(Number(m[0])));
-  if (NEGATION.test(lower)) facts.push({ kind: 'negation', value: 'negated', text: 'negation' });
+  for (const m of lower.matchAll(NUMBER)) take(m, 'number', String(numberOf(m[0])));
+  const negation = NEGATION.exec(lower);
+  if (negation)
+    facts.push({ kind: 'negation', value: 'negated', text: 'negation', at: negation.index });
   return facts;
 }

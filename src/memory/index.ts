@@ -62,7 +62,7 @@ export {
   validateService,
   validateTime,
 } from './validate.js';
-export { type Contradiction, findContradiction } from './contradiction.js';
+export { type Contradiction, findContradiction, valueOfOtherSubject } from './contradiction.js';
 export { extractFacts, type Fact, type FactKind, NUMBER_WORDS } from './facts.js';
 export {
   bestFusedScore,

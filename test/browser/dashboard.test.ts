@@ -297,11 +297,11 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
     const sessionId = await startLiveSession(rt, 'check jellyfin');
     await page.goto(url(`/sessions/${sessionId}`));
     const log = page.locator('#live-log');
-    await log.locator('text=line three').waitFor();
+    // The tool's result, not its call (whose command holds the same words).
+    const result = log.locator('.entry pre', { hasText: 'line three' });
+    await result.waitFor();
     // Every line of the multi-line tool result arrived.
-    const logText = (await log.textContent()) ?? '';
-    expect(logText).toContain('line one');
-    expect(logText).toContain('line two');
+    expect(await result.textContent()).toBe('line one\nline two\nline three');
     const before = await log.locator('.entry').count();
     await screenshot('session-live.png');
 

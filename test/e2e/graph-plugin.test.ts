@@ -7,7 +7,7 @@
  * `watchkeeper graph remember` and answers with what was decided.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -186,7 +186,10 @@ async function eventually<T>(check: () => T | null | undefined | false, what: st
     }
     await sleep(100);
   }
-  throw new Error(`timed out waiting for ${what}`);
+  // What the detached indexer said, if it ran: the reason it did not index.
+  const logFile = join(env.WATCHKEEPER_DATA_DIR!, 'graph-hook.log');
+  const said = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '(no graph-hook.log)';
+  throw new Error(`timed out waiting for ${what}; graph-hook.log:\n${said}`);
 }
 
 const sessionOf = (lines: Record<string, unknown>[]) =>

@@ -52,6 +52,26 @@ describe('memory service: observe', () => {
     expect(again).toMatchObject({ action: 'reinforced', memory: { id: first.memory.id } });
   });
 
+  it('keeps a value of another thing apart, neither reinforcing nor superseding', async () => {
+    const scan = await observe('The jellyfin library scan takes about 20 minutes');
+    const restart = await observe('A jellyfin restart takes about 60 seconds');
+    expect(restart.action).toBe('created');
+    expect(app.stores.memories.get(scan.memory.id)).toMatchObject({
+      active: true,
+      confidence: 0.7,
+    });
+  });
+
+  it('reads "no longer" of what a memory states as its change', async () => {
+    const first = await observe('Sonarr gets its indexers from prowlarr', 'sonarr', 'behavior');
+    const changed = await observe(
+      'Sonarr no longer depends on prowlarr; its indexers are set directly',
+      'sonarr',
+      'behavior',
+    );
+    expect(changed).toMatchObject({ action: 'superseded', replaced: { id: first.memory.id } });
+  });
+
   it('does not reinforce an inactive memory', async () => {
     const m = (await observe('Takes 60s to start after restart')).memory;
     app.keeper.deactivate([m.id]);

@@ -126,3 +126,75 @@ describe('a negation counts only of a verb both state', () => {
     ).toBeNull();
   });
 });
+
+describe('values of different things are facts of their own', () => {
+  it.each([
+    ['a scrub of the tank pool takes nine hours', 'a resilver of a tank disk takes two days'],
+    [
+      'the jellyfin library scan takes about 20 minutes',
+      'a jellyfin restart takes about 60 seconds',
+    ],
+    ['elasticsearch heap is 4 GB', 'the elasticsearch data disk is 400 GB'],
+  ])('"%s" and "%s" do not contradict', (a, b) => {
+    expect(findContradiction(a, b)).toBeNull();
+  });
+
+  it.each([
+    ['jellyfin takes 60 s to start', "jellyfin's startup now takes 5 minutes"],
+    ['the library scan takes 20 minutes', 'the jellyfin library scan takes 45 minutes'],
+  ])('"%s" and "%s" still state another value of the same thing', (a, b) => {
+    expect(findContradiction(a, b)?.kind).toBe('duration');
+  });
+});
+
+describe('numbers and days as people write them', () => {
+  it('reads "1,000" as one thousand', () => {
+    expect(
+      findContradiction(
+        'pihole rate-limits each client to 1000 queries per minute',
+        'pihole rate-limits each client to 1,000 queries every 60 seconds',
+      ),
+    ).toBeNull();
+    expect(
+      findContradiction('allows 1,000 queries per minute', 'allows 2,000 queries per minute')?.kind,
+    ).toBe('number');
+  });
+
+  it('reads "every Sunday" as weekly', () => {
+    expect(
+      findContradiction(
+        'pihole updates gravity every Sunday night',
+        'pihole updates gravity every night',
+      )?.kind,
+    ).toBe('frequency');
+    expect(
+      findContradiction('pihole updates gravity every Sunday', 'pihole updates gravity weekly'),
+    ).toBeNull();
+  });
+});
+
+describe('"no longer" of something the other states', () => {
+  it('is a change however differently the rest is worded', () => {
+    expect(
+      findContradiction(
+        'sonarr gets its indexers from prowlarr',
+        'sonarr no longer depends on prowlarr; its indexers are configured directly',
+      )?.kind,
+    ).toBe('negation');
+    expect(
+      findContradiction(
+        'authentik keeps its sessions in redis',
+        'authentik no longer needs redis for sessions since the 2025.10 release',
+      )?.kind,
+    ).toBe('negation');
+  });
+
+  it('is no change of a fact it does not name', () => {
+    expect(
+      findContradiction(
+        'grafana reads its dashboards from influxdb',
+        'grafana no longer sends alerts by email',
+      ),
+    ).toBeNull();
+  });
+});

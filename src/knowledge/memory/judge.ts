@@ -3,7 +3,12 @@
  * observe would do with a text, then the reinforce or supersede branch of observe on its own.
  */
 import type { MemoryRow, MemorySource } from '../../db/index.js';
-import { type Contradiction, findContradiction, validateObservation } from '../../memory/index.js';
+import {
+  type Contradiction,
+  findContradiction,
+  validateObservation,
+  valueOfOtherSubject,
+} from '../../memory/index.js';
 import { reinforcedChange, supersededChange } from './changes.js';
 import { closest } from './closest.js';
 import type { MemoryContext } from './context.js';
@@ -44,6 +49,8 @@ export function createJudging(ctx: MemoryContext) {
       const scope = input.scope ?? 'ops';
       const match = closest(ctx, input.service, scope, observation, vector, input.maxId);
       if (!match || match.similarity < match.related) return { kind: 'new' };
+      // A value of another thing is a fact of its own (as in observe).
+      if (valueOfOtherSubject(match.memory.observation, observation)) return { kind: 'new' };
       const found = { memory: match.memory, similarity: match.similarity, measure: match.measure };
       const contradiction = findContradiction(match.memory.observation, observation);
       if (contradiction) return { kind: 'contradicts', ...found, contradiction };

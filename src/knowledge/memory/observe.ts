@@ -17,6 +17,7 @@ import {
   roundConfidence,
   validateConfidence,
   validateObservation,
+  valueOfOtherSubject,
 } from '../../memory/index.js';
 import { reinforcedChange, supersededChange } from './changes.js';
 import { type Closest, nearest } from './closest.js';
@@ -114,7 +115,13 @@ export function createObserving(ctx: MemoryContext) {
 
     let judged: JudgeVerdict | undefined;
     let createInput = input;
-    if (match && match.similarity >= match.related) {
+    // A value of another thing ("a resilver takes two days" beside "a scrub takes nine hours")
+    // is a fact of its own, however close the words: neither the same fact nor its change.
+    if (
+      match &&
+      match.similarity >= match.related &&
+      !valueOfOtherSubject(match.memory.observation, observation)
+    ) {
       const contradiction = findContradiction(match.memory.observation, observation);
       if (contradiction) return supersede(match, { contradiction }, null);
       if (match.similarity >= match.duplicate) return reinforce(match, {}, null);

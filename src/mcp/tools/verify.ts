@@ -8,7 +8,7 @@
 import { z } from 'zod';
 
 import { AppError } from '../../errors.js';
-import { type Contradiction, findContradiction } from '../../memory/index.js';
+import { type Contradiction, findContradiction, valueOfOtherSubject } from '../../memory/index.js';
 import type { ToolContext } from '../context.js';
 import { factsLine, head, memoryData, round } from '../format.js';
 import { MAX_QUERY_LENGTH } from '../limits.js';
@@ -49,10 +49,14 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
     if (contradiction) conflicts.push({ match, contradiction });
   }
   const best = close[0];
+  // A value of another thing ("a resilver takes two days" against "a scrub takes nine hours")
+  // is not what the memory says, however close the words.
+  const confirms = (m: Match) =>
+    m.similarity >= m.thresholds.duplicate && !valueOfOtherSubject(m.memory.observation, claim);
   const verdict: Verdict =
     conflicts.length > 0
       ? 'conflict'
-      : best && best.similarity >= best.thresholds.duplicate
+      : best && confirms(best)
         ? 'confirmed'
         : best
           ? 'related'

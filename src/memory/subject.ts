@@ -1,0 +1,105 @@
+/**
+ * What a value is stated of, for the contradiction rule: "a scrub of the tank pool takes nine
+ * hours" and "a resilver of a tank disk takes two days" state durations of different things, so
+ * the second is a fact of its own, not a change of the first. The subject is read off as the
+ * words before the sentence's verb or its first value; there is no tagger behind it (no library
+ * here reads English grammar offline at this size), so it says "different" only when both
+ * subjects are there and their heads are words the other subject does not hold.
+ */
+import { porterStem } from './porter.js';
+
+/** Words that end a subject: the verbs that state an ops value, and modal verbs. */
+const ENDS_SUBJECT = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'takes',
+  'take',
+  'took',
+  'needs',
+  'need',
+  'runs',
+  'run',
+  'keeps',
+  'keep',
+  'has',
+  'have',
+  'had',
+  'uses',
+  'limits',
+  'requires',
+  'lasts',
+  'holds',
+  'gets',
+  'listens',
+  'allows',
+  'expires',
+  'waits',
+  'polls',
+  'stays',
+  'reaches',
+  'now',
+  'can',
+  'will',
+  'must',
+  'should',
+  'may',
+]);
+
+/** Words a subject carries that say nothing of what it is. */
+const NOT_SUBJECT = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'its',
+  'their',
+  'this',
+  'that',
+  'these',
+  'those',
+  'for',
+  'on',
+  'in',
+  'at',
+  'to',
+  'by',
+  'with',
+  'from',
+  'each',
+  'every',
+  'all',
+  'about',
+  'and',
+]);
+
+/** The subject's words (stems, in order) before the verb or `valueAt`; [] when there is none. */
+export function subjectOf(text: string, valueAt: number): string[] {
+  const words =
+    text
+      .slice(0, valueAt)
+      .toLowerCase()
+      .match(/[a-z0-9_.-]+(?:'s)?/g) ?? [];
+  const subject: string[] = [];
+  for (const word of words) {
+    if (ENDS_SUBJECT.has(word)) break;
+    if (!NOT_SUBJECT.has(word)) subject.push(porterStem(word.replace(/'s$/, '')));
+  }
+  return subject;
+}
+
+/**
+ * Whether two subjects name different things: after the words they start with alike ("jellyfin
+ * library scan" against "jellyfin restart"), each head is a word the other does not hold. A
+ * missing subject ("takes 60 s to start") is no evidence of a different one.
+ */
+export function differentSubjects(a: string[], b: string[]): boolean {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  const restA = a.slice(i);
+  const restB = b.slice(i);
+  if (restA.length === 0 || restB.length === 0) return false;
+  return !restB.includes(restA[0]!) && !restA.includes(restB[0]!);
+}
