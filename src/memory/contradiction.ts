@@ -18,7 +18,7 @@
 
 import { extractFacts, type Fact, type FactKind, NEGATION } from './facts.js';
 import { porterStem } from './porter.js';
-import { differentSubjects, subjectOf } from './subject.js';
+import { differentSubjects, subjectOf, wordBefore } from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -206,13 +206,14 @@ function valueChange(
     const av = new Set(a.map((f) => f.value));
     const bv = new Set(b.map((f) => f.value));
     if (![...av].some((v) => !bv.has(v)) || ![...bv].some((v) => !av.has(v))) continue;
-    const firstValue = (facts: Fact[]) => facts.find((f) => VALUE_KINDS.includes(f.kind))!.at;
+    // A version is of the word it follows ("mongodb 6.0"); another value, of the sentence's
+    // subject before its verb, read where the value that differs is.
+    const sameThing =
+      kind === 'version' && wordBefore(oldText, a[0]!.at) === wordBefore(newText, b[0]!.at);
     return {
       change: { kind, old: a.map((f) => f.text).join(', '), new: b.map((f) => f.text).join(', ') },
-      otherSubject: differentSubjects(
-        subjectOf(oldText, firstValue(oldFacts)),
-        subjectOf(newText, firstValue(newFacts)),
-      ),
+      otherSubject:
+        !sameThing && differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at)),
     };
   }
   return null;

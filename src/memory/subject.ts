@@ -48,8 +48,13 @@ const ENDS_SUBJECT = new Set([
   'may',
 ]);
 
-/** Words a subject carries that say nothing of what it is. */
+/** Words a subject carries that say nothing of what it is (a pronoun points elsewhere). */
 const NOT_SUBJECT = new Set([
+  'if',
+  'it',
+  'they',
+  'there',
+  'then',
   'a',
   'an',
   'the',
@@ -75,11 +80,22 @@ const NOT_SUBJECT = new Set([
   'and',
 ]);
 
-/** The subject's words (stems, in order) before the verb or `valueAt`; [] when there is none. */
+/** Where a clause starts: after a punctuation mark or a word that joins clauses. */
+const CLAUSE_START =
+  /[;,:.]\s|\b(?:so|but|and|because|while|when|whereas|after|before|until|once)\s/gi;
+
+/**
+ * The subject's words (stems, in order) of the clause that states the value at `valueAt`: from
+ * the clause's start ("..., so the unifi database is pinned to 4.4") to its verb or the value;
+ * [] when there are none.
+ */
 export function subjectOf(text: string, valueAt: number): string[] {
+  const before = text.slice(0, valueAt);
+  let start = 0;
+  for (const m of before.matchAll(CLAUSE_START)) start = m.index + m[0].length;
   const words =
-    text
-      .slice(0, valueAt)
+    before
+      .slice(start)
       .toLowerCase()
       .match(/[a-z0-9_.-]+(?:'s)?/g) ?? [];
   const subject: string[] = [];
@@ -88,6 +104,12 @@ export function subjectOf(text: string, valueAt: number): string[] {
     if (!NOT_SUBJECT.has(word)) subject.push(porterStem(word.replace(/'s$/, '')));
   }
   return subject;
+}
+
+/** The word just before `at`, lower-cased and stemmed ("" at the start). */
+export function wordBefore(text: string, at: number): string {
+  const word = /([a-z0-9_.-]+)\s*$/i.exec(text.slice(0, at))?.[1];
+  return word ? porterStem(word.toLowerCase()) : '';
 }
 
 /**

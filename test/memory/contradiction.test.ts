@@ -145,6 +145,22 @@ describe('values of different things are facts of their own', () => {
   ])('"%s" and "%s" still state another value of the same thing', (a, b) => {
     expect(findContradiction(a, b)?.kind).toBe('duration');
   });
+
+  it('reads the subject in the clause that states the value, and a version of the word before it', () => {
+    const claim = 'the unifi database is pinned to mongodb 6.0';
+    expect(
+      findContradiction('mongodb 5 needs AVX, so the unifi database is pinned to 4.4', claim)?.kind,
+    ).toBe('version');
+    expect(
+      findContradiction('the unifi controller runs its own mongodb 4.4 container', claim)?.kind,
+    ).toBe('version');
+    expect(
+      findContradiction(
+        'pihole is the DHCP server; if it is down longer than the 24 h lease, clients drop',
+        'the pihole DHCP lease is 12 h',
+      )?.kind,
+    ).toBe('duration');
+  });
 });
 
 describe('numbers and days as people write them', () => {
