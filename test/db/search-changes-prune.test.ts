@@ -5,12 +5,13 @@
  * it comes back its cursor is older than what was deleted, so it reads its tables whole again
  * rather than miss what changed meanwhile.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { DAY_MS } from '../../src/clock.js';
 import { openStores } from '../../src/db/index.js';
 import { type PgFleet, pgFleet, type PgInstance } from '../helpers/pg-fleet.js';
-import { skipWithoutPostgres } from '../helpers/postgres.js';
+import { freshDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
 
 skipWithoutPostgres();
 
@@ -82,6 +83,29 @@ describe('pruning the full-text changes on PostgreSQL', () => {
       expect(dir.retention.searchChanges(Date.now())).toBe(0);
     } finally {
       dir.close();
+    }
+  });
+
+  it("is held back by neither a reader's cursor nor a prune of a transaction in another database", async () => {
+    // Another application's long transaction on the same server, with a transaction id.
+    const other = await freshDatabase();
+    const client = new pg.Client({ connectionString: other.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_current_xact_id()');
+      const [a, b] = twoProcesses();
+      await add(a, 'the nas fan is loud under load');
+      expect(await found(b, 'fan')).toEqual(['the nas fan is loud under load']);
+      await add(a, 'the nas scrub runs on sundays');
+      // b's cursor passed the first change although the other transaction began before it.
+      expect(a.stores.retention.searchChanges(Date.now())).toBe(1);
+      expect(await found(b, 'scrub')).toEqual(['the nas scrub runs on sundays']);
+      expect(a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(1);
+      expect(changeRows(a)).toBe(0);
+    } finally {
+      await client.end();
+      await other.drop();
     }
   });
 });
