@@ -214,3 +214,14 @@ export function extractFacts(text: string): Fact[] {
     facts.push({ kind: 'negation', value: 'negated', text: 'negation', at: negation.index });
   return facts;
 }
+
+/**
+ * Whether every value `text` states (a number, duration, size, port, version, setting...) is one
+ * `other` states too, compared as normalised ("a minute" and "60 s" agree): a claim that adds a
+ * value the memory does not hold says more than the memory does.
+ */
+export function valuesCovered(text: string, other: string): boolean {
+  const key = (f: Fact) => `${f.kind}:${f.value}`;
+  const held = new Set(extractFacts(other).map(key));
+  return extractFacts(text).every((f) => f.kind === 'negation' || held.has(key(f)));
+}

@@ -2,9 +2,11 @@
  * What a value is stated of, for the contradiction rule: "a scrub of the tank pool takes nine
  * hours" and "a resilver of a tank disk takes two days" state durations of different things, so
  * the second is a fact of its own, not a change of the first. The subject is read off as the
- * words before the sentence's verb or its first value; there is no tagger behind it (no library
- * here reads English grammar offline at this size), so it says "different" only when both
- * subjects are there and their heads are words the other subject does not hold.
+ * words of the value's clause before its verb or the value. A part-of-speech tagger (such as
+ * `compromise` on npm) would find it in more sentences; the short notes an agent writes put the
+ * subject first, and this rule runs on every observation without a tagger's lexicon to load. It
+ * says "different" only when both subjects are there and their heads are words the other
+ * subject does not hold.
  */
 import { porterStem } from './porter.js';
 

@@ -125,9 +125,12 @@ describe('a PostgreSQL outage under load', () => {
     members.push(a!, b!);
     const both = [a!, b!];
     for (const m of both) {
+      // A member that never says so fails with what it logged meanwhile.
       await waitFor(`${m.instance}'s embedding model`, () =>
         logged(m.log(), 'the embedding model is loaded'),
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; ${m.instance} logged:\n${m.log().slice(-4000)}`);
+      });
     }
 
     // A session on each: events before the cut, then (gated) events while it lasts. On a, the

@@ -179,6 +179,11 @@ describe('the memory tools over stdio', () => {
       claim: 'jellyfin takes long to start on a cold cache',
     });
     expect(data(related)).toMatchObject({ status: 'related', matches: [{ id: 1 }] });
+    // Close in words, but it states a value the memory does not hold: not confirmed.
+    const more = await mcp.call('memory_verify', {
+      claim: 'jellyfin takes 60s to start after a restart, on port 8096',
+    });
+    expect(data(more)).toMatchObject({ status: 'related', matches: [{ id: 1 }] });
     expect(related.text).toMatch(/^RELATED: memory knows the topic but does not say this/);
 
     const fresh = await mcp.call('memory_verify', { claim: 'postgres vacuum runs weekly' });

@@ -8,7 +8,12 @@
 import { z } from 'zod';
 
 import { AppError } from '../../errors.js';
-import { type Contradiction, findContradiction, valueOfOtherSubject } from '../../memory/index.js';
+import {
+  type Contradiction,
+  findContradiction,
+  valueOfOtherSubject,
+  valuesCovered,
+} from '../../memory/index.js';
 import type { ToolContext } from '../context.js';
 import { factsLine, head, memoryData, round } from '../format.js';
 import { MAX_QUERY_LENGTH } from '../limits.js';
@@ -49,10 +54,13 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
     if (contradiction) conflicts.push({ match, contradiction });
   }
   const best = close[0];
-  // A value of another thing ("a resilver takes two days" against "a scrub takes nine hours")
-  // is not what the memory says, however close the words.
+  // Confirmed only when the memory holds every value the claim states, and states it of the
+  // same thing ("a resilver takes two days" is not what "a scrub takes nine hours" says),
+  // however close the words.
   const confirms = (m: Match) =>
-    m.similarity >= m.thresholds.duplicate && !valueOfOtherSubject(m.memory.observation, claim);
+    m.similarity >= m.thresholds.duplicate &&
+    valuesCovered(claim, m.memory.observation) &&
+    !valueOfOtherSubject(m.memory.observation, claim);
   const verdict: Verdict =
     conflicts.length > 0
       ? 'conflict'
