@@ -210,7 +210,6 @@ describe('real Claude CLI against the simulated model', () => {
     expect(first.system).not.toContain('nightly job');
     // After the Bash call the hook added the other one, which the session had not seen.
     const other = atStart[0]!.memoryId === scan.memory.id ? crash.memory : scan.memory;
-    process.stderr.write('GIVEN ' + JSON.stringify(given) + '\n');
     expect(given.filter((g) => g.via === 'hook').map((g) => g.memoryId)).toEqual([other.id]);
     expect(afterTool).toContain(`PostToolUse:Bash hook additional context`);
     expect(afterTool).toContain(other.observation);
