@@ -22,8 +22,18 @@ export {
   readMigrations,
 } from './migration-files.js';
 
-/** Applies every pending migration; refuses to run if an applied one was edited or removed. */
-export function migrate(db: Db, dir?: string): MigrateResult {
+/** A test's way into the moment between reading what was applied and applying the rest. */
+export interface MigrateSeams {
+  afterRead?: () => void;
+}
+
+/**
+ * Applies every pending migration; refuses to run if an applied one was edited or removed.
+ * Processes that start on the same new data folder at once (serve, an MCP server, a hook's
+ * indexer) each apply what is pending: each migration is applied under the write lock, after a
+ * second look at whether another process applied it meanwhile.
+ */
+export function migrate(db: Db, dir?: string, seams: MigrateSeams = {}): MigrateResult {
   if (db instanceof PostgresDb) return migratePostgres(db, dir);
   dir ??= MIGRATIONS_DIR;
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -38,6 +48,8 @@ export function migrate(db: Db, dir?: string): MigrateResult {
   const record = db.prepare(
     'INSERT INTO schema_migrations (version, name, hash, applied_at) VALUES (?, ?, ?, ?)',
   );
+  const isRecorded = db.prepare('SELECT 1 AS one FROM schema_migrations WHERE version = ?');
+  seams.afterRead?.();
   // A migration may rebuild a table that others reference (SQLite cannot change a constraint in
   // place), and dropping the old table with enforcement on would fire every ON DELETE action.
   // SQLite's documented procedure: enforcement off outside the transaction (the pragma is a
@@ -47,7 +59,14 @@ export function migrate(db: Db, dir?: string): MigrateResult {
   try {
     for (const m of migrations) {
       if (done.has(m.version)) continue;
-      const apply = db.transaction(() => {
+      // BEGIN IMMEDIATE takes the write lock (waiting out another writer up to busy_timeout),
+      // so the second look sees every migration another process committed.
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        if (isRecorded.get(m.version)) {
+          db.exec('COMMIT');
+          continue;
+        }
         db.exec(m.sql);
         const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
         if (broken.length > 0) {
@@ -56,10 +75,9 @@ export function migrate(db: Db, dir?: string): MigrateResult {
           );
         }
         record.run(m.version, m.name, m.hash, Date.now());
-      });
-      try {
-        apply();
+        db.exec('COMMIT');
       } catch (cause) {
+        rollback(db);
         throw new AppError(
           'migration_failed',
           `migration ${m.name} failed: ${(cause as Error).message}`,
@@ -75,4 +93,13 @@ export function migrate(db: Db, dir?: string): MigrateResult {
   }
   const current = migrations.length > 0 ? migrations[migrations.length - 1]!.version : 0;
   return { applied, current };
+}
+
+/** Ends a failed migration's transaction (an error in a statement may have ended it already). */
+function rollback(db: Db): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // No transaction was open.
+  }
 }

@@ -47,6 +47,22 @@ describe('migrate', () => {
     db.close();
   });
 
+  it('lets two processes migrate a new data folder at once: what the other applied is skipped', () => {
+    const file = join(dir, 'w.db');
+    const first = openDatabase(file);
+    const second = openDatabase(file);
+    // The second has read what was applied (nothing) when the first applies everything.
+    const late = migrate(second, join(dir, 'migrations'), {
+      afterRead: () => expect(migrate(first, join(dir, 'migrations')).applied).toEqual(SHIPPED),
+    });
+    expect(late.applied).toEqual([]);
+    expect(
+      (second.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n,
+    ).toBe(SHIPPED.length);
+    first.close();
+    second.close();
+  });
+
   it('refuses to start when an applied migration was edited', () => {
     const db = openDatabase(join(dir, 'w.db'));
     migrate(db, join(dir, 'migrations'));
