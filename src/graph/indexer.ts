@@ -58,7 +58,7 @@ export interface IndexOptions {
  * it (the hook has returned), and on a loaded host the CLI writes the message seconds after the
  * hook fired: a turn read before it is left out until the session's next turn.
  */
-export const UNTIL_TEXT_WAIT_MS = 30_000;
+const UNTIL_TEXT_WAIT_MS = 30_000;
 
 export interface IndexReport {
   file: string;

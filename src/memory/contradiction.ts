@@ -18,7 +18,7 @@
 
 import { extractFacts, type Fact, type FactKind, NEGATION } from './facts.js';
 import { porterStem } from './porter.js';
-import { differentSubjects, subjectOf, wordBefore } from './subject.js';
+import { differentSubjects, NAMES_NOTHING, subjectOf, wordBefore } from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -147,13 +147,10 @@ function noLongerOfShared(negated: string, other: string): boolean {
   const clause = lower.slice(at + 'no longer'.length).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
   const said = words(clause)
     .slice(1)
-    .filter((w) => !BEFORE_PREDICATE.has(w) && !OF_NOTHING.has(w));
+    .filter((w) => !BEFORE_PREDICATE.has(w) && !NAMES_NOTHING.has(w));
   const stems = new Set(words(other).map(porterStem));
   return said.some((w) => stems.has(porterStem(w)));
 }
-
-/** Words of a clause that name nothing it is about. */
-const OF_NOTHING = new Set(['on', 'in', 'for', 'from', 'with', 'by', 'of', 'at', 'any', 'more']);
 
 /** An opposite setting: one sentence says `on` where the other says `off`, the rest alike. */
 function oppositeSetting(oldText: string, newText: string): Contradiction | null {

@@ -50,8 +50,13 @@ const ENDS_SUBJECT = new Set([
   'may',
 ]);
 
-/** Words a subject carries that say nothing of what it is (a pronoun points elsewhere). */
-const NOT_SUBJECT = new Set([
+/**
+ * Words that say nothing of what a sentence is about: articles, prepositions, pronouns (a
+ * pronoun points elsewhere), quantifiers.
+ */
+export const NAMES_NOTHING: ReadonlySet<string> = new Set([
+  'any',
+  'more',
   'if',
   'it',
   'they',
@@ -103,7 +108,7 @@ export function subjectOf(text: string, valueAt: number): string[] {
   const subject: string[] = [];
   for (const word of words) {
     if (ENDS_SUBJECT.has(word)) break;
-    if (!NOT_SUBJECT.has(word)) subject.push(porterStem(word.replace(/'s$/, '')));
+    if (!NAMES_NOTHING.has(word)) subject.push(porterStem(word.replace(/'s$/, '')));
   }
   return subject;
 }
