@@ -124,19 +124,28 @@ describe('a PostgreSQL outage under load', () => {
     ]);
     members.push(a!, b!);
     const both = [a!, b!];
+    try {
+      await outageUnderLoad(a!, b!);
+    } catch (err) {
+      // A failure shows what each member logged meanwhile.
+      const logs = both.map((m) => `${m.instance} logged:\n${m.log().slice(-6000)}`);
+      (err as Error).message += `\n${logs.join('\n')}`;
+      throw err;
+    }
+  }, 150_000);
+
+  async function outageUnderLoad(a: FleetMember, b: FleetMember): Promise<void> {
+    const both = [a, b];
     for (const m of both) {
-      // A member that never says so fails with what it logged meanwhile.
       await waitFor(`${m.instance}'s embedding model`, () =>
         logged(m.log(), 'the embedding model is loaded'),
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}; ${m.instance} logged:\n${m.log().slice(-4000)}`);
-      });
+      );
     }
 
     // A session on each: events before the cut, then (gated) events while it lasts. On a, the
     // session goes on after the database is back; on b, it ends while the database is away.
     const gate = (name: string) => join(scratch, name);
-    const runA = await startRun(a!, [
+    const runA = await startRun(a, [
       ...events('a-before', 20),
       `arrive ${gate('a-in')}`,
       `await ${gate('cut')}`,
@@ -145,14 +154,14 @@ describe('a PostgreSQL outage under load', () => {
       `await ${gate('back')}`,
       ...events('a-after', 10),
     ]);
-    const runB = await startRun(b!, [
+    const runB = await startRun(b, [
       ...events('b-before', 20),
       `arrive ${gate('b-in')}`,
       `await ${gate('cut')}`,
       ...events('b-during', 40),
     ]);
-    const sessionA = await sessionOf(a!, runA);
-    const sessionB = await sessionOf(b!, runB);
+    const sessionA = await sessionOf(a, runA);
+    const sessionB = await sessionOf(b, runB);
     await waitFor('both sessions stored their first events', async () => {
       const rows = await query<{ n: string }>(
         "SELECT count(*) AS n FROM events WHERE source = 'agent' AND session_id = ANY($1)",
@@ -166,7 +175,7 @@ describe('a PostgreSQL outage under load', () => {
     let writing = true;
     const writer = (async () => {
       for (let i = 1; writing; i++) {
-        const res = await a!
+        const res = await a
           .request('/api/v1/memories', {
             json: {
               category: 'behavior',
@@ -183,7 +192,7 @@ describe('a PostgreSQL outage under load', () => {
 
     // The import, under way when the database goes.
     const body = importFile();
-    const importing = fetch(`${b!.url}/api/v1/memories/import`, {
+    const importing = fetch(`${b.url}/api/v1/memories/import`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${FLEET_TOKEN}` },
       body,
@@ -193,7 +202,7 @@ describe('a PostgreSQL outage under load', () => {
     );
 
     const cutAt = Date.now();
-    proxy.cut();
+    proxy!.cut();
     writeFileSync(gate('cut'), '');
     const paused = (m: FleetMember) =>
       logLines(m.log()).some(
@@ -201,17 +210,17 @@ describe('a PostgreSQL outage under load', () => {
       );
     for (const m of both) await waitFor(`${m.instance}'s catch-up to pause`, () => paused(m));
     await waitFor('a to hold its markers', () =>
-      logged(a!.log(), /^the database is unreachable; holding this session's markers/),
+      logged(a.log(), /^the database is unreachable; holding this session's markers/),
     );
     await waitFor('b to end its session while the database is away', () =>
-      logged(b!.log(), /^the session ended while the database was unreachable/),
+      logged(b.log(), /^the session ended while the database was unreachable/),
     );
     await waitFor('the writer to be refused', () => statuses.some((s) => s !== 201));
     const firstImportStatus = await importing;
     await waitFor('the outage to last', () => Date.now() - cutAt >= OUTAGE_MS);
     for (const m of both) expect(m.log()).not.toMatch(/reachable again/);
 
-    proxy.restore();
+    proxy!.restore();
     const writtenBefore = statuses.filter((s) => s === 201).length;
     for (const m of both) {
       await waitFor(
@@ -221,16 +230,16 @@ describe('a PostgreSQL outage under load', () => {
       );
     }
     await waitFor('a to store its held markers', () =>
-      logged(a!.log(), 'the database is reachable again; stored the markers held for this session'),
+      logged(a.log(), 'the database is reachable again; stored the markers held for this session'),
     );
     writeFileSync(gate('back'), '');
-    const endedA = await sessionEnded(a!, sessionA, 30_000);
+    const endedA = await sessionEnded(a, sessionA, 30_000);
     await waitFor(
       'b to record its session',
-      () => logged(b!.log(), 'the database is reachable again; recorded the session as failed'),
+      () => logged(b.log(), 'the database is reachable again; recorded the session as failed'),
       40_000,
     );
-    const endedB = await sessionEnded(b!, sessionB);
+    const endedB = await sessionEnded(b, sessionB);
     await waitFor(
       'the writer to store again',
       () => statuses.filter((s) => s === 201).length >= writtenBefore + 3,
@@ -238,7 +247,7 @@ describe('a PostgreSQL outage under load', () => {
     );
     writing = false;
     await writer;
-    const secondImport = await fetch(`${b!.url}/api/v1/memories/import`, {
+    const secondImport = await fetch(`${b.url}/api/v1/memories/import`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${FLEET_TOKEN}` },
       body,
@@ -262,8 +271,8 @@ describe('a PostgreSQL outage under load', () => {
     expect(endedB.status).toBe('failed');
     expect(endedB.error).toContain('stored only when it returned');
     for (const [m, id, n] of [
-      [a!, sessionA, 70],
-      [b!, sessionB, 60],
+      [a, sessionA, 70],
+      [b, sessionB, 60],
     ] as const) {
       expect(rawLogEvents(m, id)).toBe(n);
       const rows = await query<{ n: string }>(
@@ -290,5 +299,5 @@ describe('a PostgreSQL outage under load', () => {
     );
     expect(outageEvents.map((e) => e.instance)).toEqual(['outage-a', 'outage-b']);
     for (const e of outageEvents) expect(e.message).toContain('embedding catch-up');
-  }, 150_000);
+  }
 });
