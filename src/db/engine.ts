@@ -62,3 +62,67 @@ export const getAwaited = (stmt: Statement, ...params: unknown[]): Promise<unkno
 
 export const runAwaited = (stmt: Statement, ...params: unknown[]): Promise<RunResult> =>
   awaitable(stmt) ? stmt.runAsync(...params) : new Promise((ok) => ok(stmt.run(...params)));
+
+/**
+ * One statement of a write that runs as one transaction (`writeNow`, `writeAwaited`). A
+ * parameter `insertedId(i)` is the id statement i of the same write inserted; with `expect`, the
+ * statement must change exactly that many rows, else the whole write is undone (WriteConflict).
+ */
+export interface WriteStep {
+  stmt: Statement;
+  params: unknown[];
+  expect?: number;
+}
+
+/** The id that statement `i` of the same write inserted, as a parameter of a later one. */
+export const insertedId = (i: number) => ({ insertedId: i });
+
+/**
+ * A write's `expect` failed: a row it changes moved since it was read (another instance wrote
+ * it). Nothing of the write was kept; read again and retry.
+ */
+export class WriteConflict extends Error {}
+
+/** Replaces the `insertedId` references of a step's parameters (SQLite; the worker does its own). */
+function resolved(params: unknown[], results: RunResult[]): unknown[] {
+  const ref = (p: unknown) => (p as { insertedId?: number } | null)?.insertedId;
+  return params.map((p) => {
+    if (p === null || typeof p !== 'object' || typeof ref(p) !== 'number') return p;
+    const id = results[ref(p)!]?.lastInsertRowid;
+    return id === undefined ? null : Number(id);
+  });
+}
+
+/** The steps one after the other, in the transaction the caller has open. */
+export function runSteps(steps: readonly WriteStep[]): RunResult[] {
+  const results: RunResult[] = [];
+  steps.forEach((st, i) => {
+    const r = st.stmt.run(...resolved(st.params, results));
+    results.push(r);
+    if (st.expect !== undefined && r.changes !== st.expect) {
+      throw new WriteConflict(`statement ${i + 1} of the transaction changed other rows than read`);
+    }
+  });
+  return results;
+}
+
+/** The steps in one transaction, synchronously (inside another transaction: a savepoint). */
+export function writeNow(db: Db, steps: readonly WriteStep[]): RunResult[] {
+  return db.transaction(() => runSteps(steps))();
+}
+
+/** The awaited form PostgreSQL adds (postgres/database.ts). */
+interface BatchingDb extends Db {
+  batchAwaited(steps: readonly WriteStep[]): Promise<RunResult[]>;
+}
+
+/**
+ * The steps in one transaction, awaited. On PostgreSQL the worker runs it from BEGIN to COMMIT
+ * on a connection of its own while the event loop goes on: no lock it takes waits on this
+ * thread. On SQLite it runs at once (writeNow). Never call it for rows a synchronous transaction
+ * of this process has open: it would not see them.
+ */
+export const writeAwaited = (db: Db, steps: readonly WriteStep[]): Promise<RunResult[]> =>
+  'batchAwaited' in db
+    ? (db as BatchingDb).batchAwaited(steps)
+    : new Promise((ok) => ok(writeNow(db, steps)));

@@ -12,6 +12,7 @@ import { DAY_MS } from '../../src/clock.js';
 import { openStores } from '../../src/db/index.js';
 import { type PgFleet, pgFleet, type PgInstance } from '../helpers/pg-fleet.js';
 import { freshDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 
 skipWithoutPostgres();
 
@@ -55,6 +56,8 @@ describe('pruning the full-text changes on PostgreSQL', () => {
       .list({ service: 'nas' })
       .filter((m) => /fan/.test(m.observation));
     a.knowledge.memory.edit(fan!.id, { observation: 'the nas fan was replaced with a quiet one' });
+    // b learns of a's change when a's notification reaches it, as another process would.
+    await waitFor('b to find the edited memory', async () => (await found(b, 'replaced')).length);
     expect(await found(b, 'replaced')).toEqual(['the nas fan was replaced with a quiet one']);
     expect(await found(b, 'loud')).toEqual([]);
   });

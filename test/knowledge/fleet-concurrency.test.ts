@@ -64,6 +64,44 @@ describe('two instances changing one memory at once', () => {
     expect(history).toHaveLength(2);
   });
 
+  it('count both reinforcements when the first is written awaited, outside its reading transaction', async () => {
+    const [a, b, clock] = fleetOfTwo();
+    const m = seedMemory(
+      { stores: a.stores, clock },
+      {
+        service: 'postgres',
+        category: 'timing',
+        observation: 'postgres takes 40 seconds to accept connections after a restart',
+        confidence: 0.5,
+      },
+    );
+    let reads = 0;
+    await a.stores.memories.changeAwaited([
+      {
+        id: m.id,
+        action: 'reinforced',
+        confidence: 0,
+        // Between a's read and its write, b reinforces: a's write finds the row moved, and a
+        // reads it again.
+        confidenceOf: (current) => {
+          reads += 1;
+          if (reads === 1) b.knowledge.memory.reinforce(m.id, { sessionId: null });
+          return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
+        },
+        active: true,
+        at: clock.now(),
+      },
+    ]);
+    expect(reads).toBe(2);
+    const once = reinforcedConfidence(0.5, DEFAULT_POLICY);
+    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(
+      reinforcedConfidence(once, DEFAULT_POLICY),
+      6,
+    );
+    const history = b.stores.memories.history(m.id).filter((h) => h.action === 'reinforced');
+    expect(history.map((h) => h.oldConfidence)).toEqual([0.5, expect.closeTo(once, 6)]);
+  });
+
   it('keep a reinforcement made while the other instance decays', () => {
     const [a, b, clock] = fleetOfTwo();
     const m = seedMemory(

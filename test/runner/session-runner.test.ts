@@ -207,7 +207,11 @@ describe('session runner with a fixture CLI', () => {
 
   it('hands over the memory block, the cooldown state and the hook in private files, the prompt on stdin', async () => {
     h = runnerHarness({ WATCHKEEPER_MAX_TURNS: '12' });
-    h.keeper.add({ service: 'jellyfin', category: 'timing', observation: 'Takes 60s to start' });
+    await h.keeper.add({
+      service: 'jellyfin',
+      category: 'timing',
+      observation: 'Takes 60s to start',
+    });
     h.stores.cooldowns.insert(cooldownRow());
     const out = await h.runSession(request('--looks-like-a-flag'));
     const { argv, prompt, files } = recorded(out.sessionId);

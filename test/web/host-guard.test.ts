@@ -16,7 +16,7 @@ const rebound = { Host: 'evil.example', Origin: 'http://evil.example' };
 describe('without a credential (loopback mode)', () => {
   it('refuses a rebound name for pages, API reads and API writes, changing nothing', async () => {
     h = webHarness({ open: true });
-    h.keeper.add({ service: 'db', category: 'timing', observation: 'Secret-ish fact' });
+    await h.keeper.add({ service: 'db', category: 'timing', observation: 'Secret-ish fact' });
 
     const page = await h.request('/memories', { headers: rebound });
     expect(page.status).toBe(421);

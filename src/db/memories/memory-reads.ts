@@ -10,6 +10,7 @@ import {
   withVisibility,
 } from './memory-columns.js';
 import { FLEET, type HistoryRow, type MemoryFilter, type MemoryRow } from './memory-types.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export function memoryReads(db: Db) {
@@ -43,6 +44,26 @@ export function memoryReads(db: Db) {
     WHERE memory_id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))
     ORDER BY memory_id, created_at, id`);
 
+  const activeOfServiceQuery = (
+    service: string | null,
+    scope: string,
+    limit: number,
+    maxId: number,
+    visibleTo?: string,
+  ) =>
+    visibleTo !== undefined && hasOthers(visibleTo)
+      ? {
+          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
+            AND scope = ? AND id <= ? AND +instance IN (?, '${FLEET}')
+            ORDER BY confidence DESC, id LIMIT ?`),
+          params: [service, scope, maxId, visibleTo, limit],
+        }
+      : {
+          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
+            AND scope = ? AND id <= ? ORDER BY confidence DESC, id LIMIT ?`),
+          params: [service, scope, maxId, limit],
+        };
+
   return {
     get(id: number): MemoryRow | null {
       const raw = getOne.get(id) as RawMemory | undefined;
@@ -53,6 +74,16 @@ export function memoryReads(db: Db) {
     getMany(ids: readonly number[]): MemoryRow[] {
       if (ids.length === 0) return [];
       return (getManyStmt.all(JSON.stringify(ids)) as RawMemory[]).map(fromRaw);
+    },
+
+    async getAwaited(id: number): Promise<MemoryRow | null> {
+      const raw = (await getAwaited(getOne, id)) as RawMemory | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
+
+    async getManyAwaited(ids: readonly number[]): Promise<MemoryRow[]> {
+      if (ids.length === 0) return [];
+      return ((await allAwaited(getManyStmt, JSON.stringify(ids))) as RawMemory[]).map(fromRaw);
     },
 
     /**
@@ -66,27 +97,20 @@ export function memoryReads(db: Db) {
       maxId = Number.MAX_SAFE_INTEGER,
       visibleTo?: string,
     ): MemoryRow[] {
-      if (visibleTo !== undefined && hasOthers(visibleTo)) {
-        return (
-          cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
-            AND id <= ? AND +instance IN (?, '${FLEET}') ORDER BY confidence DESC, id LIMIT ?`).all(
-            service,
-            scope,
-            maxId,
-            visibleTo,
-            limit,
-          ) as RawMemory[]
-        ).map(fromRaw);
-      }
-      return (
-        cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ? AND scope = ?
-          AND id <= ? ORDER BY confidence DESC, id LIMIT ?`).all(
-          service,
-          scope,
-          maxId,
-          limit,
-        ) as RawMemory[]
-      ).map(fromRaw);
+      const q = activeOfServiceQuery(service, scope, limit, maxId, visibleTo);
+      return (q.stmt.all(...q.params) as RawMemory[]).map(fromRaw);
+    },
+
+    /** The same, awaited. */
+    async activeOfServiceAwaited(
+      service: string | null,
+      scope = 'ops',
+      limit = 2000,
+      maxId = Number.MAX_SAFE_INTEGER,
+      visibleTo?: string,
+    ): Promise<MemoryRow[]> {
+      const q = activeOfServiceQuery(service, scope, limit, maxId, visibleTo);
+      return ((await allAwaited(q.stmt, ...q.params)) as RawMemory[]).map(fromRaw);
     },
 
     list(filter: MemoryFilter = {}): MemoryRow[] {

@@ -7,97 +7,45 @@
  * parameter (`json_each`), so that with PostgreSQL on another host a bulk action on 50 memories
  * waits for as many network round trips as one on a single memory (test/db/round-trips.test.ts).
  */
-import type { Db } from '../engine.js';
+import {
+  type Db,
+  insertedId,
+  runAwaited,
+  runSteps,
+  writeAwaited,
+  WriteConflict,
+  writeNow,
+  type WriteStep,
+} from '../engine.js';
+import {
+  changeStatements,
+  type HistoryEntry,
+  historySteps,
+  ID,
+  field,
+  planChanges,
+} from './memory-change-plan.js';
 import type { memoryReads } from './memory-reads.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
-/** A JSON batch's field `key` as SQL, cast so that both engines read the same value. */
-const field = (key: string, type?: 'BIGINT' | 'REAL' | 'TEXT') =>
-  type ? `CAST(json_extract(value, '$.${key}') AS ${type})` : `json_extract(value, '$.${key}')`;
-const ID = field('id', 'BIGINT');
-
-/** memory_history rows from a JSON batch: one element per row, in order. */
-const HISTORY_FROM_BATCH = `INSERT INTO memory_history (memory_id, action, old_confidence,
-  new_confidence, observation, session_id, created_at, related_memory_id, source, evidence)
-  SELECT ${ID}, ${field('action')}, ${field('old', 'REAL')}, ${field('new', 'REAL')},
-    ${field('observation')}, ${field('sessionId', 'BIGINT')}, ${field('at', 'BIGINT')},
-    ${field('related', 'BIGINT')}, ${field('source')}, ${field('evidence')}
-  FROM json_each(?) ORDER BY key`;
-
-interface HistoryEntry {
-  id: number;
-  action: string;
-  old: number | null;
-  new: number | null;
-  observation: string | null;
-  sessionId: number | null;
-  at: number;
-  related: number | null;
-  source: string | null;
-  evidence: string | null;
-}
-
-/** The values of a memory change, each as the UPDATE reads it: [key, SQL type, column name]. */
-const UPDATE_VALUES: readonly [string, 'BIGINT' | 'REAL' | 'TEXT', string][] = [
-  ['id', 'BIGINT', 'n_id'],
-  ['confidence', 'REAL', 'n_confidence'],
-  ['active', 'BIGINT', 'n_active'],
-  ['observation', 'TEXT', 'n_observation'],
-  ['pinned', 'BIGINT', 'n_pinned'],
-  ['resetBase', 'BIGINT', 'n_reset_base'],
-  ['nextDecayAt', 'BIGINT', 'n_next_decay_at'],
-  ['superseded', 'BIGINT', 'n_superseded'],
-  ['related', 'BIGINT', 'n_related'],
-  ['importance', 'TEXT', 'n_importance'],
-  ['importanceBoost', 'REAL', 'n_importance_boost'],
-  ['archive', 'BIGINT', 'n_archive'],
-  ['archiveReason', 'TEXT', 'n_archive_reason'],
-  ['mergedInto', 'BIGINT', 'n_merged_into'],
-  ['at', 'BIGINT', 'n_at'],
-];
-
-/**
- * The UPDATE of memory changes, their values read by `value` from the rows of `from` (a JSON
- * batch, or none: named parameters). Its columns are named n_* so that no name is both the
- * values' and the table's.
- */
-const updateFrom = (
-  value: (key: string, type: 'BIGINT' | 'REAL' | 'TEXT') => string,
-  from: string,
-) =>
-  `UPDATE memories SET confidence = n_confidence, active = n_active,
-    observation = COALESCE(n_observation, observation), pinned = COALESCE(n_pinned, pinned),
-    base_confidence = CASE WHEN n_reset_base = 1 THEN n_confidence ELSE base_confidence END,
-    last_reinforced_at = CASE WHEN n_reset_base = 1 THEN n_at ELSE last_reinforced_at END,
-    next_decay_at = COALESCE(n_next_decay_at, next_decay_at),
-    superseded_by = CASE WHEN n_superseded = 1 THEN n_related ELSE superseded_by END,
-    importance = COALESCE(n_importance, importance),
-    importance_boost = COALESCE(n_importance_boost, importance_boost),
-    archived_at = CASE WHEN n_active = 1 OR n_archive = 2 THEN NULL
-      WHEN n_archive = 1 THEN n_at ELSE archived_at END,
-    archive_reason = CASE WHEN n_active = 1 OR n_archive = 2 THEN NULL
-      WHEN n_archive = 1 THEN n_archive_reason ELSE archive_reason END,
-    merged_into = COALESCE(n_merged_into, merged_into),
-    updated_at = n_at
-    FROM (SELECT ${UPDATE_VALUES.map(([key, type, name]) => `${value(key, type)} AS ${name}`).join(', ')}${from}) AS batch
-    WHERE id = n_id`;
-
 /** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
+/** How often an awaited change reads again after another instance changed its rows meanwhile. */
+const CHANGE_ATTEMPTS = 8;
+
 export function memoryWrites(
   db: Db,
-  reads: Pick<ReturnType<typeof memoryReads>, 'get' | 'getMany'>,
+  reads: Pick<ReturnType<typeof memoryReads>, 'get' | 'getMany' | 'getAwaited' | 'getManyAwaited'>,
 ) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
     next_decay_at, importance, source, source_ref, scope, instance)
     VALUES (@service, @category, @observation, @confidence, @confidence, 1, @pinned, @at, @at, @at,
     @sessionId, @tier, @nextDecayAt, @importance, @source, @sourceRef, @scope, @instance)`);
-  const insertHistories = db.prepare(HISTORY_FROM_BATCH);
-  const update = db.prepare(updateFrom(field, ' FROM json_each(?)'));
-  // One memory (a reinforcement, an edit) by point statements: under PostgreSQL's serializable
-  // transactions they lock that row, where a batch's read may scan the table, and two instances
-  // reinforcing at once would then conflict on every write.
-  const updateOne = db.prepare(updateFrom((key, type) => `CAST(@${key} AS ${type})`, ''));
+  // The history row of a new memory, whose id the INSERT before it made (`insertedId`).
+  const createdHistory = db.prepare(`INSERT INTO memory_history (memory_id, action,
+    old_confidence, new_confidence, observation, session_id, created_at, related_memory_id, source,
+    evidence) VALUES (?, 'created', NULL, ?, ?, ?, ?, NULL, ?, ?)`);
+  const changes = changeStatements(db);
   const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
     last_accessed_at = ? WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
   const setNextDecay = db.prepare(`UPDATE memories SET next_decay_at = n_next
@@ -120,106 +68,72 @@ export function memoryWrites(
         : reads.getMany(unique);
     return new Map(rows.map((m) => [m.id, m]));
   };
+  /** The same rows, read awaited (outside any transaction: the UPDATE's guard checks them). */
+  const beforesAwaited = async (ids: readonly number[]): Promise<Map<number, MemoryRow>> => {
+    const unique = [...new Set(ids)];
+    const rows =
+      unique.length === 1
+        ? [await reads.getAwaited(unique[0]!)].filter((m) => m !== null)
+        : await reads.getManyAwaited(unique);
+    return new Map(rows.map((m) => [m.id, m]));
+  };
   const writeHistory = (entries: readonly HistoryEntry[]) => {
-    if (entries.length > 0) insertHistories.run(JSON.stringify(entries));
+    runSteps(historySteps(changes, entries));
   };
 
-  const applyChanges = db.transaction((changes: readonly MemoryChange[]): number => {
-    const rows = befores(changes.map((c) => c.id));
-    const applied: { before: MemoryRow; change: MemoryChange }[] = [];
-    for (const change of changes) {
-      const before = rows.get(change.id);
-      if (!before) continue;
-      const { confidenceOf } = change;
-      const next = confidenceOf ? { ...change, confidence: confidenceOf(before) } : change;
-      applied.push({ before, change: next });
-      // A later change of the same memory in the batch starts from this one.
-      rows.set(change.id, { ...before, confidence: next.confidence, active: next.active });
-    }
-    if (applied.length === 0) return 0;
-    // One row of the UPDATE per memory: a memory changed twice in a batch gets the later
-    // change's values over the earlier's (each change's history row stays its own).
-    const last = new Map<number, MemoryChange>();
-    for (const { change } of applied) {
-      const defined = Object.entries(change).filter(([, v]) => v !== undefined);
-      last.set(change.id, {
-        ...last.get(change.id),
-        ...Object.fromEntries(defined),
-      } as MemoryChange);
-    }
-    const values = [...last.values()].map((c) => ({
-      id: c.id,
-      confidence: c.confidence,
-      active: c.active ? 1 : 0,
-      observation: c.observation ?? null,
-      pinned: c.pinned === undefined ? null : c.pinned ? 1 : 0,
-      resetBase: c.resetBase ? 1 : 0,
-      nextDecayAt: c.nextDecayAt ?? null,
-      superseded: c.action === 'superseded' ? 1 : 0,
-      related: c.relatedMemoryId ?? null,
-      importance: c.importance ?? null,
-      importanceBoost: c.importanceBoost ?? null,
-      archive: c.archive === undefined ? 0 : c.archive === null ? 2 : 1,
-      archiveReason: c.archive?.reason ?? null,
-      mergedInto: c.mergedInto ?? null,
-      at: c.at,
-    }));
-    if (values.length === 1) updateOne.run(values[0]!);
-    else update.run(JSON.stringify(values));
-    writeHistory(
-      applied.map(({ before, change: c }) => ({
-        id: c.id,
-        action: c.action,
-        old: before.confidence,
-        new: c.confidence,
-        observation: c.historyObservation ?? c.observation ?? null,
-        sessionId: c.sessionId ?? null,
-        at: c.at,
-        related: c.relatedMemoryId ?? null,
-        source: c.source ?? null,
-        evidence: c.evidence ?? null,
-      })),
-    );
-    return applied.length;
+  const applyChanges = db.transaction((list: readonly MemoryChange[]): number => {
+    const plan = planChanges(changes, befores(list.map((c) => c.id)), list);
+    runSteps(plan.steps);
+    return plan.count;
   });
 
+  /** A new memory's row and its `created` history row, as one write. */
+  const createSteps = (m: NewMemory): WriteStep[] => {
+    const source = m.source ?? (m.tier === 0 ? 'operator' : 'marker');
+    return [
+      {
+        stmt: insertMemory,
+        params: [
+          {
+            service: m.service,
+            category: m.category,
+            observation: m.observation,
+            confidence: m.confidence,
+            pinned: m.pinned ? 1 : 0,
+            sessionId: m.sessionId,
+            tier: m.tier,
+            at: m.at,
+            nextDecayAt: m.nextDecayAt,
+            importance: m.importance ?? 'normal',
+            source,
+            sourceRef: m.sourceRef ?? null,
+            scope: m.scope ?? 'ops',
+            instance: m.instance ?? 'local',
+          },
+        ],
+      },
+      {
+        stmt: createdHistory,
+        params: [
+          insertedId(0),
+          m.confidence,
+          m.observation,
+          m.sessionId,
+          m.at,
+          source,
+          m.evidence ?? null,
+        ],
+      },
+    ];
+  };
+
   return {
-    create: db.transaction((m: NewMemory): number => {
-      const source = m.source ?? (m.tier === 0 ? 'operator' : 'marker');
-      const id = Number(
-        insertMemory.run({
-          service: m.service,
-          category: m.category,
-          observation: m.observation,
-          confidence: m.confidence,
-          pinned: m.pinned ? 1 : 0,
-          sessionId: m.sessionId,
-          tier: m.tier,
-          at: m.at,
-          nextDecayAt: m.nextDecayAt,
-          importance: m.importance ?? 'normal',
-          source,
-          sourceRef: m.sourceRef ?? null,
-          scope: m.scope ?? 'ops',
-          instance: m.instance ?? 'local',
-        }).lastInsertRowid,
-      );
-      writeHistory([
-        {
-          id,
-          action: 'created',
-          old: null,
-          new: m.confidence,
-          observation: m.observation,
-          sessionId: m.sessionId,
-          at: m.at,
-          related: null,
-          source,
-          evidence: m.evidence ?? null,
-        },
-      ]);
-      return id;
-    }),
+    /** A new memory with its `created` history row; returns its id. */
+    create: (m: NewMemory): number => Number(writeNow(db, createSteps(m))[0]!.lastInsertRowid),
+
+    /** The same, awaited: on PostgreSQL the event loop goes on meanwhile (engine.ts). */
+    createAwaited: async (m: NewMemory): Promise<number> =>
+      Number((await writeAwaited(db, createSteps(m)))[0]!.lastInsertRowid),
 
     /**
      * Moves a memory to another instance, with a `shared` history entry when that is the fleet
@@ -258,12 +172,33 @@ export function memoryWrites(
     },
 
     /** Applies changes computed by the caller, each with its history row, in one transaction. */
-    change: (changes: readonly MemoryChange[]): number =>
-      changes.length === 0 ? 0 : applyChanges(changes),
+    change: (list: readonly MemoryChange[]): number => (list.length === 0 ? 0 : applyChanges(list)),
+
+    /**
+     * The same, awaited: the rows are read, the changes computed from them and written in a
+     * transaction of their own; when another instance changed one of the rows in between, all
+     * over again.
+     */
+    async changeAwaited(list: readonly MemoryChange[]): Promise<number> {
+      if (list.length === 0) return 0;
+      for (let attempt = 1; ; attempt++) {
+        const plan = planChanges(changes, await beforesAwaited(list.map((c) => c.id)), list);
+        try {
+          await writeAwaited(db, plan.steps);
+          return plan.count;
+        } catch (err) {
+          if (!(err instanceof WriteConflict) || attempt >= CHANGE_ATTEMPTS) throw err;
+        }
+      }
+    },
 
     /** Counts a read by a memory tool (seed 002 step 4); not a change, so no history row. */
     recordAccess(ids: readonly number[], at: number): void {
       if (ids.length > 0) touch.run(at, JSON.stringify([...new Set(ids)]));
+    },
+
+    async recordAccessAwaited(ids: readonly number[], at: number): Promise<void> {
+      if (ids.length > 0) await runAwaited(touch, at, JSON.stringify([...new Set(ids)]));
     },
 
     /** Deletes memories (their history stays, with a `deleted` entry). Returns how many existed. */

@@ -5,6 +5,7 @@
  * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
  * query finds and ranks the same memories on both engines.
  */
+import { allAwaited, writeAwaited, writeNow, type WriteStep } from '../engine.js';
 import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import type { PostgresDb } from '../postgres/database.js';
@@ -96,6 +97,20 @@ function filterSql(
   return { sql: where.map((w) => ` AND ${w}`).join(''), params };
 }
 
+/** A memory's vector to store. */
+export interface NewVector {
+  memoryId: number;
+  vector: Buffer;
+}
+
+interface VectorOf {
+  memoryId: number;
+  vector: Uint8Array;
+}
+
+const byMemory = (rows: readonly VectorOf[]) =>
+  new Map(rows.map((r): [number, Uint8Array] => [r.memoryId, r.vector]));
+
 export function createSearchStore(db: Db) {
   const cached = statementCache(db);
   // On PostgreSQL the words are matched and ranked in this instance's own copy of memories_fts
@@ -116,6 +131,12 @@ export function createSearchStore(db: Db) {
   const dropVector = db.prepare('DELETE FROM memory_vectors WHERE memory_id = ?');
   const putVector = db.prepare(`INSERT INTO memory_vectors (memory_id, model, dimension, vector,
     created_at) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)`);
+  // A memory deleted while its text was being embedded gets no vector.
+  const vectorSteps = (rows: readonly NewVector[], model: string, dimension: number, at: number) =>
+    rows.flatMap((r): WriteStep[] => [
+      { stmt: dropVector, params: [r.memoryId] },
+      { stmt: putVector, params: [r.memoryId, model, dimension, r.vector, at, r.memoryId] },
+    ]);
   const since = db.prepare(`SELECT id, memory_id AS memoryId, vector FROM memory_vectors
     WHERE id > ? AND model = ? ORDER BY id`);
   const maxId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM memory_vectors');
@@ -276,14 +297,19 @@ export function createSearchStore(db: Db) {
 
     /** The stored vectors of these memories for this model (missing ones are pending). */
     vectorsOf(memoryIds: readonly number[], model: string): Map<number, Uint8Array> {
-      const out = new Map<number, Uint8Array>();
-      if (memoryIds.length === 0) return out;
-      const rows = vectorsIn.all(JSON.stringify(memoryIds), model) as {
-        memoryId: number;
-        vector: Uint8Array;
-      }[];
-      for (const r of rows) out.set(r.memoryId, r.vector);
-      return out;
+      if (memoryIds.length === 0) return new Map();
+      return byMemory(vectorsIn.all(JSON.stringify(memoryIds), model) as VectorOf[]);
+    },
+
+    /** The same, awaited. */
+    async vectorsOfAwaited(
+      memoryIds: readonly number[],
+      model: string,
+    ): Promise<Map<number, Uint8Array>> {
+      if (memoryIds.length === 0) return new Map();
+      return byMemory(
+        (await allAwaited(vectorsIn, JSON.stringify(memoryIds), model)) as VectorOf[],
+      );
     },
 
     /**
@@ -310,20 +336,19 @@ export function createSearchStore(db: Db) {
       return (countAllVectors.get() as { n: number }).n;
     },
 
-    putVectors: db.transaction(
-      (
-        rows: readonly { memoryId: number; vector: Buffer }[],
-        model: string,
-        dimension: number,
-        at: number,
-      ) => {
-        // A memory deleted while its text was being embedded gets no vector.
-        for (const r of rows) {
-          dropVector.run(r.memoryId);
-          putVector.run(r.memoryId, model, dimension, r.vector, at, r.memoryId);
-        }
-      },
-    ),
+    putVectors(rows: readonly NewVector[], model: string, dimension: number, at: number): void {
+      writeNow(db, vectorSteps(rows, model, dimension, at));
+    },
+
+    /** The same, awaited. */
+    async putVectorsAwaited(
+      rows: readonly NewVector[],
+      model: string,
+      dimension: number,
+      at: number,
+    ): Promise<void> {
+      await writeAwaited(db, vectorSteps(rows, model, dimension, at));
+    },
 
     /** Memories with no vector from this model, oldest first, after `afterId`. */
     pending(model: string, afterId: number, limit: number): PendingMemory[] {

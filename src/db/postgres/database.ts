@@ -6,9 +6,17 @@
  * the other; a nested transaction is a savepoint, as in better-sqlite3.
  */
 import { AppError } from '../../errors.js';
-import type { ArgsOf, Db, RunResult, Statement } from '../engine.js';
+import {
+  type ArgsOf,
+  type Db,
+  type RunResult,
+  type Statement,
+  type WriteStep,
+  WriteConflict,
+} from '../engine.js';
 import { translateSql, type TranslatedSql } from './sql-dialect.js';
 import { BridgeTimeout, SyncBridge } from './sync-bridge.js';
+import type { StatementAnswer } from './worker-main.js';
 import { type ChangeFeed, startChangeFeed } from './change-feed.js';
 import { redactUrl } from './url.js';
 
@@ -179,6 +187,11 @@ export class PostgresDb implements Db {
     return this.bridge.roundTrips;
   }
 
+  /** Those of them this thread waited for, blocked: the event loop stood still meanwhile. */
+  blockingRoundTrips(): number {
+    return this.bridge.blockingTrips;
+  }
+
   /** What other instances (and this one) changed, heard through LISTEN; started on first use. */
   changes(): ChangeFeed {
     this.feed ??= startChangeFeed(this.url, this.applicationName);
@@ -200,12 +213,34 @@ export class PostgresDb implements Db {
   }
 
   /** One statement, awaited: the event loop goes on while the server answers (sync-bridge.ts). */
-  async callAsync(req: Parameters<SyncBridge['callAsync']>[0]) {
+  async callAsync<R extends Parameters<SyncBridge['callAsync']>[0]>(req: R) {
     try {
       return await this.bridge.callAsync(req);
     } catch (err) {
       throw this.unreachable(err);
     }
+  }
+
+  /**
+   * Statements in one transaction, awaited: the worker runs it from BEGIN to COMMIT on its own
+   * (engine.ts, `writeAwaited`). A failed `expect` rejects with a WriteConflict.
+   */
+  async batchAwaited(steps: readonly WriteStep[]): Promise<RunResult[]> {
+    const statements = steps.map((st) => {
+      const stmt = st.stmt as PostgresStatement;
+      return {
+        ...stmt.request(st.params),
+        ...(st.expect !== undefined ? { expect: st.expect } : {}),
+      };
+    });
+    const answer = await this.callAsync({ op: 'batch', statements });
+    const results = answer.results.map((a, i) => (steps[i]!.stmt as PostgresStatement).answered(a));
+    if (answer.conflict !== undefined) {
+      throw new WriteConflict(
+        `statement ${answer.conflict + 1} of the transaction changed other rows than read`,
+      );
+    }
+    return results;
   }
 
   /** A lost connection as the app's `db_unavailable`; any other error as it is. */
@@ -237,7 +272,8 @@ class PostgresStatement implements Statement {
     return args.map(normalize);
   }
 
-  private request(args: unknown[]) {
+  /** The request that runs it with these parameters (in a batch: `{ insertedId }` kept). */
+  request(args: unknown[]) {
     return {
       op: 'query' as const,
       text: this.sql.text,
@@ -274,7 +310,12 @@ class PostgresStatement implements Statement {
     return this.received(answer);
   }
 
-  private received(answer: Awaited<ReturnType<PostgresDb['callAsync']>>) {
+  /** A batch's answer for this statement, as `run` gives it. */
+  answered(answer: StatementAnswer): RunResult {
+    return this.result(this.received(answer));
+  }
+
+  private received<A extends StatementAnswer>(answer: A): A {
     if (answer.mode) this.mode = answer.mode;
     if (this.sql.writes) this.db.noteWrite(this.sql.writes);
     for (const row of answer.rows) {

@@ -19,6 +19,8 @@ import {
 } from 'node:worker_threads';
 
 import {
+  type BatchAnswer,
+  type BatchRequest,
   type PoolSettings,
   type PostgresWorkerData,
   postgresWorkerMain,
@@ -50,6 +52,8 @@ interface WorkerLink {
 
 type QueryRequest = Omit<Extract<WorkerRequest, { op: 'query' }>, 'id'>;
 type Answer = Extract<WorkerAnswer, { rows: unknown }>;
+/** What an awaited request answers: a statement's rows, or a batch's results. */
+type AsyncAnswer<R> = R extends { op: 'batch' } ? BatchAnswer : Answer;
 
 /** At most two workers wait for the next bridges (a fleet of two in one process); more would only hold memory. */
 const parked: WorkerLink[] = [];
@@ -86,9 +90,13 @@ export class SyncBridge {
   /** Awaited requests by id: their settle functions and deadline timers. */
   private readonly pending = new Map<
     number,
-    { resolve: (a: Answer) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+    {
+      resolve: (a: Answer | BatchAnswer) => void;
+      reject: (e: Error) => void;
+      timer: NodeJS.Timeout;
+    }
   >();
-  private readonly onAsyncAnswer = (answer: WorkerAnswer) => {
+  private readonly onAsyncAnswer = (answer: WorkerAnswer | BatchAnswer) => {
     const p = this.pending.get(answer.id);
     if (!p) return; // an answer to a request that timed out, or of a closed bridge
     this.pending.delete(answer.id);
@@ -100,6 +108,8 @@ export class SyncBridge {
   };
   /** Statements sent to the server through this bridge (each one network round trip). */
   roundTrips = 0;
+  /** Those of them the main thread waited for, blocked (`call`, not `callAsync`). */
+  blockingTrips = 0;
 
   constructor(
     opts: BridgeOptions,
@@ -118,17 +128,21 @@ export class SyncBridge {
    * It runs on a connection of its own, outside the transaction the synchronous side may have
    * open (so it sees only committed rows, as another instance would).
    */
-  callAsync(req: QueryRequest): Promise<Answer> {
+  callAsync<R extends QueryRequest | Omit<BatchRequest, 'id'>>(req: R): Promise<AsyncAnswer<R>> {
     if (this.closed) return Promise.reject(new Error('the database connection is closed'));
     const id = this.link.next++;
-    return new Promise<Answer>((resolve, reject) => {
+    return new Promise<AsyncAnswer<R>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         if (this.pending.size === 0) this.link.asyncPort.unref();
         reject(new BridgeTimeout(`no answer within ${Math.round(this.waitMs / 1000)} s`));
       }, this.waitMs);
       timer.unref();
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, {
+        resolve: resolve as (a: Answer | BatchAnswer) => void,
+        reject,
+        timer,
+      });
       this.link.asyncPort.ref();
       this.link.asyncPort.postMessage({ ...req, id });
     });
@@ -147,6 +161,7 @@ export class SyncBridge {
         const answer = got.message as WorkerAnswer;
         if (answer.id !== id) continue; // an answer to a request that timed out
         this.roundTrips += answer.trips ?? 0;
+        this.blockingTrips += answer.trips ?? 0;
         if ('error' in answer) throw serverError(answer.error);
         return answer;
       }

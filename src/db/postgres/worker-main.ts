@@ -23,6 +23,13 @@
  * pool and never inside the synchronous side's open transaction; answered on the same port,
  * without the signal.
  *
+ * The same port takes 'batch' requests: statements run in one SERIALIZABLE transaction on one
+ * connection, start to end inside this worker (never waiting on the main thread between two of
+ * them, so a lock it holds never waits on a thread blocked by the synchronous side), run again
+ * after a serialization failure. A parameter `{ insertedId: i }` is the id that statement i of
+ * the batch inserted; a statement with `expect` that changes another number of rows rolls the
+ * batch back and answers `conflict` (its index): what it changes moved since it was read.
+ *
  * 'probe' runs a statement as written and, when PostgreSQL cannot infer a parameter's type from
  * the statement alone (`SELECT ?` in an INSERT ... SELECT, `? IS NULL`), again with each
  * parameter cast to the type of its JavaScript value; the answer says which form worked, and the
@@ -53,6 +60,35 @@ export type WorkerRequest =
   | { id: number; op: 'begin'; isolation: string }
   | { id: number; op: 'commit' | 'rollback' | 'close' }
   | { id: number; op: 'savepoint' | 'release' | 'rollback-to'; name: string };
+
+export interface BatchStatement {
+  text: string;
+  /** Values, or `{ insertedId: i }`: the id statement i of the batch inserted. */
+  params: unknown[];
+  mode: 'plain' | 'typed' | 'probe';
+  /** The rows it must change; another number rolls the batch back (a conflict). */
+  expect?: number;
+}
+
+export interface BatchRequest {
+  id: number;
+  op: 'batch';
+  statements: BatchStatement[];
+}
+
+export interface StatementAnswer {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+  mode?: 'plain' | 'typed';
+}
+
+export interface BatchAnswer {
+  id: number;
+  results: StatementAnswer[];
+  /** The index of the statement whose `expect` failed; the batch was rolled back. */
+  conflict?: number;
+  trips?: number;
+}
 
 export interface WorkerError {
   message: string;
@@ -221,6 +257,55 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
     }
   }
 
+  const RETRY_CODES = new Set(['40001', '40P01']);
+  const BATCH_ATTEMPTS = 8;
+  const insertedId = (p: unknown): number | null => {
+    const ref = (p as { insertedId?: unknown } | null)?.insertedId;
+    return p !== null && typeof p === 'object' && typeof ref === 'number' ? ref : null;
+  };
+
+  /** One transaction of statements, run here from BEGIN to COMMIT (again after a conflict). */
+  async function batch(r: BatchRequest, tally: Tally): Promise<BatchAnswer> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool().connect();
+      let broken = false;
+      try {
+        await send(client, 'BEGIN ISOLATION LEVEL SERIALIZABLE', [], tally);
+        const results: StatementAnswer[] = [];
+        for (const st of r.statements) {
+          const params = st.params.map((p) => {
+            const ref = insertedId(p);
+            return ref === null ? p : (results[ref]?.rows[0]?.id ?? null);
+          });
+          const { rows, rowCount, mode } = (await query(
+            { id: r.id, op: 'query', text: st.text, params, mode: st.mode },
+            client,
+            tally,
+          ).catch((err: unknown) => {
+            // Named as the synchronous side names a failed statement.
+            if (err instanceof Error) err.message += ` (in: ${st.text.slice(0, 300)})`;
+            throw err;
+          })) as StatementAnswer;
+          results.push(mode ? { rows, rowCount, mode } : { rows, rowCount });
+          if (st.expect !== undefined && rowCount !== st.expect) {
+            await send(client, 'ROLLBACK', [], tally);
+            return { id: r.id, results, conflict: results.length - 1 };
+          }
+        }
+        await send(client, 'COMMIT', [], tally);
+        return { id: r.id, results };
+      } catch (err) {
+        await send(client, 'ROLLBACK', [], tally).catch(() => (broken = true));
+        const code = (err as { code?: string }).code ?? '';
+        if (!RETRY_CODES.has(code) || attempt >= BATCH_ATTEMPTS) throw err;
+        // A random pause, longer after each conflict, so that two writers part ways.
+        await new Promise((ok) => setTimeout(ok, Math.random() * 2 ** attempt));
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
   function answer(a: WorkerAnswer): void {
     port.postMessage({ ...a, trips: sync.trips });
     sync.trips = 0;
@@ -245,9 +330,9 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
   });
 
   // Awaited requests: their statements are not the synchronous side's (`trips` counts those).
-  asyncPort.on('message', (r: Extract<WorkerRequest, { op: 'query' }>) => {
+  asyncPort.on('message', (r: Extract<WorkerRequest, { op: 'query' }> | BatchRequest) => {
     const tally: Tally = { trips: 0 };
-    query(r, null, tally).then(
+    (r.op === 'batch' ? batch(r, tally) : query(r, null, tally)).then(
       (a) => asyncPort.postMessage({ ...a, trips: tally.trips }),
       (err: unknown) => asyncPort.postMessage({ ...failure(r.id, err), trips: tally.trips }),
     );

@@ -16,22 +16,22 @@ export interface Closest {
   related: number;
 }
 
-export function closest(
+export async function closest(
   ctx: MemoryContext,
   service: string | null,
   scope: string,
   text: string,
   vector: Float32Array | null,
   maxId?: number,
-): Closest | null {
-  return nearest(ctx, service, scope, text, vector, 1, maxId)[0] ?? null;
+): Promise<Closest | null> {
+  return (await nearest(ctx, service, scope, text, vector, 1, maxId))[0] ?? null;
 }
 
 /**
  * The `n` active memories of the service closest to a text, closest first: compared by how far
  * past its own "related" threshold each one is (each measure has its own thresholds).
  */
-export function nearest(
+export async function nearest(
   ctx: MemoryContext,
   service: string | null,
   scope: string,
@@ -39,12 +39,13 @@ export function nearest(
   vector: Float32Array | null,
   n: number,
   maxId?: number,
-): Closest[] {
+): Promise<Closest[]> {
   const { memories, search, embedding, policy } = ctx;
-  const pool = memories.activeOfService(service, scope, 2000, maxId, ctx.instance);
+  // Read awaited: on PostgreSQL the event loop goes on while the server answers.
+  const pool = await memories.activeOfServiceAwaited(service, scope, 2000, maxId, ctx.instance);
   const vectors =
     vector && embedding.model
-      ? search.vectorsOf(
+      ? await search.vectorsOfAwaited(
           pool.map((m) => m.id),
           embedding.model,
         )

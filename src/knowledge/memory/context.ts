@@ -48,6 +48,12 @@ export function createMemoryContext(deps: MemoryDeps) {
     return row;
   };
 
+  const mustGetAwaited = async (id: number): Promise<MemoryRow> => {
+    const row = await memories.getAwaited(id);
+    if (!row) throw new AppError('not_found', `memory ${id} does not exist`, { data: { id } });
+    return row;
+  };
+
   return {
     ...deps,
     policy,
@@ -61,9 +67,25 @@ export function createMemoryContext(deps: MemoryDeps) {
       return mustGet(change.id);
     },
 
+    /**
+     * The same, awaited (observing, which serves the stream and the API): on PostgreSQL the event
+     * loop goes on while the server answers.
+     */
+    async recordAwaited(change: MemoryChange): Promise<MemoryRow> {
+      await memories.changeAwaited([change]);
+      return mustGetAwaited(change.id);
+    },
+
+    mustGetAwaited,
+
     /** The event a new memory leaves in the feed. */
-    newMemoryEvent(m: MemoryRow, sessionId: number | null, now: number, note = ''): void {
-      events.insert({
+    async newMemoryEvent(
+      m: MemoryRow,
+      sessionId: number | null,
+      now: number,
+      note = '',
+    ): Promise<void> {
+      await events.insertAwaited({
         sessionId,
         source: 'system',
         level: 'info',
@@ -78,6 +100,17 @@ export function createMemoryContext(deps: MemoryDeps) {
     storeVector(id: number, vector: Float32Array | null): void {
       if (!vector || !embedding.model) return;
       search.putVectors(
+        [{ memoryId: id, vector: toBlob(vector) }],
+        embedding.model,
+        vector.length,
+        clock.now(),
+      );
+    },
+
+    /** The same, awaited. */
+    async storeVectorAwaited(id: number, vector: Float32Array | null): Promise<void> {
+      if (!vector || !embedding.model) return;
+      await search.putVectorsAwaited(
         [{ memoryId: id, vector: toBlob(vector) }],
         embedding.model,
         vector.length,

@@ -25,15 +25,16 @@ export interface Observation {
 
 export type ObserveInput = Observation & { confidence?: number; pinned?: boolean };
 
-export function createMemory(
+/** Writes the new memory (awaited: on PostgreSQL the event loop goes on) and reads it back. */
+export async function createMemory(
   ctx: MemoryContext,
   input: ObserveInput,
   observation: string,
   now: number,
-): MemoryRow {
+): Promise<MemoryRow> {
   const { memories, policy } = ctx;
-  return ctx.mustGet(
-    memories.create({
+  return ctx.mustGetAwaited(
+    await memories.createAwaited({
       service: input.service,
       category: input.category,
       observation,

@@ -47,7 +47,7 @@ export function createJudging(ctx: MemoryContext) {
           ? input.vector
           : (((await embedding.documents([observation])) ?? [null])[0] ?? null);
       const scope = input.scope ?? 'ops';
-      const match = closest(ctx, input.service, scope, observation, vector, input.maxId);
+      const match = await closest(ctx, input.service, scope, observation, vector, input.maxId);
       if (!match || match.similarity < match.related) return { kind: 'new' };
       // A value of another thing is a fact of its own (as in observe).
       if (valueOfOtherSubject(match.memory.observation, observation)) return { kind: 'new' };

@@ -55,7 +55,7 @@ export function createObserving(ctx: MemoryContext) {
     const [vector] = (await embedding.documents([observation])) ?? [null];
     const now = clock.now();
     if (input.service !== null) services.seen(input.service, now);
-    const near = nearest(
+    const near = await nearest(
       ctx,
       input.service,
       input.scope ?? 'ops',
@@ -73,14 +73,18 @@ export function createObserving(ctx: MemoryContext) {
     });
     const matchInfo = match ? info(match) : undefined;
 
-    const supersede = (old: Closest, extra: Partial<ObserveOutcome>, why: string | null) => {
-      const created = createMemory(
+    const supersede = async (
+      old: Closest,
+      extra: Partial<ObserveOutcome>,
+      why: string | null,
+    ): Promise<ObserveOutcome> => {
+      const created = await createMemory(
         ctx,
         why ? { ...input, evidence: why } : input,
         observation,
         now,
       );
-      ctx.storeVector(created.id, vector ?? null);
+      await ctx.storeVectorAwaited(created.id, vector ?? null);
       const by = {
         id: created.id,
         observation,
@@ -88,8 +92,13 @@ export function createObserving(ctx: MemoryContext) {
         evidence: why ?? evidence,
         sessionId: input.sessionId,
       };
-      const replaced = ctx.record(supersededChange(old.memory, by, now));
-      ctx.newMemoryEvent(created, input.sessionId, now, ` (supersedes memory ${old.memory.id})`);
+      const replaced = await ctx.recordAwaited(supersededChange(old.memory, by, now));
+      await ctx.newMemoryEvent(
+        created,
+        input.sessionId,
+        now,
+        ` (supersedes memory ${old.memory.id})`,
+      );
       const outcome: ObserveOutcome = {
         action: 'superseded',
         memory: created,
@@ -99,8 +108,12 @@ export function createObserving(ctx: MemoryContext) {
       };
       return outcome;
     };
-    const reinforce = (m: Closest, extra: Partial<ObserveOutcome>, why: string | null) => {
-      const memory = ctx.record(
+    const reinforce = async (
+      m: Closest,
+      extra: Partial<ObserveOutcome>,
+      why: string | null,
+    ): Promise<ObserveOutcome> => {
+      const memory = await ctx.recordAwaited(
         reinforcedChange(m.memory, now, policy, {
           historyObservation: observation,
           sessionId: input.sessionId,
@@ -138,7 +151,7 @@ export function createObserving(ctx: MemoryContext) {
         judged = verdict;
         // Read again: the memory may have changed (or gone) while the model thought.
         const shownNamed = shown.find((c) => c.memory.id === verdict.memoryId);
-        const current = shownNamed ? ctx.memories.get(shownNamed.memory.id) : null;
+        const current = shownNamed ? await ctx.memories.getAwaited(shownNamed.memory.id) : null;
         const named =
           shownNamed && current?.active ? { ...shownNamed, memory: current } : undefined;
         const why = [evidence, judgedEvidence(verdict)].filter((e) => e).join('; ');
@@ -147,9 +160,9 @@ export function createObserving(ctx: MemoryContext) {
         createInput = { ...input, evidence: why };
       }
     }
-    const created = createMemory(ctx, createInput, observation, now);
-    ctx.storeVector(created.id, vector ?? null);
-    if (input.tier !== 0) ctx.newMemoryEvent(created, input.sessionId, now);
+    const created = await createMemory(ctx, createInput, observation, now);
+    await ctx.storeVectorAwaited(created.id, vector ?? null);
+    if (input.tier !== 0) await ctx.newMemoryEvent(created, input.sessionId, now);
     return {
       action: 'created',
       memory: created,
