@@ -38,6 +38,13 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
       if (ensured.size < 10_000) ensured.add(name);
     },
 
+    /** The same, awaited (observing: on PostgreSQL the event loop goes on meanwhile). */
+    async seenAwaited(name: string, at = clock.now()): Promise<void> {
+      if (ensured.has(name)) return;
+      await store.ensureAwaited(name, lookupCatalog(name)?.description ?? null, at);
+      if (ensured.size < 10_000) ensured.add(name);
+    },
+
     /** Sets what a service is. An agent's text never overwrites the operator's. */
     describe(
       rawName: string,

@@ -1,7 +1,8 @@
 /**
  * Whether pages name instances: a lone SQLite sidecar is the instance `local`, and a badge,
  * column or filter saying so on every row is noise. A fleet (a shared database, a named
- * instance, or a store other instances wrote to) shows them.
+ * instance, or a store other instances wrote to) shows them. Asked on every request, so it asks
+ * the store only for a SQLite file (a local read).
  */
 import type { WebDeps } from './deps.js';
 
@@ -9,7 +10,8 @@ export const LONE = 'local';
 
 export function showsInstances(deps: Pick<WebDeps, 'config' | 'stores'>): boolean {
   const { databaseUrl, instance } = deps.config.fleet;
-  if (databaseUrl !== null || instance !== LONE) return true;
+  if (databaseUrl !== null || instance !== LONE || deps.stores.db.engine === 'postgres')
+    return true;
   // Two names at most: enough to know whether any is not `local`.
   const names = [...deps.stores.sessions.instances(2), ...deps.stores.events.instances(2)];
   return names.some((n) => n !== LONE);

@@ -12,10 +12,12 @@ export interface SessionChain {
   costUsd: number | null;
 }
 
-/** The chain `s` belongs to (two queries, whatever its depth). */
-export function sessionChain(sessions: SessionStore, s: SessionRow): SessionChain {
-  const ancestors = sessions.ancestors(s.id);
-  const descendants = sessions.descendants(s.id);
+/** The chain `s` belongs to (two queries at once, whatever its depth). */
+export async function sessionChain(sessions: SessionStore, s: SessionRow): Promise<SessionChain> {
+  const [ancestors, descendants] = await Promise.all([
+    sessions.ancestorsAwaited(s.id),
+    sessions.descendantsAwaited(s.id),
+  ]);
   const all = [...ancestors, s, ...descendants];
   const costs = all.map((x) => x.costUsd).filter((v): v is number => v !== null);
   return {

@@ -38,26 +38,34 @@ export interface SessionRecordView {
   chainTokensText: string;
 }
 
-export function sessionRecordView(
+export async function sessionRecordView(
   stores: Stores,
   s: SessionRow,
   chain: SessionChain,
-): SessionRecordView {
+): Promise<SessionRecordView> {
+  const records = stores.sessionRecords;
+  const chainRoot = chain.ancestors[0]?.id ?? s.id;
+  // Read at once, awaited: on PostgreSQL the event loop goes on while the server answers.
+  const [own, rootSummary, systemPrompt, checks] = await Promise.all([
+    records.summaryAwaited(s.id),
+    chainRoot === s.id ? null : records.summaryAwaited(chainRoot),
+    records.systemPromptAwaited(s.id),
+    records.checksAwaited(s.id),
+  ]);
   // An imported Claude Ops session has a summary of its own (the Go sidecar wrote one per
   // session); a session of watchkeeper's shows its chain's, kept on the chain's first.
-  const own = stores.sessionRecords.summary(s.id);
-  const rootId = own !== null && own.status !== null ? s.id : (chain.ancestors[0]?.id ?? s.id);
+  const rootId = own !== null && own.status !== null ? s.id : chainRoot;
   const tokens = tokensOf(s.usage);
   const chainTokens = sumTokens(
     [...chain.ancestors, s, ...chain.descendants].map((x) => tokensOf(x.usage)),
   );
   return {
-    summary: rootId === s.id ? own : stores.sessionRecords.summary(rootId),
+    summary: rootId === s.id ? own : rootSummary,
     summaryRootId: rootId,
-    systemPrompt: stores.sessionRecords.systemPrompt(s.id),
+    systemPrompt,
     tokens,
     chainTokens,
-    checks: stores.sessionRecords.checks(s.id),
+    checks,
     healthBadge: HEALTH_BADGE,
     tokensText: tokenText(tokens),
     chainTokensText: tokenText(chainTokens),

@@ -3,6 +3,7 @@
  * names it; the services table holds only the ones with a description (or a first sighting that
  * the catalog could describe), and the list below joins both.
  */
+import { runAwaited } from '../engine.js';
 import { type Db } from '../open.js';
 
 export type DescriptionSource = 'operator' | 'agent' | 'catalog';
@@ -111,9 +112,21 @@ export function createServiceStore(db: Db) {
 
     /** Makes sure a row exists (a first sighting); the catalog's description comes with it. */
     ensure(name: string, catalogDescription: string | null, at: number): void {
-      insert.run(name, catalogDescription, catalogDescription === null ? null : 'catalog', at, at);
+      insert.run(...ensureParams(name, catalogDescription, at));
+    },
+
+    /** The same, awaited. */
+    async ensureAwaited(
+      name: string,
+      catalogDescription: string | null,
+      at: number,
+    ): Promise<void> {
+      await runAwaited(insert, ...ensureParams(name, catalogDescription, at));
     },
   };
 }
+
+const ensureParams = (name: string, description: string | null, at: number) =>
+  [name, description, description === null ? null : 'catalog', at, at] as const;
 
 export type ServiceStore = ReturnType<typeof createServiceStore>;

@@ -2,6 +2,7 @@
  * session_alert_repeats: how many more times the alert that started a session arrived within
  * the de-duplication window (the scheduler queued one run for them all).
  */
+import { getAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export function createAlertRepeatStore(db: Db) {
@@ -16,6 +17,9 @@ export function createAlertRepeatStore(db: Db) {
     },
     get(sessionId: number): number {
       return (one.get(sessionId) as { repeats: number } | undefined)?.repeats ?? 0;
+    },
+    async getAwaited(sessionId: number): Promise<number> {
+      return ((await getAwaited(one, sessionId)) as { repeats: number } | undefined)?.repeats ?? 0;
     },
     /** Repeats per session for `ids`; sessions without any are absent. */
     forSessions(ids: readonly number[]): Map<number, number> {

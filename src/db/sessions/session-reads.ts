@@ -1,5 +1,6 @@
 /** Reading the sessions table: one session, filtered pages, chains of escalations, memory activity. */
 import type { HistoryRow } from '../memories/memories.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 import { type SessionFilter, sessionWhere } from './session-filter.js';
 import type { SessionRow } from './session-types.js';
@@ -61,11 +62,21 @@ export function sessionReads(db: Db) {
     FROM memory_history WHERE session_id = ? ORDER BY created_at, id`);
   const createdMemories = db.prepare('SELECT id FROM memories WHERE session_id = ? ORDER BY id');
 
+  const rowsOf = (raw: unknown[]) => (raw as RawSession[]).map(sessionFromRaw);
+
   return {
     get(id: number): SessionRow | null {
       const raw = getOne.get(id) as RawSession | undefined;
       return raw ? sessionFromRaw(raw) : null;
     },
+    /** The awaited forms of the reads a session's page makes (on PostgreSQL the loop goes on). */
+    async getAwaited(id: number): Promise<SessionRow | null> {
+      const raw = (await getAwaited(getOne, id)) as RawSession | undefined;
+      return raw ? sessionFromRaw(raw) : null;
+    },
+    childrenAwaited: async (id: number) => rowsOf(await allAwaited(children, id)),
+    ancestorsAwaited: async (id: number) => rowsOf(await allAwaited(ancestors, id)),
+    descendantsAwaited: async (id: number) => rowsOf(await allAwaited(descendants, id)),
     list(opts: { limit?: number; offset?: number; filter?: SessionFilter } = {}): SessionRow[] {
       if (opts.filter) {
         const { where, params } = sessionWhere(opts.filter);

@@ -3,6 +3,7 @@
  * summary (kept on the chain's first session), the services it checked with their health, and
  * the token counts read from its result line's usage.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export const HEALTH_STATES = ['healthy', 'degraded', 'down', 'unreachable'] as const;
@@ -107,6 +108,11 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
     systemPrompt(sessionId: number): string | null {
       return (getPrompt.get(sessionId) as { p: string | null } | undefined)?.p ?? null;
     },
+    async systemPromptAwaited(sessionId: number): Promise<string | null> {
+      return (
+        ((await getAwaited(getPrompt, sessionId)) as { p: string | null } | undefined)?.p ?? null
+      );
+    },
     /** The chain's summary is being written (in the background). */
     summaryPending(rootId: number, at: number): void {
       pending.run(at, rootId);
@@ -125,6 +131,9 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
     },
     summary(sessionId: number): SessionSummary | null {
       return (getSummary.get(sessionId) as SessionSummary | undefined) ?? null;
+    },
+    async summaryAwaited(sessionId: number): Promise<SessionSummary | null> {
+      return ((await getAwaited(getSummary, sessionId)) as SessionSummary | undefined) ?? null;
     },
     /** The summaries of these sessions (the ones that have one or are writing it). */
     summaries(ids: readonly number[]): Map<number, SessionSummary> {
@@ -148,6 +157,9 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
     ),
     checks(sessionId: number): ServiceCheckRow[] {
       return checksOf.all(sessionId) as ServiceCheckRow[];
+    },
+    async checksAwaited(sessionId: number): Promise<ServiceCheckRow[]> {
+      return (await allAwaited(checksOf, sessionId)) as ServiceCheckRow[];
     },
     /** The latest health of every service any session checked, by service name. */
     latestHealth(): ServiceCheckRow[] {

@@ -54,7 +54,7 @@ export function createObserving(ctx: MemoryContext) {
     const observation = validateObservation(input.observation);
     const [vector] = (await embedding.documents([observation])) ?? [null];
     const now = clock.now();
-    if (input.service !== null) services.seen(input.service, now);
+    if (input.service !== null) await services.seenAwaited(input.service, now);
     const near = await nearest(
       ctx,
       input.service,

@@ -223,18 +223,26 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return c.json(ticketJson(ticket), 200);
   });
 
-  app.openapi(getSession, (c) => {
-    const s = mustGet(c.req.valid('param').id);
-    const chain = sessionChain(stores.sessions, s);
+  // Polled while a session runs: every read awaited, those that can be at once.
+  app.openapi(getSession, async (c) => {
+    const param = c.req.valid('param').id;
+    const s = await stores.sessions.getAwaited(Number(param));
+    if (!s) throw new AppError('not_found', `session ${param} does not exist`);
+    const [chain, children, events, repeats] = await Promise.all([
+      sessionChain(stores.sessions, s),
+      stores.sessions.childrenAwaited(s.id),
+      stores.events.listAwaited({ sessionId: s.id, limit: 1000 }),
+      stores.alertRepeats.getAwaited(s.id),
+    ]);
     return c.json(
       {
         ...sessionJson(s),
-        children: stores.sessions.children(s.id).map((x) => x.id),
-        events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse().map(eventJson),
+        children: children.map((x) => x.id),
+        events: events.reverse().map(eventJson),
         chain_cost_usd: chain.costUsd,
-        alert_repeats: stores.alertRepeats.get(s.id),
+        alert_repeats: repeats,
         // What it got and did: summary, system prompt, tokens, services checked.
-        ...sessionRecordJson(sessionRecordView(stores, s, chain)),
+        ...sessionRecordJson(await sessionRecordView(stores, s, chain)),
       },
       200,
     );

@@ -179,7 +179,11 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   app.get('/sessions/:id{[0-9]+}', async (c) => {
     const s = mustGet(c.req.param('id'));
     const live = deps.feed.isLive(s.id);
-    const chain = sessionChain(stores.sessions, s);
+    const [chain, alertRepeats, events] = await Promise.all([
+      sessionChain(stores.sessions, s),
+      stores.alertRepeats.getAwaited(s.id),
+      stores.events.listAwaited({ sessionId: s.id, limit: 1000 }),
+    ]);
     const logFile = logFilePath(config.dataDir, s.logPath);
     return page(
       c,
@@ -189,10 +193,10 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         s,
         durationMs: wallDurationMs(s),
         chain,
-        ...sessionRecordView(stores, s, chain),
-        alertRepeats: stores.alertRepeats.get(s.id),
+        ...(await sessionRecordView(stores, s, chain)),
+        alertRepeats,
         responseHtml: s.response ? renderMarkdown(s.response) : null,
-        events: stores.events.list({ sessionId: s.id, limit: 1000 }).reverse(),
+        events: events.reverse(),
         memories: sessionMemories(stores, s.id),
         given: memoriesGiven(stores, s.id),
         live,
