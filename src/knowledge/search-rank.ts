@@ -3,7 +3,7 @@
  * (src/memory/evidence.ts), then each candidate with evidence enough scored
  * (src/memory/ranking.ts) and ordered.
  */
-import type { MemoryRow, ServiceStore } from '../db/index.js';
+import type { MemoryRow } from '../db/index.js';
 import {
   type Candidate,
   hasEvidence,
@@ -26,25 +26,22 @@ export const COVERED_WORDS = 64;
 
 /**
  * How much of the query's weight each lexical match covers: its words, service and description
- * (`found`: how many of the store's memories hold each query word); and which are leading.
+ * (`found`: how many of the store's memories hold each query word; `descriptions`: what the
+ * lexical matches' services are, read in one statement by `lexicalServices`); and which lead.
  */
 export function noteCoverage(
   text: string,
   found: { rows: number; counts: ReadonlyMap<string, number> },
   candidates: Candidate[],
   rows: ReadonlyMap<number, MemoryRow>,
-  services: ServiceStore,
+  descriptions: ReadonlyMap<string, string>,
 ): void {
   const words = queryWords(text, COVERED_WORDS);
   const named = new Set(words);
   const { weights, known } = queryWeights(words, found);
-  // The services' descriptions in one read (a round trip each would cost a network hop each).
   const lexical = candidates.flatMap((c) =>
     c.lexicalRank !== null && rows.has(c.id) ? [{ c, rank: c.lexicalRank }] : [],
   );
-  const descriptions = services.descriptionsOf([
-    ...new Set(lexical.flatMap(({ c }) => rows.get(c.id)!.service ?? [])),
-  ]);
   const first: Candidate[] = [];
   for (const { c, rank } of lexical) {
     const m = rows.get(c.id)!;
@@ -61,6 +58,17 @@ export function noteCoverage(
   if (known < KNOWN_SHARE) return;
   const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));
   for (const c of first) c.leading = (c.coverage ?? 0) >= LEAD_SHARE * best;
+}
+
+/** The services of the lexical matches, whose descriptions noteCoverage weighs. */
+export function lexicalServices(
+  candidates: readonly Candidate[],
+  rows: ReadonlyMap<number, MemoryRow>,
+): string[] {
+  const names = candidates.flatMap((c) =>
+    c.lexicalRank !== null ? (rows.get(c.id)?.service ?? []) : [],
+  );
+  return [...new Set(names)];
 }
 
 /** Why a candidate did not come back (`--explain`, `explain=1`). */

@@ -29,7 +29,13 @@ import {
 import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
 import { CANDIDATES, createCandidateLists } from './search-candidates.js';
-import { COVERED_WORDS, type CutResult, noteCoverage, rankCandidates } from './search-rank.js';
+import {
+  COVERED_WORDS,
+  type CutResult,
+  lexicalServices,
+  noteCoverage,
+  rankCandidates,
+} from './search-rank.js';
 
 type WordCounts = ReturnType<SearchStore['wordCounts']>;
 
@@ -133,14 +139,16 @@ export function createSearch(deps: {
       );
       const byId = new Map(candidates.map((c) => [c.id, c]));
       // A lexical-only candidate that has a vector gets its cosine too (for "why" and the floor).
-      if (queryVector) {
-        const missing = candidates.filter((c) => c.cosine === null).map((c) => c.id);
-        for (const [id, blob] of search.vectorsOf(missing, embedding.model!)) {
-          byId.get(id)!.cosine = dot(queryVector, fromBlob(blob));
-        }
-      }
-      const rows = new Map(memories.getMany(candidates.map((c) => c.id)).map((m) => [m.id, m]));
-      noteCoverage(text, found, candidates, rows, services);
+      // Read awaited, both at once: on PostgreSQL the event loop goes on meanwhile.
+      const missing = candidates.filter((c) => c.cosine === null).map((c) => c.id);
+      const [vectors, read] = await Promise.all([
+        queryVector ? search.vectorsOfAwaited(missing, embedding.model!) : new Map(),
+        memories.getManyAwaited(candidates.map((c) => c.id)),
+      ]);
+      for (const [id, blob] of vectors) byId.get(id)!.cosine = dot(queryVector!, fromBlob(blob));
+      const rows = new Map(read.map((m) => [m.id, m]));
+      const descriptions = await services.descriptionsOfAwaited(lexicalServices(candidates, rows));
+      noteCoverage(text, found, candidates, rows, descriptions);
       const semanticUsed = queryVector !== null;
       const cut: CutResult[] | undefined = opts.explain ? [] : undefined;
       const results = rankCandidates(

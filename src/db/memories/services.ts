@@ -3,7 +3,7 @@
  * names it; the services table holds only the ones with a description (or a first sighting that
  * the catalog could describe), and the list below joins both.
  */
-import { runAwaited } from '../engine.js';
+import { allAwaited, runAwaited } from '../engine.js';
 import { type Db } from '../open.js';
 
 export type DescriptionSource = 'operator' | 'agent' | 'catalog';
@@ -66,11 +66,13 @@ export function createServiceStore(db: Db) {
     /** The descriptions of these services (those that have one), in one statement. */
     descriptionsOf(names: readonly string[]): Map<string, string> {
       if (names.length === 0) return new Map();
-      const rows = describedOf.all(JSON.stringify(names)) as {
-        name: string;
-        description: string;
-      }[];
-      return new Map(rows.map((r) => [r.name, r.description]));
+      return byName(describedOf.all(JSON.stringify(names)) as Described[]);
+    },
+
+    /** The same, awaited. */
+    async descriptionsOfAwaited(names: readonly string[]): Promise<Map<string, string>> {
+      if (names.length === 0) return new Map();
+      return byName((await allAwaited(describedOf, JSON.stringify(names))) as Described[]);
     },
 
     /** The services that have a description, with when it last changed. */
@@ -125,6 +127,13 @@ export function createServiceStore(db: Db) {
     },
   };
 }
+
+interface Described {
+  name: string;
+  description: string;
+}
+
+const byName = (rows: readonly Described[]) => new Map(rows.map((r) => [r.name, r.description]));
 
 const ensureParams = (name: string, description: string | null, at: number) =>
   [name, description, description === null ? null : 'catalog', at, at] as const;
