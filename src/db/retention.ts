@@ -18,7 +18,7 @@
 import { engineOf } from './engine.js';
 import type { Db } from './open.js';
 import type { PostgresDb } from './postgres/database.js';
-import { pruneSearchChanges } from './postgres/local-text-index.js';
+import { pruneSearchChanges } from './postgres/search-changes.js';
 
 export interface PrunedSession {
   id: number;

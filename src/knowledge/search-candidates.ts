@@ -76,7 +76,7 @@ export function createCandidateLists(deps: {
     },
 
     /** Vector candidates within the filter, best first (exact cosine). */
-    semantic(query: Float32Array, filter: SearchFilter) {
+    async semantic(query: Float32Array, filter: SearchFilter) {
       const model = embedding.model!;
       if (
         filter.service !== undefined ||
@@ -96,10 +96,13 @@ export function createCandidateLists(deps: {
       }
       const ann = vectorIndex(query.length);
       const coarse = ann.candidates(query, CANDIDATES, BREADTH);
-      const vectors = search.vectorsOf(coarse, model);
+      // Read awaited, both at once: on PostgreSQL the event loop goes on meanwhile.
+      const [vectors, allowed] = await Promise.all([
+        search.vectorsOfAwaited(coarse, model),
+        search.idsWhereAwaited(coarse, filter),
+      ]);
       // The store is the truth: a candidate without a vector there was deleted or is pending.
       ann.forget(coarse.filter((id) => !vectors.has(id)));
-      const allowed = search.idsWhere(coarse, filter);
       for (const id of vectors.keys()) if (!allowed.has(id)) vectors.delete(id);
       return rankExact(query, vectors, CANDIDATES);
     },

@@ -97,7 +97,7 @@ export function createSearch(deps: {
   const lexicalList = (text: string, filter: SearchFilter, found: WordCounts) => {
     const common = commonOf(found);
     const match = anyOfWords(queryWords(text).filter((w) => !common.has(w)));
-    return search.lexical(match, filter, CANDIDATES);
+    return search.lexicalAwaited(match, filter, CANDIDATES);
   };
 
   const engine = {
@@ -128,12 +128,16 @@ export function createSearch(deps: {
 
       // How many memories hold each query word: the FTS5 query's common words and their weights.
       const found = search.wordCounts(queryWords(text, COVERED_WORDS));
-      const lexical = opts.only === 'semantic' ? [] : lexicalList(text, filter, found);
-      const semantic = queryVector
-        ? lists.semantic(queryVector, filter).map((h) => ({ id: h.memoryId, cosine: h.cosine }))
-        : [];
-      const byService =
-        queryVector && opts.only === undefined ? await lists.byService(queryVector, filter) : [];
+      // The three lists at once: on PostgreSQL their reads are awaited side by side.
+      const [lexical, semantic, byService] = await Promise.all([
+        opts.only === 'semantic' ? [] : lexicalList(text, filter, found),
+        queryVector
+          ? lists
+              .semantic(queryVector, filter)
+              .then((hits) => hits.map((h) => ({ id: h.memoryId, cosine: h.cosine })))
+          : [],
+        queryVector && opts.only === undefined ? lists.byService(queryVector, filter) : [],
+      ]);
       const candidates: Candidate[] = mergeCandidates(lexical, semantic, byService).filter(
         (c) => !opts.exclude?.has(c.id),
       );

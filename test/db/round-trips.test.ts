@@ -193,6 +193,11 @@ describe('round trips per memory operation on PostgreSQL', () => {
     const sixty = await steady(search);
     expect(sixty).toBe(three);
     expect(three).toBe(3);
+    // Once its copy of the text is current, a search waits on none of them, blocked.
+    const db = stores.db as unknown as PostgresDb;
+    const before = db.blockingRoundTrips();
+    expect((await knowledge.search.search('check reports code')).results.length).toBeGreaterThan(0);
+    expect(db.blockingRoundTrips() - before).toBe(0);
   });
 
   it('records the memories a session was given, 200 in as many as 5', async () => {

@@ -8,7 +8,8 @@
 import { anyOfWords } from '../fts-query.js';
 import { type Db, engineOf } from '../open.js';
 import type { PostgresDb } from '../postgres/database.js';
-import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
+import { keepRanked } from '../postgres/keep-ranked.js';
+import { localTextIndex } from '../postgres/local-text-index.js';
 import { filterSql } from './graph-filter.js';
 import {
   type GraphHit,

@@ -5,14 +5,17 @@
  * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
  * query finds and ranks the same memories on both engines.
  */
-import { allAwaited, writeAwaited, writeNow, type WriteStep } from '../engine.js';
-import { type Db, engineOf, fileBeside, statementCache } from '../open.js';
-import { tableWatch } from '../postgres/change-watch.js';
+import { allAwaited } from '../engine.js';
+import { type Db, engineOf, statementCache } from '../open.js';
 import type { PostgresDb } from '../postgres/database.js';
-import { keepRanked, localTextIndex } from '../postgres/local-text-index.js';
+import { keepRanked, keepRankedAwaited } from '../postgres/keep-ranked.js';
+import { localTextIndex } from '../postgres/local-text-index.js';
 import { wordCounts } from './common-words.js';
 import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
+import { memoryVectors, type StoredVector } from './vectors.js';
+
+export type { NewVector, PendingMemory, StoredVector } from './vectors.js';
 
 export interface SearchFilter {
   service?: string | null;
@@ -30,20 +33,6 @@ export interface SearchFilter {
 export interface LexicalHit {
   id: number;
   bm25: number;
-}
-
-export interface StoredVector {
-  /** Row id in memory_vectors; grows with every write. */
-  id: number;
-  memoryId: number;
-  vector: Uint8Array;
-}
-
-export interface PendingMemory {
-  id: number;
-  service: string | null;
-  observation: string;
-  description: string | null;
 }
 
 /**
@@ -97,19 +86,19 @@ function filterSql(
   return { sql: where.map((w) => ` AND ${w}`).join(''), params };
 }
 
-/** A memory's vector to store. */
-export interface NewVector {
-  memoryId: number;
-  vector: Buffer;
+/** A ranking in the local copy, whose hits PostgreSQL checks against the filter (keepRanked). */
+interface RankedPlan {
+  ranked: (n: number, skip: number, within?: readonly number[]) => LexicalHit[];
+  filter: SearchFilter;
+  window: number;
+  narrow: boolean;
 }
 
-interface VectorOf {
-  memoryId: number;
-  vector: Uint8Array;
-}
+/** The ids read, or null when there were more than `max`. */
+const fewIds = (rows: unknown[], max: number) =>
+  rows.length > max ? null : (rows as { id: number }[]).map((r) => r.id);
 
-const byMemory = (rows: readonly VectorOf[]) =>
-  new Map(rows.map((r): [number, Uint8Array] => [r.memoryId, r.vector]));
+const idSet = (rows: unknown[]) => new Set((rows as { id: number }[]).map((r) => r.id));
 
 export function createSearchStore(db: Db) {
   const cached = statementCache(db);
@@ -127,118 +116,147 @@ export function createSearchStore(db: Db) {
         )
         .all(expr, ...(within ? [JSON.stringify(within)] : []), n, skip) as LexicalHit[];
   };
-  // A rewrite deletes and inserts, so that the row gets a new, higher id (see vectorsSince).
-  const dropVector = db.prepare('DELETE FROM memory_vectors WHERE memory_id = ?');
-  const putVector = db.prepare(`INSERT INTO memory_vectors (memory_id, model, dimension, vector,
-    created_at) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)`);
-  // A memory deleted while its text was being embedded gets no vector.
-  const vectorSteps = (rows: readonly NewVector[], model: string, dimension: number, at: number) =>
-    rows.flatMap((r): WriteStep[] => [
-      { stmt: dropVector, params: [r.memoryId] },
-      { stmt: putVector, params: [r.memoryId, model, dimension, r.vector, at, r.memoryId] },
-    ]);
-  const since = db.prepare(`SELECT id, memory_id AS memoryId, vector FROM memory_vectors
-    WHERE id > ? AND model = ? ORDER BY id`);
-  const maxId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM memory_vectors');
-  const countVectors = db.prepare('SELECT COUNT(*) AS n FROM memory_vectors WHERE model = ?');
-  const countAllVectors = db.prepare('SELECT COUNT(*) AS n FROM memory_vectors');
-  const pending = db.prepare(`SELECT m.id, m.service, m.observation, s.description
-    FROM memories m LEFT JOIN services s ON s.name = m.service
-    WHERE m.id > ? AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)
-    ORDER BY m.id LIMIT ?`);
-  const pendingCount = db.prepare(`SELECT COUNT(*) AS n FROM memories m
-    WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)`);
-  // A list of ids is one JSON parameter, so one prepared statement serves any number of them.
-  const vectorsIn = db.prepare(`SELECT v.memory_id AS memoryId, v.vector FROM json_each(?) j
-    CROSS JOIN memory_vectors v ON v.memory_id = CAST(j.value AS BIGINT) WHERE v.model = ?`);
-  const memoriesAfter = db.prepare(
-    'SELECT id, observation FROM memories WHERE id > ? ORDER BY id LIMIT ?',
-  );
-  const countMemories = db.prepare('SELECT COUNT(*) AS n FROM memories');
   // Is there any memory of another instance? (A lone sidecar has none: its searches keep their
   // fast path and their SQL.)
   const hasOthers = otherInstancesProbe(db);
   const sqlOf = (filter: SearchFilter) => filterSql(withVisibility(filter, hasOthers), 'm');
-  const staleModels = db.prepare(
-    'SELECT model, COUNT(*) AS n FROM memory_vectors WHERE model <> ? GROUP BY model',
-  );
+
+  const idsWhereQuery = (ids: readonly number[], filter: SearchFilter) => {
+    const { sql, params } = sqlOf(filter);
+    return {
+      // CROSS JOIN keeps the order: look each id up by key (an IN subquery lets the planner
+      // scan a whole index of memories instead, 16 times slower at 100,000).
+      stmt: cached(`SELECT m.id FROM json_each(?) j
+        CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT) WHERE 1 = 1${sql}`),
+      params: [JSON.stringify(ids), ...params],
+    };
+  };
+
+  /**
+   * Memories matching an FTS5 query, best first, within the filter: the hits, or on PostgreSQL's
+   * common search (active memories of the ops view) a ranked window still to be checked
+   * against the filter, which `lexical` does at once and `lexicalAwaited` awaited.
+   */
+  const lexicalPlan = (
+    match: string,
+    wanted: SearchFilter,
+    limit: number,
+  ): { hits: LexicalHit[] } | RankedPlan => {
+    if (match === '') return { hits: [] };
+    // Only what this instance sees, unless it sees every memory anyway.
+    const filter = withVisibility(wanted, hasOthers);
+    // Service and category narrow the match itself (FTS5 column filters), so the ranking
+    // reads only their rows.
+    let expr = `(${match})`;
+    if (filter.service !== undefined)
+      expr = `service : ${quote(filter.service ?? 'general')} AND ${expr}`;
+    if (filter.category !== undefined) expr = `category : ${quote(filter.category)} AND ${expr}`;
+    const bm25 = bm25Of(filter);
+    const status = filter.status ?? 'active';
+    // A conversation's scope holds few of the memories: the best matches overall may all be
+    // outside it. The ops view ('ops' and the shared scopes) holds nearly all of them.
+    const narrowScope =
+      (filter.scopes !== undefined && !filter.scopes.includes(OPS_SCOPE)) ||
+      filter.visibleTo !== undefined;
+    if (
+      status === 'inactive' ||
+      filter.since !== undefined ||
+      filter.until !== undefined ||
+      narrowScope
+    ) {
+      // Rare filters (the dashboard's), and a narrow scope: rank within the join.
+      if (text) return { ranked: ranked(expr, bm25), filter, window: Infinity, narrow: true };
+      const { sql, params } = sqlOf(filter);
+      const hits = cached(`SELECT f.rowid AS id, ${bm25} AS bm25 FROM memories_fts f
+          JOIN memories m ON m.id = f.rowid
+          WHERE memories_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
+        expr,
+        ...params,
+        limit,
+      ) as LexicalHit[];
+      return { hits };
+    }
+    // Ranking the full-text table alone is three times faster than ranking it joined with
+    // memories (bench/search-speed.js); the few inactive rows are then dropped, so twice the
+    // limit is read.
+    if (text) {
+      const unfiltered =
+        status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined;
+      const window = unfiltered ? limit : limit * 2;
+      return { ranked: ranked(expr, bm25), filter, window, narrow: false };
+    }
+    const hits = cached(`SELECT rowid AS id, ${bm25} AS bm25 FROM memories_fts
+        WHERE memories_fts MATCH ? ORDER BY bm25 LIMIT ?`).all(
+      expr,
+      status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined
+        ? limit
+        : limit * 2,
+    ) as LexicalHit[];
+    if (status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined)
+      return { hits };
+    const keep = store.idsWhere(
+      hits.map((h) => h.id),
+      filter,
+    );
+    return { hits: hits.filter((h) => keep.has(h.id)).slice(0, limit) };
+  };
+
+  // The ids the filter selects, if few (keepRanked's narrowing).
+  const narrowQuery = (filter: SearchFilter, max: number) => {
+    const { sql, params } = sqlOf(filter);
+    return {
+      stmt: cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql} LIMIT ?`),
+      params: [...params, max + 1],
+    };
+  };
 
   const store = {
-    /** Where the vector index of memories is kept between runs (null: rebuilt in memory). */
-    vectorIndexFile: fileBeside(db, 'memory-vectors'),
-
+    ...memoryVectors(db),
     /** How many memories hold each of these query words, and how many memories there are. */
     wordCounts: wordCounts(() => (text ? text.current('memories_fts') : db)),
 
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
-      if (match === '') return [];
-      // Only what this instance sees, unless it sees every memory anyway.
-      const filter = withVisibility(wanted, hasOthers);
-      // Service and category narrow the match itself (FTS5 column filters), so the ranking
-      // reads only their rows.
-      let expr = `(${match})`;
-      if (filter.service !== undefined)
-        expr = `service : ${quote(filter.service ?? 'general')} AND ${expr}`;
-      if (filter.category !== undefined) expr = `category : ${quote(filter.category)} AND ${expr}`;
-      const bm25 = bm25Of(filter);
-      const status = filter.status ?? 'active';
-      // A conversation's scope holds few of the memories: the best matches overall may all be
-      // outside it. The ops view ('ops' and the shared scopes) holds nearly all of them.
-      const narrowScope =
-        (filter.scopes !== undefined && !filter.scopes.includes(OPS_SCOPE)) ||
-        filter.visibleTo !== undefined;
-      if (
-        status === 'inactive' ||
-        filter.since !== undefined ||
-        filter.until !== undefined ||
-        narrowScope
-      ) {
-        // Rare filters (the dashboard's), and a narrow scope: rank within the join.
-        if (text) {
-          const keep = (ids: number[]) => store.idsWhere(ids, filter);
-          // The ids the filter selects, if few.
-          const narrow = (max: number) => {
-            const { sql, params } = sqlOf(filter);
-            const ids = cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql} LIMIT ?`)
-              .all(...params, max + 1)
-              .map((r) => (r as { id: number }).id);
-            return ids.length > max ? null : ids;
-          };
-          return keepRanked(ranked(expr, bm25), keep, limit, Infinity, narrow);
-        }
-        const { sql, params } = sqlOf(filter);
-        return cached(`SELECT f.rowid AS id, ${bm25} AS bm25 FROM memories_fts f
-          JOIN memories m ON m.id = f.rowid
-          WHERE memories_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
-          expr,
-          ...params,
-          limit,
-        ) as LexicalHit[];
-      }
-      // Ranking the full-text table alone is three times faster than ranking it joined with
-      // memories (bench/search-speed.js); the few inactive rows are then dropped, so twice the
-      // limit is read.
-      if (text) {
-        const unfiltered =
-          status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined;
-        const window = unfiltered ? limit : limit * 2;
-        return keepRanked(ranked(expr, bm25), (ids) => store.idsWhere(ids, filter), limit, window);
-      }
-      const hits = cached(`SELECT rowid AS id, ${bm25} AS bm25 FROM memories_fts
-        WHERE memories_fts MATCH ? ORDER BY bm25 LIMIT ?`).all(
-        expr,
-        status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined
-          ? limit
-          : limit * 2,
-      ) as LexicalHit[];
-      if (status === 'all' && filter.scopes === undefined && filter.visibleTo === undefined)
-        return hits;
-      const keep = store.idsWhere(
-        hits.map((h) => h.id),
-        filter,
+      const plan = lexicalPlan(match, wanted, limit);
+      if ('hits' in plan) return plan.hits;
+      const { filter } = plan;
+      const narrow = (max: number) => {
+        const q = narrowQuery(filter, max);
+        return fewIds(q.stmt.all(...q.params), max);
+      };
+      return keepRanked(
+        plan.ranked,
+        (ids) => store.idsWhere(ids, filter),
+        limit,
+        plan.window,
+        plan.narrow ? narrow : undefined,
       );
-      return hits.filter((h) => keep.has(h.id)).slice(0, limit);
+    },
+
+    /**
+     * The same, its check against the filter awaited (on PostgreSQL the event loop goes on).
+     * Inside a transaction this process has open, use `lexical`: an awaited read does not see
+     * what the transaction wrote.
+     */
+    async lexicalAwaited(
+      match: string,
+      wanted: SearchFilter,
+      limit: number,
+    ): Promise<LexicalHit[]> {
+      const plan = lexicalPlan(match, wanted, limit);
+      if ('hits' in plan) return plan.hits;
+      const { filter } = plan;
+      const narrow = async (max: number) => {
+        const q = narrowQuery(filter, max);
+        return fewIds(await allAwaited(q.stmt, ...q.params), max);
+      };
+      return keepRankedAwaited(
+        plan.ranked,
+        (ids) => store.idsWhereAwaited(ids, filter),
+        limit,
+        plan.window,
+        plan.narrow ? narrow : undefined,
+      );
     },
 
     /**
@@ -285,92 +303,15 @@ export function createSearchStore(db: Db) {
     /** Which of these memories pass the filter (ids in, ids out). */
     idsWhere(ids: readonly number[], filter: SearchFilter): Set<number> {
       if (ids.length === 0) return new Set();
-      const { sql, params } = sqlOf(filter);
-      const rows = cached(
-        // CROSS JOIN keeps the order: look each id up by key (an IN subquery lets the planner
-        // scan a whole index of memories instead, 16 times slower at 100,000).
-        `SELECT m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT)
-          WHERE 1 = 1${sql}`,
-      ).all(JSON.stringify(ids), ...params) as { id: number }[];
-      return new Set(rows.map((r) => r.id));
-    },
-
-    /** The stored vectors of these memories for this model (missing ones are pending). */
-    vectorsOf(memoryIds: readonly number[], model: string): Map<number, Uint8Array> {
-      if (memoryIds.length === 0) return new Map();
-      return byMemory(vectorsIn.all(JSON.stringify(memoryIds), model) as VectorOf[]);
+      const q = idsWhereQuery(ids, filter);
+      return idSet(q.stmt.all(...q.params));
     },
 
     /** The same, awaited. */
-    async vectorsOfAwaited(
-      memoryIds: readonly number[],
-      model: string,
-    ): Promise<Map<number, Uint8Array>> {
-      if (memoryIds.length === 0) return new Map();
-      return byMemory(
-        (await allAwaited(vectorsIn, JSON.stringify(memoryIds), model)) as VectorOf[],
-      );
-    },
-
-    /**
-     * A watch of the vectors: each call says whether any may have been written since the last
-     * call that said so, and an in-memory index need not read `vectorsSince` otherwise.
-     */
-    vectorWatch: () => tableWatch(db, 'memory_vectors'),
-
-    /** Vectors written after `afterId`, for a process's in-memory index to catch up. */
-    vectorsSince(afterId: number, model: string): StoredVector[] {
-      return since.all(afterId, model) as StoredVector[];
-    },
-
-    lastVectorId(): number {
-      return (maxId.get() as { n: number }).n;
-    },
-
-    countVectors(model: string): number {
-      return (countVectors.get(model) as { n: number }).n;
-    },
-
-    /** Vectors of every model: one read of an index (by model reads every row, 2 s at 100,000). */
-    countAllVectors(): number {
-      return (countAllVectors.get() as { n: number }).n;
-    },
-
-    putVectors(rows: readonly NewVector[], model: string, dimension: number, at: number): void {
-      writeNow(db, vectorSteps(rows, model, dimension, at));
-    },
-
-    /** The same, awaited. */
-    async putVectorsAwaited(
-      rows: readonly NewVector[],
-      model: string,
-      dimension: number,
-      at: number,
-    ): Promise<void> {
-      await writeAwaited(db, vectorSteps(rows, model, dimension, at));
-    },
-
-    /** Memories with no vector from this model, oldest first, after `afterId`. */
-    pending(model: string, afterId: number, limit: number): PendingMemory[] {
-      return pending.all(afterId, model, limit) as PendingMemory[];
-    },
-
-    countPending(model: string): number {
-      return (pendingCount.get(model) as { n: number }).n;
-    },
-
-    /** Every memory's text in id order, a page at a time (reindex). */
-    memoriesAfter(afterId: number, limit: number): { id: number; observation: string }[] {
-      return memoriesAfter.all(afterId, limit) as { id: number; observation: string }[];
-    },
-
-    countMemories(): number {
-      return (countMemories.get() as { n: number }).n;
-    },
-
-    /** Vectors made by another model than this one (a model change), per model. */
-    staleModels(model: string): { model: string; n: number }[] {
-      return staleModels.all(model) as { model: string; n: number }[];
+    async idsWhereAwaited(ids: readonly number[], filter: SearchFilter): Promise<Set<number>> {
+      if (ids.length === 0) return new Set();
+      const q = idsWhereQuery(ids, filter);
+      return idSet(await allAwaited(q.stmt, ...q.params));
     },
   };
   return store;

@@ -28,6 +28,7 @@ import Database from 'better-sqlite3';
 
 import { tableWatch } from './change-watch.js';
 import type { PostgresDb } from './database.js';
+import { CHANGES, HORIZON, REPORT } from './search-changes.js';
 import { TEXT_SOURCES, type TextTable } from './text-sources.js';
 
 /** Rows read per statement on the first load, and ids per statement when catching up. */
@@ -36,8 +37,6 @@ const PAGE = 5000;
 const WARM_BATCH = 500;
 /** How often a reader records its cursor as it catches up (always at a table's first load). */
 const REPORT_MS = 60_000;
-/** A reader not seen for this long is gone: its cursor no longer holds changes back. */
-const READER_GONE_MS = 86_400_000;
 
 interface TableState {
   /** pg_snapshot_xmin at the last read (xid8 as text); null until the first load. */
@@ -244,64 +243,6 @@ export class LocalTextIndex {
   }
 }
 
-/**
- * The oldest transaction still running in this database (xid8): pg_snapshot_xmin of the current
- * snapshot, leaving out transactions of other databases on the same server, which cannot write
- * this database's search_changes. A long transaction of another application on a shared server
- * would otherwise hold every reader's cursor and every prune back for as long as it runs. Only
- * what pg_stat_activity shows to be another database's is left out: a transaction it does not
- * show yet (or hides from this role) still counts.
- */
-const OLDEST_HERE = `(SELECT coalesce(min(x.xid), min(pg_snapshot_xmax(s.snap)))
-    FROM (SELECT pg_current_snapshot() AS snap) s
-    LEFT JOIN LATERAL pg_snapshot_xip(s.snap) AS x(xid)
-      ON (x.xid::text::numeric % 4294967296) NOT IN (
-        SELECT a.backend_xid::text::numeric FROM pg_stat_activity a
-        WHERE a.backend_xid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()))`;
-
-/**
- * The oldest transaction still running (the cursor of the next read) and this statement's own
- * transaction, if it wrote: its rows are stamped with its id, which may be older than the oldest
- * other one.
- */
-const HORIZON = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon, s.own::text AS own
-  FROM (SELECT ${OLDEST_HERE} AS xmin,
-    pg_current_xact_id_if_assigned() AS own) s`;
-
-/**
- * The rows of one table changed at or after the cursor, as JSON [id, xid, by this transaction],
- * and the transaction below which changes were deleted.
- */
-const CHANGES = `SELECT LEAST(s.xmin, coalesce(s.own, s.xmin))::text AS horizon,
-    (SELECT coalesce(json_agg(json_build_array(c.row_id, c.xid::text, c.xid = s.own)), '[]')::text
-      FROM search_changes c WHERE c.source = $1 AND c.xid >= $2::xid8) AS changed,
-    coalesce((SELECT pruned FROM search_horizon), '0')::text AS pruned
-  FROM (SELECT ${OLDEST_HERE} AS xmin,
-    pg_current_xact_id_if_assigned() AS own) s`;
-
-const REPORT = `INSERT INTO search_readers (reader, cursor, seen_at) VALUES ($1, $2::xid8, $3)
-  ON CONFLICT (reader) DO UPDATE SET cursor = EXCLUDED.cursor, seen_at = EXCLUDED.seen_at`;
-
-/**
- * Deletes the changes every reader has read, in one statement: readers not seen since
- * READER_GONE_MS before `now` are forgotten; the horizon moves to the oldest cursor of the others
- * (never past a transaction still running); the rows stamped before it go. Returns how many.
- */
-export function pruneSearchChanges(db: PostgresDb, now: number): number {
-  const [row] = db.call({ op: 'query', text: PRUNE, params: [now - READER_GONE_MS], mode: 'plain' })
-    .rows as { n: number }[];
-  return Number(row!.n);
-}
-
-const PRUNE = `WITH gone AS (DELETE FROM search_readers WHERE seen_at < $1),
-  horizon AS (
-    UPDATE search_horizon SET pruned = GREATEST(pruned, LEAST(
-      (SELECT min(cursor) FROM search_readers WHERE seen_at >= $1),
-      ${OLDEST_HERE}))
-    RETURNING pruned),
-  removed AS (DELETE FROM search_changes WHERE xid < (SELECT pruned FROM horizon) RETURNING 1)
-  SELECT count(*)::int AS n FROM removed`;
-
 const indexes = new WeakMap<PostgresDb, LocalTextIndex>();
 
 /** This database connection's local index (one per PostgresDb: one per instance). */
@@ -312,45 +253,4 @@ export function localTextIndex(db: PostgresDb): LocalTextIndex {
     indexes.set(db, index);
   }
   return index;
-}
-
-/** A filter this narrow is read whole from PostgreSQL, and the ranking kept to its rows. */
-const NARROW = 5000;
-
-/**
- * The hits of a ranked local match that pass a filter run in PostgreSQL, best first: at most
- * `limit`, from the first `window` hits (every hit when omitted). The filter also drops rows
- * deleted since the index last caught up.
- *
- * `ranked(n, skip, within)` reads the hits from `skip` on, `n` at most, only those of `within`
- * when given. They are read and filtered a chunk at a time, each chunk twice the last, so that a
- * filter passing most hits reads few, and a ranking is cut short (a top-n sort). When the first
- * chunk is not enough and the filter selects few rows (`narrow`: their ids, or null when more than
- * NARROW), the ranking is kept to those rows instead: one more statement each side, where reading
- * on could mean reading every hit.
- */
-export function keepRanked<T extends { id: number }>(
-  ranked: (n: number, skip: number, within?: readonly number[]) => T[],
-  keep: (ids: number[]) => Set<number>,
-  limit: number,
-  window = Infinity,
-  narrow?: (max: number) => number[] | null,
-): T[] {
-  const out: T[] = [];
-  let read = 0;
-  let size = Math.min(window, Math.max(limit * 2, 50));
-  while (out.length < limit && read < window) {
-    const chunk = ranked(Math.min(size, window - read), read);
-    if (chunk.length === 0) break;
-    const pass = keep(chunk.map((h) => h.id));
-    for (const h of chunk) if (pass.has(h.id) && out.length < limit) out.push(h);
-    if (chunk.length < size) break;
-    read += chunk.length;
-    if (read === chunk.length && out.length < limit && narrow) {
-      const within = narrow(NARROW);
-      if (within !== null) return within.length === 0 ? [] : ranked(limit, 0, within);
-    }
-    size = Math.min(size * 2, 2000);
-  }
-  return out;
 }
