@@ -27,6 +27,13 @@ export interface PostgresOptions {
   applicationName?: string;
 }
 
+/**
+ * Connections a process may hold at most. They are opened as needed and closed when idle, so a
+ * command holds one or two; serve's awaited reads and writes (pages under load, a session's
+ * ingest, searches) run side by side on as many as there are, each waiting one network round trip.
+ */
+const POOL_SIZE = 10;
+
 /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
 const RETRY_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 8;
@@ -83,7 +90,7 @@ export class PostgresDb implements Db {
     this.bridge = new SyncBridge(
       {
         url,
-        poolSize: opts.poolSize ?? 4,
+        poolSize: opts.poolSize ?? POOL_SIZE,
         connectTimeoutMs,
         statementTimeoutMs,
         applicationName: this.applicationName,
