@@ -8,9 +8,12 @@ export interface LogLine {
 
 export function logLines(text: string): LogLine[] {
   return text.split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return [];
+    // A log line starts with its level; output of another kind written without a line end (a
+    // library's message from a worker thread) may sit before it on the same line.
+    const start = line.indexOf('{"level":');
+    if (start < 0) return [];
     try {
-      return [JSON.parse(line) as LogLine];
+      return [JSON.parse(line.slice(start)) as LogLine];
     } catch {
       return []; // a line still being written
     }
