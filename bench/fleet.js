@@ -13,9 +13,10 @@
  *   meanwhile, and every event checked to be a row;
  * - search: the one search (BM25 + vectors + fusion) over the same 20,000 memories with their
  *   vectors, median and p95 ranking time per query;
- * - reinforcement throughput: two instances (two processes) reinforcing the same 50 memories at
- *   once for a few seconds (and, on SQLite and PostgreSQL directly, one alone); every
- *   reinforcement must be counted (the memories' history holds as many as the writers reported).
+ * - reinforcement throughput through the API: two serve processes each sent 16 re-observations
+ *   at a time of the same 50 memories (POST /api/v1/memories) for a few seconds (and, on SQLite
+ *   and PostgreSQL directly, one alone); every answer must be a reinforcement, and every one
+ *   counted (the memories' history holds as many as were answered).
  *
  * The vectors are seeded random unit vectors (the model's speed is the embeddings part's); the
  * query vectors likewise, so that the vector pass does its full work.
@@ -45,6 +46,8 @@ const INGEST_STEPS = 150;
 const ROWS = Number(process.env.BENCH_FLEET_ROWS ?? 20_000);
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 8);
 const REINFORCE_SECONDS = Number(process.env.BENCH_REINFORCE_SECONDS ?? 5);
+/** Requests each serve is sent at a time in the reinforcement bench. */
+const WRITERS = 16;
 /** Milliseconds the proxy holds each chunk per direction, one PostgreSQL target each. */
 const DELAYS = (process.env.BENCH_FLEET_DELAYS ?? '0,0.5,2').split(',').map(Number);
 const DIM = 512;
@@ -203,8 +206,11 @@ async function ingestUnderLoad(base, tool) {
   return { ...r, loop, ingestS, wallS: (performance.now() - started) / 1000 };
 }
 
-/** Each page under load in turn, with serve's event-loop delay during each. */
-async function pageRates(target, dataDir, tool, paths) {
+/**
+ * serve on a target (its seeded store), answering once it sees every seeded memory; `stop` ends
+ * it. A failure names its cause and the end of serve's log.
+ */
+async function startServe(target, dataDir) {
   const port = await freePort();
   const env = {
     PATH: process.env.PATH,
@@ -225,11 +231,24 @@ async function pageRates(target, dataDir, tool, paths) {
   });
   let log = '';
   serve.stderr.on('data', (d) => (log += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (serve.exitCode === null && serve.signalCode === null) {
+      serve.kill('SIGTERM');
+      await new Promise((r) => serve.once('exit', r));
+    }
+  };
+  const failed = (err) => {
+    const exited = serve.exitCode !== null || serve.signalCode !== null;
+    return new Error(
+      `${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ''}${exited ? ` (serve exited: ${serve.exitCode ?? serve.signalCode})` : ''}; serve's log: ${log.slice(-1500)}`,
+      { cause: err },
+    );
+  };
   try {
-    const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ok = await request(base, paths[0]).then(
+      const ok = await request(base, '/api/v1/health').then(
         (r) => r.ok,
         () => false,
       );
@@ -239,28 +258,32 @@ async function pageRates(target, dataDir, tool, paths) {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    // The pages are measured over the seeded rows, not an empty store.
+    // What is measured runs over the seeded rows, not an empty store.
     const { total } = await api(base, '/api/v1/memories?limit=1');
     if (total < ROWS) throw new Error(`serve sees ${total} memories, ${ROWS} were seeded`);
+  } catch (err) {
+    await stop();
+    throw failed(err);
+  }
+  return { base, stop, failed };
+}
+
+/** Each page under load in turn, with serve's event-loop delay during each. */
+async function pageRates(target, dataDir, tool, paths) {
+  const serve = await startServe(target, dataDir);
+  try {
     const out = {};
     for (const path of paths) {
-      await loopDelay(base); // starts the measurement afresh
-      const r = await load(`${base}${path}`, SECONDS, tool);
-      out[path] = { ...r, loop: await loopDelay(base) };
+      await loopDelay(serve.base); // starts the measurement afresh
+      const r = await load(`${serve.base}${path}`, SECONDS, tool);
+      out[path] = { ...r, loop: await loopDelay(serve.base) };
     }
-    out.ingest = await ingestUnderLoad(base, tool);
+    out.ingest = await ingestUnderLoad(serve.base, tool);
     return out;
   } catch (err) {
-    const exited = serve.exitCode !== null || serve.signalCode !== null;
-    throw new Error(
-      `${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ''}${exited ? ` (serve exited: ${serve.exitCode ?? serve.signalCode})` : ''}; serve's log: ${log.slice(-1500)}`,
-      { cause: err },
-    );
+    throw serve.failed(err);
   } finally {
-    if (serve.exitCode === null && serve.signalCode === null) {
-      serve.kill('SIGTERM');
-      await new Promise((r) => serve.once('exit', r));
-    }
+    await serve.stop();
   }
 }
 
@@ -281,40 +304,6 @@ function roundTripMs(target) {
   }
 }
 
-/** One writer process: reinforces memories 1..50 round-robin until the deadline. */
-const WRITER = `
-import { openStores } from './dist/db/index.js';
-import { createKnowledge } from './dist/knowledge/index.js';
-const [target, instance, start, until] = process.argv.slice(1);
-const stores = openStores(target, { instance });
-const knowledge = createKnowledge({ stores, embedder: null, clock: { now: () => Date.now() } });
-await new Promise((r) => setTimeout(r, Math.max(0, Number(start) - Date.now())));
-let n = 0;
-while (Date.now() < Number(until)) {
-  knowledge.memory.reinforce((n % 50) + 1, { sessionId: null });
-  n += 1;
-}
-stores.close();
-process.stdout.write(String(n));
-`;
-
-function writer(target, instance, start, until) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--input-type=module', '-e', WRITER, target, instance, String(start), String(until)],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(Number(out)) : reject(new Error(`writer failed: ${err.slice(-400)}`)),
-    );
-  });
-}
-
 function reinforcementsIn(target) {
   const stores = openStores(target, { instance: 'bench' });
   try {
@@ -326,17 +315,62 @@ function reinforcementsIn(target) {
   }
 }
 
-async function reinforcement(target, writers) {
-  const before = reinforcementsIn(target);
-  // Both start together, once both have opened the store.
-  const start = Date.now() + 3000;
-  const until = start + REINFORCE_SECONDS * 1000;
-  const counts = await Promise.all(
-    Array.from({ length: writers }, (_, i) => writer(target, `writer-${i + 1}`, start, until)),
-  );
-  const reported = counts.reduce((a, b) => a + b, 0);
-  const recorded = reinforcementsIn(target) - before;
-  return { perSecond: reported / REINFORCE_SECONDS, reported, recorded };
+/** The 50 memories both writers re-observe: each one's service, category and text. */
+function reobserved(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  try {
+    return stores.db
+      .prepare('SELECT service, category, observation FROM memories WHERE id <= 50 ORDER BY id')
+      .all();
+  } finally {
+    stores.close();
+  }
+}
+
+/**
+ * Re-observations through the API, as sessions' markers and scripts make them: `serves` serve
+ * processes of the instance, each sent WRITERS requests at a time that say again what one of
+ * the 50 memories says (POST /api/v1/memories, answered 200 `reinforced`), for
+ * REINFORCE_SECONDS. Every answer is counted, and must be a reinforcement the history holds.
+ */
+async function reinforcement(target, dir, name, serves) {
+  const bodies = reobserved(target).map((m) => JSON.stringify(m));
+  const started = [];
+  // A SQLite store is one sidecar's (serve holds its data folder): its one serve is sent both
+  // processes' requests.
+  const sqlite = !target.startsWith('postgres');
+  try {
+    for (let i = 0; i < (sqlite ? 1 : serves); i += 1) {
+      const dataDir = sqlite ? dirname(target) : join(dir, `reinforce-${name}-${serves}-${i}`);
+      started.push(await startServe(target, dataDir));
+    }
+    const before = reinforcementsIn(target);
+    const until = Date.now() + REINFORCE_SECONDS * 1000;
+    const answers = new Map();
+    let n = 0;
+    const writer = async (base) => {
+      while (Date.now() < until) {
+        const body = bodies[n++ % bodies.length];
+        const res = await request(base, '/api/v1/memories', { method: 'POST', body });
+        const { action } = await res.json().catch(() => ({}));
+        const key = `${res.status} ${action ?? ''}`;
+        answers.set(key, (answers.get(key) ?? 0) + 1);
+      }
+    };
+    const base = (i) => started[i % started.length].base;
+    await Promise.all(Array.from({ length: serves * WRITERS }, (_, i) => writer(base(i))));
+    const reported = answers.get('200 reinforced') ?? 0;
+    if (answers.size !== 1 || reported === 0) {
+      throw new Error(`re-observations not all reinforced: ${JSON.stringify([...answers])}`);
+    }
+    return {
+      perSecond: reported / REINFORCE_SECONDS,
+      reported,
+      recorded: reinforcementsIn(target) - before,
+    };
+  } finally {
+    for (const s of started) await s.stop();
+  }
 }
 
 export async function runFleetBench(ctx) {
@@ -431,19 +465,21 @@ export async function runFleetBench(ctx) {
 
     for (const [name, target] of targets) {
       const alone = name === 'sqlite' || name === 'postgres';
-      ctx.log(`reinforcement on ${name}: ${alone ? 'one writer, then ' : ''}two at once`);
-      const one = alone ? await reinforcement(target, 1) : null;
-      const two = await reinforcement(target, 2);
+      ctx.log(
+        `reinforcement through the API on ${name}: ${alone ? 'one serve, then ' : ''}two at once`,
+      );
+      const one = alone ? await reinforcement(target, dir, name, 1) : null;
+      const two = await reinforcement(target, dir, name, 2);
       for (const r of [one, two]) {
         if (r && r.recorded !== r.reported) {
-          throw new Error(`${name}: ${r.reported} reinforcements reported, ${r.recorded} recorded`);
+          throw new Error(`${name}: ${r.reported} reinforcements answered, ${r.recorded} recorded`);
         }
       }
       ctx.add({
         name: `fleet.reinforce.${name}.two_instances_per_s`,
         value: round(two.perSecond, 0),
         unit: '/s',
-        notes: `two processes reinforcing the same 50 memories at once, every one counted (${two.recorded} in ${REINFORCE_SECONDS} s)${one ? `; one alone: ${round(one.perSecond, 0)}/s` : ''}${hop(name)}`,
+        notes: `${name === 'sqlite' ? 'one serve (a SQLite store is one sidecar’s) sent the requests of two' : 'two serve processes'} re-observing the same 50 memories over the API (POST /api/v1/memories, ${WRITERS} requests at a time each), every one answered reinforced and counted in the history (${two.recorded} in ${REINFORCE_SECONDS} s)${one ? `; one alone: ${round(one.perSecond, 0)}/s` : ''}${hop(name)}`,
       });
     }
   } finally {
