@@ -124,9 +124,10 @@ export class SyncBridge {
   }
 
   /**
-   * One statement whose answer is awaited, not waited for: the event loop goes on meanwhile.
-   * It runs on a connection of its own, outside the transaction the synchronous side may have
-   * open (so it sees only committed rows, as another instance would).
+   * One statement, or a batch run as one transaction, whose answer is awaited, not waited for:
+   * the event loop goes on meanwhile. It runs on a connection of its own, outside the
+   * transaction the synchronous side may have open (so it sees only committed rows, as another
+   * instance would).
    */
   callAsync<R extends QueryRequest | Omit<BatchRequest, 'id'>>(req: R): Promise<AsyncAnswer<R>> {
     if (this.closed) return Promise.reject(new Error('the database connection is closed'));
