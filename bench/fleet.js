@@ -361,7 +361,8 @@ async function reinforcement(target, dir, name, serves) {
     await Promise.all(Array.from({ length: serves * WRITERS }, (_, i) => writer(base(i))));
     const reported = answers.get('200 reinforced') ?? 0;
     if (answers.size !== 1 || reported === 0) {
-      throw new Error(`re-observations not all reinforced: ${JSON.stringify([...answers])}`);
+      const err = new Error(`re-observations not all reinforced: ${JSON.stringify([...answers])}`);
+      throw started.reduce((e, s) => s.failed(e), err);
     }
     return {
       perSecond: reported / REINFORCE_SECONDS,

@@ -102,6 +102,35 @@ describe('two instances changing one memory at once', () => {
     expect(history.map((h) => h.oldConfidence)).toEqual([0.5, expect.closeTo(once, 6)]);
   });
 
+  it('reinforce with every one of many re-observations at once, none refused', async () => {
+    // Two processes of one instance (two serve processes, or serve and an MCP server).
+    fleet = pgFleet(['cluster-a', 'cluster-a']);
+    const [a, b] = fleet.instances as [PgInstance, PgInstance];
+    const texts = ['nas', 'jellyfin', 'grafana', 'redis', 'postgres'].map((service) => ({
+      service,
+      category: 'behavior' as const,
+      observation: `${service} restarts cleanly after the nightly backup`,
+    }));
+    for (const t of texts) await a.knowledge.memory.observe({ ...t, sessionId: null, tier: 1 });
+    // Eight writers on each instance, each saying all five again four times: the same rows,
+    // read and written by both at once.
+    const writers = Array.from({ length: 16 }, async (_, w) => {
+      const k = (w % 2 === 0 ? a : b).knowledge;
+      const actions: string[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        const t = texts[(w + i) % texts.length]!;
+        actions.push((await k.memory.observe({ ...t, sessionId: null, tier: 1 })).action);
+      }
+      return actions;
+    });
+    const actions = (await Promise.all(writers)).flat();
+    expect(new Set(actions)).toEqual(new Set(['reinforced']));
+    const reinforced = a.stores.db
+      .prepare("SELECT COUNT(*) AS n FROM memory_history WHERE action = 'reinforced'")
+      .get() as { n: number };
+    expect(reinforced.n).toBe(320);
+  });
+
   it('keep a reinforcement made while the other instance decays', () => {
     const [a, b, clock] = fleetOfTwo();
     const m = seedMemory(

@@ -7,6 +7,8 @@
  * parameter (`json_each`), so that with PostgreSQL on another host a bulk action on 50 memories
  * waits for as many network round trips as one on a single memory (test/db/round-trips.test.ts).
  */
+import { setTimeout } from 'node:timers/promises';
+
 import {
   type Db,
   insertedId,
@@ -17,6 +19,7 @@ import {
   writeNow,
   type WriteStep,
 } from '../engine.js';
+import { keyedQueue } from '../keyed-queue.js';
 import {
   changeStatements,
   type HistoryEntry,
@@ -29,8 +32,18 @@ import type { memoryReads } from './memory-reads.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
 /** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
-/** How often an awaited change reads again after another instance changed its rows meanwhile. */
-const CHANGE_ATTEMPTS = 8;
+/**
+ * How often an awaited change is tried (read, then written) before it reads and writes in one
+ * synchronous transaction instead, when another instance changed its rows meanwhile each time.
+ */
+const AWAITED_ATTEMPTS = 4;
+
+/**
+ * Another instance changed the rows between the read and the write: the guard saw it, or
+ * PostgreSQL still could not order the two transactions after the worker's own retries.
+ */
+const movedMeanwhile = (err: unknown) =>
+  err instanceof WriteConflict || (err as { code?: unknown } | null)?.code === '40001';
 
 export function memoryWrites(
   db: Db,
@@ -46,6 +59,8 @@ export function memoryWrites(
     old_confidence, new_confidence, observation, session_id, created_at, related_memory_id, source,
     evidence) VALUES (?, 'created', NULL, ?, ?, ?, ?, NULL, ?, ?)`);
   const changes = changeStatements(db);
+  // This process's own awaited changes of one memory, one after another.
+  const inTurn = keyedQueue<number>();
   const touch = db.prepare(`UPDATE memories SET access_count = access_count + 1,
     last_accessed_at = ? WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
   const setNextDecay = db.prepare(`UPDATE memories SET next_decay_at = n_next
@@ -177,19 +192,28 @@ export function memoryWrites(
     /**
      * The same, awaited: the rows are read, the changes computed from them and written in a
      * transaction of their own; when another instance changed one of the rows in between, all
-     * over again.
+     * over again, and after a few such times in one synchronous transaction.
      */
     async changeAwaited(list: readonly MemoryChange[]): Promise<number> {
       if (list.length === 0) return 0;
-      for (let attempt = 1; ; attempt++) {
-        const plan = planChanges(changes, await beforesAwaited(list.map((c) => c.id)), list);
-        try {
-          await writeAwaited(db, plan.steps);
-          return plan.count;
-        } catch (err) {
-          if (!(err instanceof WriteConflict) || attempt >= CHANGE_ATTEMPTS) throw err;
+      const ids = list.map((c) => c.id);
+      return inTurn(ids, async () => {
+        for (let attempt = 1; attempt < AWAITED_ATTEMPTS; attempt++) {
+          const plan = planChanges(changes, await beforesAwaited(ids), list);
+          try {
+            await writeAwaited(db, plan.steps);
+            return plan.count;
+          } catch (err) {
+            if (!movedMeanwhile(err)) throw err;
+            // A random pause, longer after each conflict: two instances that met would
+            // otherwise read and write again at the same moment.
+            await setTimeout(Math.random() * Math.min(100, 2 ** attempt));
+          }
         }
-      }
+        // Rows another instance keeps changing: read and write in one transaction, which
+        // PostgreSQL orders with the other's (the event loop waits for this one).
+        return applyChanges(list);
+      });
     },
 
     /** Counts a read by a memory tool (seed 002 step 4); not a change, so no history row. */

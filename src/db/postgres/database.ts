@@ -45,9 +45,12 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  */
 const backOff = (attempt: number) =>
   Atomics.wait(pause, 0, 0, Math.random() * Math.min(100, 2 ** attempt));
-/** Messages of a server out of reach (the socket's errors, pg's connect and end messages). */
+/**
+ * Messages of a server out of reach (the socket's errors, pg's connect and end messages, and a
+ * connection's statement after that connection died).
+ */
 const UNREACHABLE =
-  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timeout exceeded when trying to connect|Connection terminated|connect ECONN/i;
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timeout exceeded when trying to connect|Connection terminated|connect ECONN|connection error and is not queryable/i;
 
 /**
  * True for an error that means the server is out of reach, not that the statement is wrong:

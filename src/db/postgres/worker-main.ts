@@ -143,6 +143,10 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
     });
     // An idle connection that dies is dropped by the pool; the next request gets a fresh one.
     pool.on('error', () => undefined);
+    // One that dies while taken from the pool (between two statements of a transaction) fails
+    // the statement that uses it next: its error event must not end the thread, and with it
+    // every later statement of this process.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   }
 
@@ -298,11 +302,12 @@ export function postgresWorkerMain(load: (id: string) => unknown): void {
         await send(client, 'ROLLBACK', [], tally).catch(() => (broken = true));
         const code = (err as { code?: string }).code ?? '';
         if (!RETRY_CODES.has(code) || attempt >= BATCH_ATTEMPTS) throw err;
-        // A random pause, longer after each conflict, so that two writers part ways.
-        await new Promise((ok) => setTimeout(ok, Math.random() * 2 ** attempt));
       } finally {
         client.release(broken);
       }
+      // A random pause, longer after each conflict (up to 0.1 s, as the synchronous side's), so
+      // that two writers part ways; the connection is back in the pool meanwhile.
+      await new Promise((ok) => setTimeout(ok, Math.random() * Math.min(100, 2 ** attempt)));
     }
   }
 
