@@ -9,9 +9,8 @@ import type { WebDeps } from './deps.js';
 export const LONE = 'local';
 
 export function showsInstances(deps: Pick<WebDeps, 'config' | 'stores'>): boolean {
-  const { databaseUrl, instance } = deps.config.fleet;
-  if (databaseUrl !== null || instance !== LONE || deps.stores.db.engine === 'postgres')
-    return true;
+  // A shared database is the store's engine, whatever the configuration says of it.
+  if (deps.config.fleet.instance !== LONE || deps.stores.db.engine === 'postgres') return true;
   // Two names at most: enough to know whether any is not `local`.
   const names = [...deps.stores.sessions.instances(2), ...deps.stores.events.instances(2)];
   return names.some((n) => n !== LONE);

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { MemoryChange } from '../../src/db/index.js';
 import { DEFAULT_POLICY, reinforcedConfidence } from '../../src/memory/index.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { seedMemory } from '../helpers/db.js';
@@ -26,80 +27,66 @@ function fleetOfTwo(): [PgInstance, PgInstance, FakeClock] {
   return [a!, b!, fleet.clock];
 }
 
+/** A memory of instance a at confidence 0.5. */
+const seedAtHalf = (a: PgInstance, clock: FakeClock) =>
+  seedMemory(
+    { stores: a.stores, clock },
+    {
+      service: 'postgres',
+      category: 'timing',
+      observation: 'postgres takes 40 seconds to accept connections after a restart',
+      confidence: 0.5,
+    },
+  );
+
+/** A reinforcement whose confidence is computed from the row as read; `onRead` runs at each read. */
+const reinforcement = (id: number, at: number, onRead: () => void): MemoryChange => ({
+  id,
+  action: 'reinforced',
+  confidence: 0,
+  confidenceOf: (current) => {
+    onRead();
+    return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
+  },
+  active: true,
+  at,
+});
+
+const ONCE = reinforcedConfidence(0.5, DEFAULT_POLICY);
+const TWICE = reinforcedConfidence(ONCE, DEFAULT_POLICY);
+
 describe('two instances changing one memory at once', () => {
   it('count both reinforcements', () => {
     const [a, b, clock] = fleetOfTwo();
-    const m = seedMemory(
-      { stores: a.stores, clock },
-      {
-        service: 'postgres',
-        category: 'timing',
-        observation: 'postgres takes 40 seconds to accept connections after a restart',
-        confidence: 0.5,
-      },
-    );
-    let interleaved = false;
+    const m = seedAtHalf(a, clock);
+    let reads = 0;
     a.stores.memories.change([
-      {
-        id: m.id,
-        action: 'reinforced',
-        confidence: 0,
-        confidenceOf: (current) => {
-          if (!interleaved) {
-            interleaved = true;
-            b.knowledge.memory.reinforce(m.id, { sessionId: null });
-          }
-          return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
-        },
-        active: true,
-        at: clock.now(),
-      },
+      reinforcement(m.id, clock.now(), () => {
+        reads += 1;
+        if (reads === 1) b.knowledge.memory.reinforce(m.id, { sessionId: null });
+      }),
     ]);
-    const once = reinforcedConfidence(0.5, DEFAULT_POLICY);
-    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(
-      reinforcedConfidence(once, DEFAULT_POLICY),
-      6,
-    );
+    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(TWICE, 6);
     const history = b.stores.memories.history(m.id).filter((h) => h.action === 'reinforced');
     expect(history).toHaveLength(2);
   });
 
   it('count both reinforcements when the first is written awaited, outside its reading transaction', async () => {
     const [a, b, clock] = fleetOfTwo();
-    const m = seedMemory(
-      { stores: a.stores, clock },
-      {
-        service: 'postgres',
-        category: 'timing',
-        observation: 'postgres takes 40 seconds to accept connections after a restart',
-        confidence: 0.5,
-      },
-    );
+    const m = seedAtHalf(a, clock);
     let reads = 0;
+    // Between a's read and its write, b reinforces: a's write finds the row moved, and a reads
+    // it again.
     await a.stores.memories.changeAwaited([
-      {
-        id: m.id,
-        action: 'reinforced',
-        confidence: 0,
-        // Between a's read and its write, b reinforces: a's write finds the row moved, and a
-        // reads it again.
-        confidenceOf: (current) => {
-          reads += 1;
-          if (reads === 1) b.knowledge.memory.reinforce(m.id, { sessionId: null });
-          return reinforcedConfidence(current.confidence, DEFAULT_POLICY);
-        },
-        active: true,
-        at: clock.now(),
-      },
+      reinforcement(m.id, clock.now(), () => {
+        reads += 1;
+        if (reads === 1) b.knowledge.memory.reinforce(m.id, { sessionId: null });
+      }),
     ]);
     expect(reads).toBe(2);
-    const once = reinforcedConfidence(0.5, DEFAULT_POLICY);
-    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(
-      reinforcedConfidence(once, DEFAULT_POLICY),
-      6,
-    );
+    expect(a.stores.memories.get(m.id)!.confidence).toBeCloseTo(TWICE, 6);
     const history = b.stores.memories.history(m.id).filter((h) => h.action === 'reinforced');
-    expect(history.map((h) => h.oldConfidence)).toEqual([0.5, expect.closeTo(once, 6)]);
+    expect(history.map((h) => h.oldConfidence)).toEqual([0.5, expect.closeTo(ONCE, 6)]);
   });
 
   it('reinforce with every one of many re-observations at once, none refused', async () => {

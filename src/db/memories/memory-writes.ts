@@ -31,7 +31,6 @@ import {
 import type { memoryReads } from './memory-reads.js';
 import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memory-types.js';
 
-/** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
 /**
  * How often an awaited change is tried (read, then written) before it reads and writes in one
  * synchronous transaction instead, when another instance changed its rows meanwhile each time.
@@ -45,6 +44,7 @@ const AWAITED_ATTEMPTS = 4;
 const movedMeanwhile = (err: unknown) =>
   err instanceof WriteConflict || (err as { code?: unknown } | null)?.code === '40001';
 
+/** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
 export function memoryWrites(
   db: Db,
   reads: Pick<ReturnType<typeof memoryReads>, 'get' | 'getMany' | 'getAwaited' | 'getManyAwaited'>,

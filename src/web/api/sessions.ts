@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
-import { eventJson, sessionJson, sessionMemoryJson } from '../../db/index.js';
+import { eventJson, type SessionRow, sessionJson, sessionMemoryJson } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
@@ -179,11 +179,11 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter({ bodyError: 'invalid_input' });
   const { stores } = deps;
   // The id schema lets only digits through.
-  const mustGet = (param: string) => {
-    const s = stores.sessions.get(Number(param));
+  const mustExist = (s: SessionRow | null, param: string) => {
     if (!s) throw new AppError('not_found', `session ${param} does not exist`);
     return s;
   };
+  const mustGet = (param: string) => mustExist(stores.sessions.get(Number(param)), param);
 
   app.openapi(listSessions, (c) => {
     const { filter, problems } = parseSessionQuery((n) => c.req.query(n), deps.clock.now());
@@ -226,8 +226,7 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   // Polled while a session runs: every read awaited, those that can be at once.
   app.openapi(getSession, async (c) => {
     const param = c.req.valid('param').id;
-    const s = await stores.sessions.getAwaited(Number(param));
-    if (!s) throw new AppError('not_found', `session ${param} does not exist`);
+    const s = mustExist(await stores.sessions.getAwaited(Number(param)), param);
     const [chain, children, events, repeats] = await Promise.all([
       sessionChain(stores.sessions, s),
       stores.sessions.childrenAwaited(s.id),
