@@ -80,3 +80,15 @@ export function withVisibility<F extends { visibleTo?: string }>(
   delete rest.visibleTo;
   return rest;
 }
+
+/**
+ * `service IS ?` written so that an index serves it on both engines: a service's memories by
+ * `service = ?`, the general ones by `service IS NULL`. PostgreSQL reads `IS ?` as
+ * `IS NOT DISTINCT FROM`, which no index serves: every observation and every group of a session's
+ * block read all the memories (2.7 ms each at 20,000).
+ */
+export function serviceIs(service: string | null): { sql: string; params: string[] } {
+  return service === null
+    ? { sql: 'service IS NULL', params: [] }
+    : { sql: 'service = ?', params: [service] };
+}

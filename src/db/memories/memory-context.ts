@@ -1,6 +1,6 @@
 /** The memories the session's prompt block may hold: how many, and the groups it is built from. */
 import type { ContextMemory } from '../../memory/context.js';
-import { otherInstancesProbe } from './memory-columns.js';
+import { otherInstancesProbe, serviceIs } from './memory-columns.js';
 import { FLEET } from './memory-types.js';
 import { type Db, statementCache } from '../open.js';
 
@@ -12,10 +12,16 @@ export function memoryContext(db: Db) {
   );
   const contextServices = db.prepare(`SELECT service, MAX(confidence) AS top FROM memories
     WHERE active = 1 AND confidence >= ? GROUP BY service ORDER BY top DESC, service`);
-  const contextGroup =
-    db.prepare(`SELECT id, service, category, observation, confidence FROM memories
-    WHERE active = 1 AND confidence >= ? AND service IS ?
-    ORDER BY confidence DESC, last_reinforced_at DESC, id LIMIT ?`);
+  const contextGroup = (threshold: number, service: string | null, limit: number) => {
+    const of = serviceIs(service);
+    return cached(`SELECT id, service, category, observation, confidence FROM memories
+      WHERE active = 1 AND confidence >= ? AND ${of.sql}
+      ORDER BY confidence DESC, last_reinforced_at DESC, id LIMIT ?`).all(
+      threshold,
+      ...of.params,
+      limit,
+    ) as ContextMemory[];
+  };
 
   return {
     /**
@@ -60,7 +66,7 @@ export function memoryContext(db: Db) {
     ): Generator<{ service: string | null; memories: ContextMemory[] }> {
       const services = contextServices.all(threshold) as { service: string | null }[];
       for (const { service } of services) {
-        const memories = contextGroup.all(threshold, service, perGroup) as ContextMemory[];
+        const memories = contextGroup(threshold, service, perGroup);
         yield { service, memories };
       }
     },

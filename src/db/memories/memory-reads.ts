@@ -6,6 +6,7 @@ import {
   fromRaw,
   otherInstancesProbe,
   type RawMemory,
+  serviceIs,
   whereOf,
   withVisibility,
 } from './memory-columns.js';
@@ -31,8 +32,6 @@ export function memoryReads(db: Db) {
   const servicesStmt = db.prepare(
     'SELECT DISTINCT service FROM memories WHERE service IS NOT NULL ORDER BY service',
   );
-  const candidates = db.prepare(`SELECT ${COLUMNS} FROM memories
-    WHERE active = 1 AND service IS ? AND category = ? ORDER BY confidence DESC, id`);
   const decayDue = db.prepare(`SELECT ${COLUMNS} FROM memories
     WHERE active = 1 AND pinned = 0 AND next_decay_at <= ?`);
   const HISTORY_COLUMNS = `id, memory_id AS memoryId, action, old_confidence AS oldConfidence,
@@ -53,19 +52,21 @@ export function memoryReads(db: Db) {
     limit: number,
     maxId: number,
     visibleTo?: string,
-  ) =>
-    visibleTo !== undefined && hasOthers(visibleTo)
+  ) => {
+    const of = serviceIs(service);
+    return visibleTo !== undefined && hasOthers(visibleTo)
       ? {
-          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
+          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND ${of.sql}
             AND +scope = ? AND id <= ? AND +instance IN (?, '${FLEET}')
             ORDER BY confidence DESC, id LIMIT ?`),
-          params: [service, scope, maxId, visibleTo, limit],
+          params: [...of.params, scope, maxId, visibleTo, limit],
         }
       : {
-          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND service IS ?
+          stmt: cached(`SELECT ${COLUMNS} FROM memories WHERE active = 1 AND ${of.sql}
             AND +scope = ? AND id <= ? ORDER BY confidence DESC, id LIMIT ?`),
-          params: [service, scope, maxId, limit],
+          params: [...of.params, scope, maxId, limit],
         };
+  };
 
   return {
     get(id: number): MemoryRow | null {
@@ -143,7 +144,13 @@ export function memoryReads(db: Db) {
 
     /** Active memories of one (service, category): the pool a new observation may reinforce. */
     reinforcementCandidates(service: string | null, category: Category): MemoryRow[] {
-      return (candidates.all(service, category) as RawMemory[]).map(fromRaw);
+      const of = serviceIs(service);
+      const rows = cached(`SELECT ${COLUMNS} FROM memories
+        WHERE active = 1 AND ${of.sql} AND category = ? ORDER BY confidence DESC, id`).all(
+        ...of.params,
+        category,
+      ) as RawMemory[];
+      return rows.map(fromRaw);
     },
 
     /** Active, unpinned memories whose next decay step is due at `now`. */
