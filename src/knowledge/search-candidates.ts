@@ -48,7 +48,7 @@ export function createCandidateLists(deps: {
      * the fusion. A service must be halfway between the floor and "related" to count.
      */
     async byService(query: Float32Array, filter: SearchFilter) {
-      const described = services.described();
+      const described = await services.describedAwaited();
       const stale = described.filter((d) => serviceVectors.get(d.name)?.updatedAt !== d.updatedAt);
       if (stale.length > 0) {
         const vectors = await embedding.documents(stale.map((d) => d.description));
@@ -67,7 +67,8 @@ export function createCandidateLists(deps: {
         .slice(0, SERVICE_LIST_SERVICES);
       const out: { id: number; serviceCosine: number }[] = [];
       for (const s of close) {
-        for (const id of search.idsOfService(s.name, filter, CANDIDATES - out.length)) {
+        const ids = await search.idsOfServiceAwaited(s.name, filter, CANDIDATES - out.length);
+        for (const id of ids) {
           out.push({ id, serviceCosine: s.cosine });
         }
         if (out.length >= CANDIDATES) break;
@@ -75,32 +76,33 @@ export function createCandidateLists(deps: {
       return out;
     },
 
-    /** Vector candidates within the filter, best first (exact cosine). */
+    /**
+     * Vector candidates within the filter, best first (exact cosine). A filter that selects a
+     * few memories is scanned exactly; the count that tells is read beside the index's
+     * candidates (awaited, at once: with PostgreSQL on another host, one round trip's wait).
+     */
     async semantic(query: Float32Array, filter: SearchFilter) {
       const model = embedding.model!;
-      if (
+      const narrowed =
         filter.service !== undefined ||
         filter.category !== undefined ||
         filter.scopes !== undefined ||
-        (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo))
-      ) {
-        const n = search.countWhere(filter, EXACT_SCAN_MAX);
-        if (n <= EXACT_SCAN_MAX) {
-          const rows = search.vectorsWhere(filter, model, EXACT_SCAN_MAX);
-          return rankExact(
-            query,
-            rows.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
-            CANDIDATES,
-          );
-        }
-      }
+        (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo));
       const ann = vectorIndex(query.length);
       const coarse = ann.candidates(query, CANDIDATES, BREADTH);
-      // Read awaited, both at once: on PostgreSQL the event loop goes on meanwhile.
-      const [vectors, allowed] = await Promise.all([
+      const [n, vectors, allowed] = await Promise.all([
+        narrowed ? search.countWhereAwaited(filter, EXACT_SCAN_MAX) : Infinity,
         search.vectorsOfAwaited(coarse, model),
         search.idsWhereAwaited(coarse, filter),
       ]);
+      if (n <= EXACT_SCAN_MAX) {
+        const rows = await search.vectorsWhereAwaited(filter, model, EXACT_SCAN_MAX);
+        return rankExact(
+          query,
+          rows.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
+          CANDIDATES,
+        );
+      }
       // The store is the truth: a candidate without a vector there was deleted or is pending.
       ann.forget(coarse.filter((id) => !vectors.has(id)));
       for (const id of vectors.keys()) if (!allowed.has(id)) vectors.delete(id);

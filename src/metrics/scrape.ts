@@ -17,7 +17,7 @@ export const SESSION_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 900, 1800, 3
 
 export interface MetricsSources {
   /** Read at every scrape, with SESSION_DURATION_BUCKETS as the duration bounds. */
-  stored(bounds: readonly number[]): StoredCounts;
+  stored(bounds: readonly number[]): Promise<StoredCounts>;
   /** Chains waiting in the scheduler's queue, and whether one is running. */
   runner(): { queued: number; running: boolean };
 }
@@ -95,8 +95,8 @@ export function createScrape(sources: MetricsSources): Scrape {
   const running = gauge(registry, 'watchkeeper_session_running', '1 while a session runs, else 0');
   const totals = storedTotals(registry);
 
-  const fill = () => {
-    const s = sources.stored(SESSION_DURATION_BUCKETS);
+  const fill = async () => {
+    const s = await sources.stored(SESSION_DURATION_BUCKETS);
     const gauges = [sessions, cost, tokens, events, memories, remediations, refusals, deliveries];
     for (const g of gauges) g.reset();
     for (const r of s.sessions) sessions.set({ status: r.status, tier: r.tier }, r.count);
@@ -125,7 +125,7 @@ export function createScrape(sources: MetricsSources): Scrape {
   return {
     contentType: registry.contentType,
     async render() {
-      fill();
+      await fill();
       return Registry.merge([processRegistry, registry]).metrics();
     },
   };

@@ -26,14 +26,14 @@ function session(
 }
 
 describe('what /metrics reads from the database', () => {
-  it('counts ended sessions into cumulative duration buckets per tier; a running one in none', () => {
+  it('counts ended sessions into cumulative duration buckets per tier; a running one in none', async () => {
     app = testApp();
     session(1, 5);
     session(1, 45);
     session(1, 700);
     session(2, 30);
     session(1, null); // still running
-    const { durations } = app.stores.metrics.read([10, 30, 60, 600, 900]);
+    const { durations } = await app.stores.metrics.read([10, 30, 60, 600, 900]);
     expect(durations).toEqual([
       { tier: 1, cumulative: [1, 1, 2, 2, 3], count: 3, sumSeconds: 750 },
       // A bound is inclusive: 30 s is in the 30 s bucket.
@@ -42,7 +42,7 @@ describe('what /metrics reads from the database', () => {
     ]);
   });
 
-  it('sums cost and the tokens of the usage the CLI reported, skipping usage it cannot read', () => {
+  it('sums cost and the tokens of the usage the CLI reported, skipping usage it cannot read', async () => {
     app = testApp();
     session(1, 1, {
       costUsd: 0.25,
@@ -56,7 +56,7 @@ describe('what /metrics reads from the database', () => {
     session(1, 1, { costUsd: 0.5, usage: { input_tokens: 1, output_tokens: 2 } });
     const broken = session(3, 1, { costUsd: 1 });
     app.stores.db.prepare("UPDATE sessions SET usage_json = '{not json' WHERE id = ?").run(broken);
-    const m = app.stores.metrics.read([]);
+    const m = await app.stores.metrics.read([]);
     expect(m.costUsd).toEqual([
       { tier: 1, usd: 0.75 },
       { tier: 2, usd: 0 },
@@ -71,10 +71,10 @@ describe('what /metrics reads from the database', () => {
     expect(m.tokens.filter((t) => t.tier === 3).map((t) => t.count)).toEqual([0, 0, 0, 0]);
   });
 
-  it('gives every status and tier, event level and action a value, 0 when there is none', () => {
+  it('gives every status and tier, event level and action a value, 0 when there is none', async () => {
     app = testApp();
     session(2, 1);
-    const m = app.stores.metrics.read([]);
+    const m = await app.stores.metrics.read([]);
     expect(m.sessions).toHaveLength(7 * 3);
     expect(m.sessions.find((s) => s.status === 'completed' && s.tier === 2)?.count).toBe(1);
     expect(m.sessions.filter((s) => s.count > 0)).toHaveLength(1);
@@ -90,16 +90,17 @@ describe('what /metrics reads from the database', () => {
     ]);
   });
 
-  it('sees every change of the database, also between two reads in a row', () => {
+  it('sees every change of the database, also between two reads in a row', async () => {
     app = testApp();
-    const completed = () =>
-      app.stores.metrics.read([]).sessions.find((s) => s.status === 'completed' && s.tier === 1)!
-        .count;
-    expect(completed()).toBe(0);
+    const completed = async () =>
+      (await app.stores.metrics.read([])).sessions.find(
+        (s) => s.status === 'completed' && s.tier === 1,
+      )!.count;
+    expect(await completed()).toBe(0);
     session(1, 5);
-    expect(completed()).toBe(1);
-    expect(completed()).toBe(1);
+    expect(await completed()).toBe(1);
+    expect(await completed()).toBe(1);
     app.stores.db.prepare('DELETE FROM sessions').run();
-    expect(completed()).toBe(0);
+    expect(await completed()).toBe(0);
   });
 });

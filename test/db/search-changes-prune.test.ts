@@ -67,7 +67,9 @@ describe('pruning the full-text changes on PostgreSQL', () => {
       .filter((m) => /fan/.test(m.observation));
     a.knowledge.memory.edit(fan!.id, { observation: 'the nas fan was replaced with a quiet one' });
     // b learns of a's change when a's notification reaches it, as another process would.
-    expect(await foundOnceHeard(b, 'replaced')).toEqual(['the nas fan was replaced with a quiet one']);
+    expect(await foundOnceHeard(b, 'replaced')).toEqual([
+      'the nas fan was replaced with a quiet one',
+    ]);
     expect(await found(b, 'loud')).toEqual([]);
   });
 

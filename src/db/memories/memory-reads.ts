@@ -68,6 +68,15 @@ export function memoryReads(db: Db) {
         };
   };
 
+  const listQuery = (filter: MemoryFilter) => {
+    const { sql, params } = whereOf(withVisibility(filter, hasOthers));
+    return {
+      stmt: cached(`SELECT ${COLUMNS} FROM memories ${sql}
+        ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`),
+      params: [...params, filter.limit ?? 200, filter.offset ?? 0],
+    };
+  };
+
   return {
     get(id: number): MemoryRow | null {
       const raw = getOne.get(id) as RawMemory | undefined;
@@ -118,17 +127,24 @@ export function memoryReads(db: Db) {
     },
 
     list(filter: MemoryFilter = {}): MemoryRow[] {
-      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
-      const rows = cached(
-        `SELECT ${COLUMNS} FROM memories ${sql}
-          ORDER BY active DESC, confidence DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
-      ).all(...params, filter.limit ?? 200, filter.offset ?? 0) as RawMemory[];
-      return rows.map(fromRaw);
+      const q = listQuery(filter);
+      return (q.stmt.all(...q.params) as RawMemory[]).map(fromRaw);
+    },
+
+    /** The same, awaited (the Memories page). */
+    async listAwaited(filter: MemoryFilter = {}): Promise<MemoryRow[]> {
+      const q = listQuery(filter);
+      return ((await allAwaited(q.stmt, ...q.params)) as RawMemory[]).map(fromRaw);
     },
 
     /** Every instance that has a memory (FLEET among them when one is shared), sorted. */
     instances(): string[] {
       return (instancesStmt.all() as { name: string }[]).map((r) => r.name);
+    },
+
+    /** The same, awaited. */
+    async instancesAwaited(): Promise<string[]> {
+      return ((await allAwaited(instancesStmt)) as { name: string }[]).map((r) => r.name);
     },
 
     /** Every service that has a memory, sorted (general memories are not listed). */

@@ -5,7 +5,7 @@
  * this instance's local copy of the same FTS5 table (postgres/local-text-index.ts), so that a
  * query finds and ranks the same memories on both engines.
  */
-import { allAwaited } from '../engine.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, engineOf, statementCache } from '../open.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, keepRankedAwaited } from '../postgres/keep-ranked.js';
@@ -267,37 +267,43 @@ export function createSearchStore(db: Db) {
       return hasOthers(instance);
     },
 
-    /** Vectors of the memories within the filter (for a search narrowed to a few rows). */
-    vectorsWhere(filter: SearchFilter, model: string, limit: number): StoredVector[] {
+    /**
+     * Vectors of the memories within the filter (for a search narrowed to a few rows). The reads
+     * of a search are awaited: on PostgreSQL the event loop goes on meanwhile.
+     */
+    async vectorsWhereAwaited(
+      filter: SearchFilter,
+      model: string,
+      limit: number,
+    ): Promise<StoredVector[]> {
       const { sql, params } = sqlOf(filter);
-      return cached(`SELECT v.id, v.memory_id AS memoryId, v.vector FROM memory_vectors v
-        JOIN memories m ON m.id = v.memory_id WHERE v.model = ?${sql} LIMIT ?`).all(
-        model,
-        ...params,
-        limit,
-      ) as StoredVector[];
+      const stmt = cached(`SELECT v.id, v.memory_id AS memoryId, v.vector FROM memory_vectors v
+        JOIN memories m ON m.id = v.memory_id WHERE v.model = ?${sql} LIMIT ?`);
+      return (await allAwaited(stmt, model, ...params, limit)) as StoredVector[];
     },
 
     /** Ids of a service's memories within the filter, most confident first. */
-    idsOfService(service: string, filter: SearchFilter, limit: number): number[] {
+    async idsOfServiceAwaited(
+      service: string,
+      filter: SearchFilter,
+      limit: number,
+    ): Promise<number[]> {
       const { sql, params } = sqlOf({ ...filter, service });
-      return (
-        cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql}
-          ORDER BY m.confidence DESC, m.id LIMIT ?`).all(...params, limit) as { id: number }[]
-      ).map((r) => r.id);
+      const stmt = cached(`SELECT m.id FROM memories m WHERE 1 = 1${sql}
+        ORDER BY m.confidence DESC, m.id LIMIT ?`);
+      return ((await allAwaited(stmt, ...params, limit)) as { id: number }[]).map((r) => r.id);
     },
 
     /**
      * How many memories the filter selects, counting no further than `max` + 1 (to choose
      * between an exact and an indexed scan: counting all of 100,000 took 9 ms).
      */
-    countWhere(filter: SearchFilter, max: number): number {
+    async countWhereAwaited(filter: SearchFilter, max: number): Promise<number> {
       const { sql, params } = sqlOf(filter);
-      return (
-        cached(
-          `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories m WHERE 1 = 1${sql} LIMIT ?) c`,
-        ).get(...params, max + 1) as { n: number }
-      ).n;
+      const stmt = cached(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories m WHERE 1 = 1${sql} LIMIT ?) c`,
+      );
+      return ((await getAwaited(stmt, ...params, max + 1)) as { n: number }).n;
     },
 
     /** Which of these memories pass the filter (ids in, ids out). */

@@ -75,9 +75,13 @@ export function createServiceStore(db: Db) {
       return byName((await allAwaited(describedOf, JSON.stringify(names))) as Described[]);
     },
 
-    /** The services that have a description, with when it last changed. */
-    described(): { name: string; description: string; updatedAt: number }[] {
-      return described.all() as { name: string; description: string; updatedAt: number }[];
+    /** The services that have a description, with when it last changed (awaited: a search). */
+    async describedAwaited(): Promise<{ name: string; description: string; updatedAt: number }[]> {
+      return (await allAwaited(described)) as {
+        name: string;
+        description: string;
+        updatedAt: number;
+      }[];
     },
 
     /** Every service seen anywhere, with its counts. */

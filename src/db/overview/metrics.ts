@@ -7,6 +7,7 @@
  */
 import { DELIVERY_STATUSES } from '../notifications/notifications.js';
 import { dataVersion, type Db, statementCache } from '../open.js';
+import { allAwaited, getAwaited, type Statement } from '../engine.js';
 import { SESSION_STATUSES } from '../sessions/sessions.js';
 
 const TIERS = [1, 2, 3] as const;
@@ -87,38 +88,53 @@ export function createMetricsStore(db: Db) {
         FROM sessions) s
       GROUP BY status, tier`);
 
-  const countsBy = <K extends string>(stmt: { all(): unknown[] }, key: K) =>
+  const countsBy = async <K extends string>(stmt: Statement, key: K) =>
     new Map(
-      (stmt.all() as (Record<K, string> & { count: number })[]).map((r) => [r[key], r.count]),
+      ((await allAwaited(stmt)) as (Record<K, string> & { count: number })[]).map((r) => [
+        r[key],
+        r.count,
+      ]),
     );
 
   // A scrape every few seconds reads the sessions table once per change of the database, not
-  // once per scrape: between runs nothing changes.
+  // once per scrape: between runs nothing changes. A failed read is not kept.
   const version = dataVersion(db);
-  let last: { key: string; value: StoredMetrics } | null = null;
+  let last: { key: string; value: Promise<StoredMetrics> } | null = null;
 
   return {
-    /** Everything at once; `durationBoundsSeconds` are the histogram's bucket bounds. */
-    read(durationBoundsSeconds: readonly number[]): StoredMetrics {
+    /**
+     * Everything at once; `durationBoundsSeconds` are the histogram's bucket bounds. Awaited, the
+     * statements side by side: a scrape every few seconds must not stop the event loop for
+     * seven round trips to a PostgreSQL on another host.
+     */
+    read(durationBoundsSeconds: readonly number[]): Promise<StoredMetrics> {
       const key = `${version()}/${durationBoundsSeconds.join(',')}`;
-      if (last?.key !== key) last = { key, value: readAll(durationBoundsSeconds) };
+      if (last?.key !== key) {
+        const value = readAll(durationBoundsSeconds);
+        last = { key, value };
+        value.catch(() => {
+          if (last?.value === value) last = null;
+        });
+      }
       return last.value;
     },
   };
 
-  function readAll(durationBoundsSeconds: readonly number[]): StoredMetrics {
-    const rows = sessionTotals(durationBoundsSeconds).all() as (Totals & {
-      status: string;
-      tier: number;
-    })[];
+  async function readAll(durationBoundsSeconds: readonly number[]): Promise<StoredMetrics> {
+    const [rows, levels, remediated, refused, delivered, changed, counts] = await Promise.all([
+      allAwaited(sessionTotals(durationBoundsSeconds)) as Promise<
+        (Totals & { status: string; tier: number })[]
+      >,
+      countsBy(events, 'level'),
+      countsBy(remediations, 'action'),
+      countsBy(refusals, 'action'),
+      countsBy(deliveries, 'status'),
+      countsBy(memoryChanges, 'action'),
+      getAwaited(memories) as Promise<{ active: number; inactive: number }>,
+    ]);
     const counted = new Map(rows.map((r) => [`${r.status}/${r.tier}`, r.count]));
     const ofTier = (tier: number, pick: (r: Totals) => number) =>
       rows.filter((r) => r.tier === tier).reduce((sum, r) => sum + pick(r), 0);
-    const levels = countsBy(events, 'level');
-    const remediated = countsBy(remediations, 'action');
-    const refused = countsBy(refusals, 'action');
-    const delivered = countsBy(deliveries, 'status');
-    const changed = countsBy(memoryChanges, 'action');
     return {
       sessions: SESSION_STATUSES.flatMap((status) =>
         TIERS.map((tier) => ({ status, tier, count: counted.get(`${status}/${tier}`) ?? 0 })),
@@ -138,7 +154,7 @@ export function createMetricsStore(db: Db) {
         })),
       ),
       events: EVENT_LEVELS.map((level) => ({ level, count: levels.get(level) ?? 0 })),
-      memories: memories.get() as { active: number; inactive: number },
+      memories: counts,
       memoryChanges: MEMORY_CHANGES.map((action) => ({ action, count: changed.get(action) ?? 0 })),
       remediations: GUARDED_ACTIONS.map((action) => ({
         action,

@@ -27,12 +27,12 @@ export interface HomepageStats {
   next_run: string | null;
 }
 
-export function homepageStats(deps: WebDeps): () => HomepageStats {
+export function homepageStats(deps: WebDeps): () => Promise<HomepageStats> {
   const now = () => deps.clock.now();
-  return cachedFor(CACHE_MS, now, () => {
+  return cachedFor(CACHE_MS, now, async () => {
     const counts = deps.stores.stats.counts(now() - DAY_MS);
     // The same bounds as /metrics: one read serves both while the database is unchanged.
-    const stored = deps.stores.metrics.read(SESSION_DURATION_BUCKETS);
+    const stored = await deps.stores.metrics.read(SESSION_DURATION_BUCKETS);
     const ended = stored.durations.reduce(
       (a, d) => ({ count: a.count + d.count, seconds: a.seconds + d.sumSeconds }),
       { count: 0, seconds: 0 },

@@ -8,6 +8,7 @@ import { dataVersion } from '../../db/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
+import { versionCache } from '../version-cache.js';
 import { EVENT_LEVELS, EVENT_SOURCES, type EventQuery, parseEventQuery } from '../event-query.js';
 import { instanceChoices } from '../instance-filter.js';
 import { pageInfo } from '../pagination.js';
@@ -73,28 +74,16 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   // Every open Events tab asks again every 5 s, mostly for the same filters while nothing was
   // written; reading and rendering 100 rows is most of a request, so the rendered table is kept
   // until the database changes. It holds nothing specific to the signed-in user (no CSRF token).
-  const version = dataVersion(stores.db);
-  const tables = new Map<string, { version: string; html: Fragment }>();
-  const tableHtml = async (
-    c: Context,
-    query: EventQuery,
-    pageNo: number,
-    oob: boolean,
-  ): Promise<Fragment> => {
+  const tables = versionCache<Fragment>(dataVersion(stores.db), TABLE_CACHE_SIZE);
+  const tableHtml = (c: Context, query: EventQuery, pageNo: number, oob: boolean) => {
     // A quick range moves with the clock: a cached table lasts at most its minute.
     const minute = query.raw.range ? Math.floor(deps.clock.now() / 60_000) : 0;
     const key = JSON.stringify([oob, pageNo, query.raw, minute]);
-    // The version before the read: a write during it makes the next request read again.
-    const v = version();
-    const cached = tables.get(key);
-    if (cached?.version === v) return cached.html;
-    const html = new Fragment(
-      renderView(c, 'partials/event-table', await tableData(query, pageNo, oob)),
+    return tables(
+      key,
+      async () =>
+        new Fragment(renderView(c, 'partials/event-table', await tableData(query, pageNo, oob))),
     );
-    tables.delete(key);
-    tables.set(key, { version: v, html });
-    if (tables.size > TABLE_CACHE_SIZE) tables.delete(tables.keys().next().value!);
-    return html;
   };
 
   app.get('/events', async (c) => {

@@ -13,6 +13,7 @@ import { actorOf } from '../actor.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { cachedFor } from '../ttl-cache.js';
+import { versionCache } from '../version-cache.js';
 import { errorFromAppError } from '../errors.js';
 import { memoriesShowInstances } from '../fleet-view.js';
 import {
@@ -45,16 +46,12 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   // every open dashboard polls it every 5 s.
   const version = dataVersion(stores.db);
   // The instance filter's values: read again only when the database changed.
-  let instances: { version: string; names: string[] } | null = null;
-  const knownInstances = (): string[] => {
-    const v = version();
-    if (instances?.version !== v) instances = { version: v, names: stores.memories.instances() };
-    return instances.names;
-  };
+  const instances = versionCache<string[]>(version, 1);
+  const knownInstances = () => instances('', () => stores.memories.instancesAwaited());
   // A lone sidecar's memories are all `local`: no badge, column or filter says so.
-  const fleet = () => memoriesShowInstances(deps, knownInstances());
-  const tables = new Map<string, { version: string; html: Fragment }>();
-  const tableHtml = async (c: Context, q: MemoryListQuery): Promise<Fragment> => {
+  const fleet = async () => memoriesShowInstances(deps, await knownInstances());
+  const tables = versionCache<Fragment>(version, 100);
+  const tableHtml = (c: Context, q: MemoryListQuery): Promise<Fragment> => {
     const key = JSON.stringify([
       q.q,
       q.service,
@@ -66,19 +63,15 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       q.page,
       q.problems.length && q.raw,
     ]);
-    const v = version();
-    const hit = tables.get(key);
-    if (hit?.version === v) return hit.html;
-    const data = q.q === '' ? tableData(q) : await searchData(q);
-    const html = new Fragment(renderView(c, 'partials/memory-table', data));
-    if (tables.size >= 100) tables.clear();
-    tables.set(key, { version: v, html });
-    return html;
+    return tables(key, async () => {
+      const data = q.q === '' ? await tableData(q) : await searchData(q);
+      return new Fragment(renderView(c, 'partials/memory-table', data));
+    });
   };
 
-  const tableData = (q: MemoryListQuery) => {
+  const tableData = async (q: MemoryListQuery) => {
     // One row more than a page tells whether there is a next page, without counting the table.
-    const rows = stores.memories.list({
+    const rows = await stores.memories.listAwaited({
       ...toFilter(q),
       limit: PAGE_SIZE + 1,
       offset: (q.page - 1) * PAGE_SIZE,
@@ -88,7 +81,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       rows: rows.slice(0, PAGE_SIZE),
       hasNext: rows.length > PAGE_SIZE,
       why: null,
-      fleet: fleet(),
+      fleet: await fleet(),
     };
   };
 
@@ -114,10 +107,10 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       why: Object.fromEntries(results.map((r, i) => [r.memory.id, { rank: i + 1, ...r }])),
       // Embeddings are configured but did not answer (or nothing is embedded yet).
       lexicalOnly: answer.mode === 'lexical' && deps.knowledge.embedding.model !== null,
-      fleet: fleet(),
+      fleet: await fleet(),
     };
   };
-  const row = (m: MemoryRow) => ({ rows: [m], fleet: fleet() });
+  const row = async (m: MemoryRow) => ({ rows: [m], fleet: await fleet() });
 
   app.get('/memories', async (c) => {
     const q = listQuery((n) => c.req.query(n));
@@ -131,8 +124,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
         table: await tableHtml(c, q),
         categories: CATEGORIES,
         services: knownServices(),
-        instances: knownInstances(),
-        fleet: fleet(),
+        instances: await knownInstances(),
+        fleet: await fleet(),
         createError: null,
         createValues: {},
       },
@@ -165,21 +158,21 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     }
   });
 
-  app.get('/memories/:id{[0-9]+}/row', (c) => {
-    const m = stores.memories.get(parseId(c.req.param('id')));
+  app.get('/memories/:id{[0-9]+}/row', async (c) => {
+    const m = await stores.memories.getAwaited(parseId(c.req.param('id')));
     if (!m) return c.html('', 200); // deleted meanwhile: the row disappears
-    return partial(c, 'partials/memory-rows', row(m));
+    return partial(c, 'partials/memory-rows', await row(m));
   });
 
-  app.get('/memories/:id{[0-9]+}/edit', (c) => {
-    const m = stores.memories.get(parseId(c.req.param('id')));
+  app.get('/memories/:id{[0-9]+}/edit', async (c) => {
+    const m = await stores.memories.getAwaited(parseId(c.req.param('id')));
     if (!m) return c.html('', 200);
     return partial(c, 'partials/memory-edit-row', { m, error: null, values: {} });
   });
 
-  app.get('/memories/:id{[0-9]+}/history', (c) => {
+  app.get('/memories/:id{[0-9]+}/history', async (c) => {
     const id = parseId(c.req.param('id'));
-    const m = stores.memories.get(id);
+    const m = await stores.memories.getAwaited(id);
     const history = stores.memories.history(id);
     const points = history
       .filter((h) => h.newConfidence !== null)
@@ -190,7 +183,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       history,
       spark: sparkline(points),
       inactive: m ? keeper.inactiveReason(m) : null,
-      fleet: fleet(),
+      fleet: await fleet(),
     });
   });
 
@@ -240,7 +233,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     const form = await c.req.parseBody();
     try {
       const m = keeper.update(id, parseMemoryPatch(form));
-      return partial(c, 'partials/memory-rows', row(m));
+      return partial(c, 'partials/memory-rows', await row(m));
     } catch (err) {
       if (!isAppError(err) || err.code !== 'invalid_input') throw err;
       const m = stores.memories.get(id);

@@ -61,7 +61,7 @@ export function observabilityRoutes(deps: WebDeps): {
       c.req.method === 'GET' &&
       !credentialSent(c)
     ) {
-      return c.json(homepage());
+      return c.json(await homepage());
     }
     return next();
   };
