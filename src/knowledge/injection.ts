@@ -114,8 +114,8 @@ export function createInjection(deps: {
     },
 
     /** Records what a session was given and bumps each memory's surfacing counters. */
-    record(sessionId: number, injected: readonly InjectedMemory[]): void {
-      surfacing.record(
+    async record(sessionId: number, injected: readonly InjectedMemory[]): Promise<void> {
+      await surfacing.record(
         sessionId,
         injected.map((i) => ({
           memoryId: i.memoryId,

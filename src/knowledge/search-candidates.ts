@@ -65,15 +65,13 @@ export function createCandidateLists(deps: {
         .filter((s) => filter.service === undefined || filter.service === s.name)
         .sort((a, b) => b.cosine - a.cosine)
         .slice(0, SERVICE_LIST_SERVICES);
-      const out: { id: number; serviceCosine: number }[] = [];
-      for (const s of close) {
-        const ids = await search.idsOfServiceAwaited(s.name, filter, CANDIDATES - out.length);
-        for (const id of ids) {
-          out.push({ id, serviceCosine: s.cosine });
-        }
-        if (out.length >= CANDIDATES) break;
-      }
-      return out;
+      // Each service's memories read at once; the closest service's come first.
+      const ids = await Promise.all(
+        close.map((s) => search.idsOfServiceAwaited(s.name, filter, CANDIDATES)),
+      );
+      return close
+        .flatMap((s, i) => ids[i]!.map((id) => ({ id, serviceCosine: s.cosine })))
+        .slice(0, CANDIDATES);
     },
 
     /**

@@ -27,7 +27,7 @@ export const COVERED_WORDS = 64;
 /**
  * How much of the query's weight each lexical match covers: its words, service and description
  * (`found`: how many of the store's memories hold each query word; `descriptions`: what the
- * lexical matches' services are, read in one statement by `lexicalServices`); and which lead.
+ * lexical matches' services are, read in one statement beside their rows); and which lead.
  */
 export function noteCoverage(
   text: string,
@@ -58,17 +58,6 @@ export function noteCoverage(
   if (known < KNOWN_SHARE) return;
   const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));
   for (const c of first) c.leading = (c.coverage ?? 0) >= LEAD_SHARE * best;
-}
-
-/** The services of the lexical matches, whose descriptions noteCoverage weighs. */
-export function lexicalServices(
-  candidates: readonly Candidate[],
-  rows: ReadonlyMap<number, MemoryRow>,
-): string[] {
-  const names = candidates.flatMap((c) =>
-    c.lexicalRank !== null ? (rows.get(c.id)?.service ?? []) : [],
-  );
-  return [...new Set(names)];
 }
 
 /** Why a candidate did not come back (`--explain`, `explain=1`). */

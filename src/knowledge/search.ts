@@ -29,13 +29,7 @@ import {
 import { searchDuration } from '../metrics/index.js';
 import type { Embedding } from './embedding.js';
 import { CANDIDATES, createCandidateLists } from './search-candidates.js';
-import {
-  COVERED_WORDS,
-  type CutResult,
-  lexicalServices,
-  noteCoverage,
-  rankCandidates,
-} from './search-rank.js';
+import { COVERED_WORDS, type CutResult, noteCoverage, rankCandidates } from './search-rank.js';
 
 type WordCounts = ReturnType<SearchStore['wordCounts']>;
 
@@ -127,6 +121,7 @@ export function createSearch(deps: {
       const t1 = performance.now();
 
       // How many memories hold each query word: the FTS5 query's common words and their weights.
+      await search.textCurrentAwaited();
       const found = search.wordCounts(queryWords(text, COVERED_WORDS));
       // The three lists at once: on PostgreSQL their reads are awaited side by side.
       const [lexical, semantic, byService] = await Promise.all([
@@ -143,15 +138,17 @@ export function createSearch(deps: {
       );
       const byId = new Map(candidates.map((c) => [c.id, c]));
       // A lexical-only candidate that has a vector gets its cosine too (for "why" and the floor).
-      // Read awaited, both at once: on PostgreSQL the event loop goes on meanwhile.
+      // Read awaited, all at once: on PostgreSQL the event loop goes on meanwhile.
       const missing = candidates.filter((c) => c.cosine === null).map((c) => c.id);
-      const [vectors, read] = await Promise.all([
+      // What the lexical matches' services are (their descriptions weigh in their coverage).
+      const lexicalIds = candidates.filter((c) => c.lexicalRank !== null).map((c) => c.id);
+      const [vectors, read, descriptions] = await Promise.all([
         queryVector ? search.vectorsOfAwaited(missing, embedding.model!) : new Map(),
         memories.getManyAwaited(candidates.map((c) => c.id)),
+        services.descriptionsOfMemoriesAwaited(lexicalIds),
       ]);
       for (const [id, blob] of vectors) byId.get(id)!.cosine = dot(queryVector!, fromBlob(blob));
       const rows = new Map(read.map((m) => [m.id, m]));
-      const descriptions = await services.descriptionsOfAwaited(lexicalServices(candidates, rows));
       noteCoverage(text, found, candidates, rows, descriptions);
       const semanticUsed = queryVector !== null;
       const cut: CutResult[] | undefined = opts.explain ? [] : undefined;

@@ -58,7 +58,8 @@ export function createToolSurfacing(deps: {
     async surface(sessionId: number | null, call: ToolCall): Promise<Surfacing> {
       const query = toolQuery(call);
       if (query === '') return { text: '', memoryIds: [] };
-      const exclude = sessionId === null ? new Set<number>() : surfacing.surfacedIn(sessionId);
+      const exclude =
+        sessionId === null ? new Set<number>() : await surfacing.surfacedIn(sessionId);
       const answer = await search.search(query, {
         limit: 8,
         exclude,
@@ -79,7 +80,7 @@ export function createToolSurfacing(deps: {
         picked.push({ memoryId: m.id, score: r.why.score, detail: { why: r.why } });
       }
       if (lines.length === 0) return { text: '', memoryIds: [] };
-      surfacing.record(sessionId, picked, 'hook', clock.now());
+      await surfacing.record(sessionId, picked, 'hook', clock.now());
       return { text: `${heading}\n${lines.join('\n')}`, memoryIds: picked.map((p) => p.memoryId) };
     },
   };

@@ -53,8 +53,14 @@ let sentinels = 0;
 async function feedHeardAll(): Promise<void> {
   const db = stores.db as unknown as PostgresDb;
   const table = `sentinel_${(sentinels += 1)}`;
+  // A table's version counts its notifications on top of the feed's connections (epochs): the
+  // sentinel is heard when its version moves, not when it is above 0.
+  const before = db.changes().tableVersion(table);
   db.prepare('SELECT pg_notify(?, ?)').get(CHANGES_CHANNEL, table);
-  await waitFor(`the change feed to hear ${table}`, () => db.changes().tableVersion(table) > 0);
+  await waitFor(
+    `the change feed to hear ${table}`,
+    () => db.changes().tableVersion(table) > before,
+  );
 }
 
 /**
@@ -195,6 +201,52 @@ describe('round trips per memory operation on PostgreSQL', () => {
     const before = db.blockingRoundTrips();
     expect((await knowledge.search.search('check reports code')).results.length).toBeGreaterThan(0);
     expect(db.blockingRoundTrips() - before).toBe(0);
+  });
+
+  it('catches its full-text copy up after a write without blocking, and finds what was written', async () => {
+    seed(3, 'nas');
+    await knowledge.search.search('check reports code');
+    const db = stores.db as unknown as PostgresDb;
+    // Written by this process and by another one (a statement of its own, as another instance
+    // would write it): the next search reads both changes, awaited.
+    await knowledge.memory.add({
+      service: 'nas',
+      category: 'behavior',
+      observation: 'the zebra fan spins',
+    });
+    const other = openStores(database.url, { instance: 'other' });
+    try {
+      await other.memories.createAwaited({
+        service: 'nas',
+        category: 'behavior',
+        observation: 'the zebra pool scrubs',
+        confidence: 0.7,
+        sessionId: null,
+        tier: 1,
+        at: clock.now(),
+        nextDecayAt: clock.now() + DAY_MS,
+        scope: 'ops',
+        instance: 'local',
+      });
+    } finally {
+      other.close();
+    }
+    await feedHeardAll();
+    const before = db.blockingRoundTrips();
+    const found = (await knowledge.search.search('zebra')).results.map((r) => r.memory.observation);
+    expect(db.blockingRoundTrips() - before).toBe(0);
+    expect(found.sort()).toEqual(['the zebra fan spins', 'the zebra pool scrubs']);
+
+    // Two searches at once after a write: the second waits for the first one's catch-up.
+    await knowledge.memory.add({ service: 'nas', category: 'behavior', observation: 'a yak' });
+    const both = await Promise.all([
+      knowledge.search.search('yak'),
+      knowledge.search.search('yak'),
+    ]);
+    expect(both.map((a) => a.results.map((r) => r.memory.observation))).toEqual([
+      ['a yak'],
+      ['a yak'],
+    ]);
   });
 
   it('records the memories a session was given, 200 in as many as 5', async () => {

@@ -18,7 +18,7 @@ const memory = (observation: string) =>
 const counts = (...ids: number[]) => ids.map((id) => h.stores.memories.get(id)!.surfaceCount);
 
 describe("a session's surfaced memories", () => {
-  it('are recorded in order with their scores and reasons, each counted once per session', () => {
+  it('are recorded in order with their scores and reasons, each counted once per session', async () => {
     const [a, b, c] = [memory('fan is loud'), memory('scrub on sundays'), memory('disk is full')];
     const session = h.stores.sessions.start({
       trigger: 'scheduled',
@@ -27,7 +27,7 @@ describe("a session's surfaced memories", () => {
       startedAt: h.clock.now(),
     });
     const at = h.clock.now();
-    h.stores.surfacing.record(
+    await h.stores.surfacing.record(
       session,
       [
         { memoryId: b!, score: 0.9, detail: { reason: 'pinned' } },
@@ -37,7 +37,7 @@ describe("a session's surfaced memories", () => {
       at,
     );
     // The hook gives one again and one new: only the new one counts.
-    h.stores.surfacing.record(
+    await h.stores.surfacing.record(
       session,
       [
         { memoryId: a!, score: 0.5 },
@@ -57,7 +57,7 @@ describe("a session's surfaced memories", () => {
     expect(h.stores.memories.get(c!)!.lastSurfacedAt).toBe(at + 1);
 
     // Without a session (a search), every memory given is counted.
-    h.stores.surfacing.record(
+    await h.stores.surfacing.record(
       null,
       [
         { memoryId: a!, score: 1 },

@@ -398,7 +398,7 @@ describe('GET /sessions/:id', () => {
       { trigger: 'jellyfin down after restart' },
       400,
     );
-    h.knowledge.injection.record(id, block.injected);
+    await h.knowledge.injection.record(id, block.injected);
     // Learned after the session started: only the hook can give it.
     const later = await h.knowledge.memory.add({
       service: 'postgres',

@@ -82,7 +82,7 @@ beforeAll(async () => {
   h.knowledge.services.describe('jellyfin', XSS_CORPUS.slice(0, 4).join(' '), 'agent');
   seedMemory(h, { service: 'jellyfin', category: 'timing', observation: XSS_CORPUS[4]! });
   const given = await h.knowledge.search.search('xss alert script', { status: 'all', limit: 20 });
-  h.stores.surfacing.record(
+  await h.stores.surfacing.record(
     sessionId,
     given.results.map((r) => ({
       memoryId: r.memory.id,

@@ -215,6 +215,15 @@ export function createSearchStore(db: Db) {
     /** How many memories hold each of these query words, and how many memories there are. */
     wordCounts: wordCounts(() => (text ? text.current('memories_fts') : db)),
 
+    /**
+     * On PostgreSQL, brings this instance's full-text copy up to date with what changed, its
+     * reads awaited: a search calls it first, so that its own reads of the copy find it current
+     * and wait on nothing. Nothing to do on SQLite, whose index is the file's own.
+     */
+    async textCurrentAwaited(): Promise<void> {
+      if (text) await text.currentAwaited('memories_fts');
+    },
+
     /** Memories matching an FTS5 query, best first, within the filter. */
     lexical(match: string, wanted: SearchFilter, limit: number): LexicalHit[] {
       const plan = lexicalPlan(match, wanted, limit);

@@ -51,8 +51,10 @@ export function createServiceStore(db: Db) {
     FROM names n LEFT JOIN services s ON s.name = n.name ORDER BY n.name`);
   const described = db.prepare(`SELECT name, description, updated_at AS updatedAt FROM services
     WHERE description IS NOT NULL AND description <> '' ORDER BY name`);
-  const describedOf = db.prepare(`SELECT name, description FROM services
-    WHERE name IN (SELECT value FROM json_each(?)) AND description IS NOT NULL`);
+  const describedOfMemories = db.prepare(`SELECT name, description FROM services
+    WHERE name IN (SELECT m.service FROM json_each(?) j
+      CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT))
+    AND description IS NOT NULL`);
   const known = db.prepare(`SELECT 1 FROM services WHERE name = @name
     UNION ALL SELECT 1 FROM memories WHERE service = @name
     UNION ALL SELECT 1 FROM events WHERE service = @name
@@ -63,16 +65,13 @@ export function createServiceStore(db: Db) {
       return (getOne.get(name) as ServiceInfo | undefined) ?? null;
     },
 
-    /** The descriptions of these services (those that have one), in one statement. */
-    descriptionsOf(names: readonly string[]): Map<string, string> {
-      if (names.length === 0) return new Map();
-      return byName(describedOf.all(JSON.stringify(names)) as Described[]);
-    },
-
-    /** The same, awaited. */
-    async descriptionsOfAwaited(names: readonly string[]): Promise<Map<string, string>> {
-      if (names.length === 0) return new Map();
-      return byName((await allAwaited(describedOf, JSON.stringify(names))) as Described[]);
+    /**
+     * The descriptions of these memories' services (those that have one), in one statement: a
+     * search reads them beside the memories themselves, not after.
+     */
+    async descriptionsOfMemoriesAwaited(ids: readonly number[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      return byName((await allAwaited(describedOfMemories, JSON.stringify(ids))) as Described[]);
     },
 
     /** The services that have a description, with when it last changed (awaited: a search). */

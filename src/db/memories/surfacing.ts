@@ -2,6 +2,7 @@
  * Which memories each session was given (the block at its start, the in-session hook), with their
  * scores, and each memory's surfacing counters.
  */
+import { allAwaited, runAwaited, writeAwaited, WriteConflict, type WriteStep } from '../engine.js';
 import { type Db, engineOf } from '../open.js';
 
 export type SurfacedVia = 'context' | 'hook';
@@ -47,33 +48,70 @@ export function createSurfacingStore(db: Db) {
       engineOf(db) === 'postgres' ? 'sm.ctid' : 'sm.rowid'
     }`);
 
-  return {
-    /** Records what a session was given; a memory already given to it is not counted twice. */
-    record: db.transaction(
-      (sessionId: number | null, items: readonly Surfaced[], via: SurfacedVia, at: number) => {
-        if (items.length === 0) return;
-        let bumped = items.map((i) => i.memoryId);
-        if (sessionId !== null) {
-          const added = insert.all(
-            sessionId,
-            via,
-            at,
-            JSON.stringify(bumped),
-            JSON.stringify(items.map((i) => i.score)),
-            JSON.stringify(
-              items.map((i) => (i.detail === undefined ? null : JSON.stringify(i.detail))),
-            ),
-          ) as { memoryId: number }[];
-          bumped = added.map((r) => r.memoryId);
-        }
-        if (bumped.length > 0) bump.run(at, JSON.stringify(bumped));
+  const insertSteps = (
+    sessionId: number,
+    items: readonly Surfaced[],
+    via: SurfacedVia,
+    at: number,
+  ) =>
+    [
+      {
+        stmt: insert,
+        params: [
+          sessionId,
+          via,
+          at,
+          JSON.stringify(items.map((i) => i.memoryId)),
+          JSON.stringify(items.map((i) => i.score)),
+          JSON.stringify(
+            items.map((i) => (i.detail === undefined ? null : JSON.stringify(i.detail))),
+          ),
+        ],
+        // Every one new, or none kept: see `record`.
+        expect: items.length,
       },
-    ),
+      { stmt: bump, params: [at, JSON.stringify(items.map((i) => i.memoryId))] },
+    ] satisfies WriteStep[];
+
+  const surfacedIn = async (sessionId: number): Promise<Set<number>> =>
+    new Set(((await allAwaited(ofSession, sessionId)) as { id: number }[]).map((r) => r.id));
+
+  return {
+    /**
+     * Records what a session was given; a memory already given to it is not counted twice.
+     * Awaited (the in-session hook answers while the session waits): its rows and counters in
+     * one transaction of their own, which keeps nothing when one of them was given meanwhile
+     * (another hook of the same session, at once); then again without it.
+     */
+    async record(
+      sessionId: number | null,
+      items: readonly Surfaced[],
+      via: SurfacedVia,
+      at: number,
+    ): Promise<void> {
+      if (sessionId === null) {
+        if (items.length > 0)
+          await runAwaited(bump, at, JSON.stringify(items.map((i) => i.memoryId)));
+        return;
+      }
+      let left = [...new Map(items.map((i) => [i.memoryId, i])).values()];
+      for (;;) {
+        if (left.length === 0) return;
+        try {
+          await writeAwaited(db, insertSteps(sessionId, left, via, at));
+          return;
+        } catch (err) {
+          if (!(err instanceof WriteConflict)) throw err;
+          const given = await surfacedIn(sessionId);
+          const next = left.filter((i) => !given.has(i.memoryId));
+          if (next.length === left.length) throw err;
+          left = next;
+        }
+      }
+    },
 
     /** Ids of the memories this session has already been given. */
-    surfacedIn(sessionId: number): Set<number> {
-      return new Set((ofSession.all(sessionId) as { id: number }[]).map((r) => r.id));
-    },
+    surfacedIn,
 
     forSession(sessionId: number): SessionMemoryRow[] {
       return (rows.all(sessionId) as (SessionMemoryRow & { detail: string | null })[]).map((r) => ({

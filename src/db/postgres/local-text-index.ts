@@ -51,6 +51,8 @@ interface TableState {
   remove: Database.Statement;
   /** Whether the shared rows may have changed since the last look (change-watch.ts). */
   changed: () => boolean;
+  /** An awaited catch-up or load on its way (currentAwaited). */
+  pending: Promise<void> | null;
 }
 
 /** The shared tables whose writes change each full-text table (through the triggers). */
@@ -75,13 +77,24 @@ export class LocalTextIndex {
 
   /** Records the oldest cursor of the loaded tables (search_readers), at most every REPORT_MS. */
   private report(force: boolean): void {
-    const now = Date.now();
-    if (!force && now - this.reportedAt < REPORT_MS) return;
+    if (!force && !this.reportNow()) return;
+    const q = this.reportQuery();
+    if (q) this.query(q.text, q.params);
+  }
+
+  /** Whether the cursor is due to be recorded again (at most every REPORT_MS). */
+  private reportNow(): boolean {
+    return Date.now() - this.reportedAt >= REPORT_MS;
+  }
+
+  /** The statement that records the oldest cursor, counted as recorded; null: nothing loaded. */
+  private reportQuery(): { text: string; params: unknown[] } | null {
     const cursors = [...this.tables.values()].flatMap((t) => (t.cursor === null ? [] : [t.cursor]));
-    if (cursors.length === 0) return;
+    if (cursors.length === 0) return null;
     const oldest = cursors.reduce((a, b) => (BigInt(a) <= BigInt(b) ? a : b));
-    this.query(REPORT, [this.reader, oldest, now]);
+    const now = Date.now();
     this.reportedAt = now;
+    return { text: REPORT, params: [this.reader, oldest, now] };
   }
 
   private state(table: TextTable): TableState {
@@ -157,6 +170,7 @@ export class LocalTextIndex {
       ),
       remove: this.local.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
       changed: tableWatch(this.db, ...WRITTEN_BY[table]),
+      pending: null,
     };
   }
 
@@ -194,39 +208,95 @@ export class LocalTextIndex {
   }
 
   private catchUp(table: TextTable, state: TableState): void {
+    const steps = this.catchUpSteps(table, state);
+    let next = steps.next();
+    while (!next.done) next = steps.next(this.query(next.value.text, next.value.params));
+    if (next.value === 'reload') this.load(table, state);
+    else this.report(false);
+  }
+
+  /**
+   * The same as `current`, its reads awaited (a search: with PostgreSQL a network hop away, the
+   * event loop serves other requests meanwhile). Searches that ask while a catch-up or a load is
+   * on its way wait for it. A synchronous read of the table that catches up meanwhile wins: the
+   * awaited one then keeps nothing of what it read.
+   */
+  async currentAwaited(table: TextTable): Promise<void> {
+    const state = this.state(table);
+    while (state.pending) await state.pending;
+    const changed = state.changed();
+    let work: Promise<void>;
+    if (state.cursor === null) work = this.warm(table);
+    else if (changed || state.tentative.size > 0) work = this.catchUpAwaited(table, state);
+    else return;
+    const pending = work.finally(() => {
+      if (state.pending === pending) state.pending = null;
+    });
+    state.pending = pending;
+    return pending;
+  }
+
+  private async catchUpAwaited(table: TextTable, state: TableState): Promise<void> {
+    const steps = this.catchUpSteps(table, state);
+    let next = steps.next();
+    const start = state.loads;
+    while (!next.done) {
+      const { text, params } = next.value;
+      const rows = (await this.db.callAsync({ op: 'query', text, params, mode: 'plain' })).rows;
+      if (state.loads !== start) return;
+      next = steps.next(rows);
+    }
+    if (next.value === 'reload') {
+      state.cursor = null;
+      return this.warm(table);
+    }
+    const report = this.reportNow() ? this.reportQuery() : null;
+    if (report) await this.db.callAsync({ op: 'query', ...report, mode: 'plain' });
+  }
+
+  /**
+   * The catch-up of one table, once for both drivers (the synchronous and the awaited): it
+   * yields the statements it needs answered and is handed their rows. Nothing of the table's
+   * state changes until every read is in, so that an awaited driver overtaken meanwhile can
+   * leave it as it is. Answers `reload` when this reader's changes were pruned (it was gone too
+   * long): the table is read whole again.
+   */
+  private *catchUpSteps(
+    table: TextTable,
+    state: TableState,
+  ): Generator<{ text: string; params: unknown[] }, 'reload' | 'done', Record<string, unknown>[]> {
+    state.loads += 1;
     const { columns, byIds } = TEXT_SOURCES[table];
-    const [head] = this.query(CHANGES, [table, state.cursor]) as {
+    const [head] = (yield { text: CHANGES, params: [table, state.cursor] }) as {
       horizon: string;
       changed: string;
       pruned: string;
     }[];
-    // Changes this reader had not read were deleted (it was gone too long): read it all again.
-    if (BigInt(head!.pruned) > BigInt(state.cursor!)) {
-      this.load(table, state);
-      return;
-    }
+    if (BigInt(head!.pruned) > BigInt(state.cursor!)) return 'reload';
     const changed = JSON.parse(head!.changed) as [number, string, boolean | null][];
     const ids = new Set(state.tentative);
     const tentative = new Set<number>();
+    const applied = new Map<number, string>();
     for (const [id, xid, mine] of changed) {
       if (mine) tentative.add(id);
       else if (state.applied.get(id) === xid && !state.tentative.has(id)) continue;
       ids.add(id);
-      state.applied.set(id, xid);
+      applied.set(id, xid);
     }
-    if (ids.size > 0) {
-      const all = [...ids];
-      for (let i = 0; i < all.length; i += PAGE) {
-        const chunk = all.slice(i, i + PAGE);
-        this.write(state, columns, chunk, this.query(byIds, [chunk]));
-      }
+    const all = [...ids];
+    const chunks: { ids: number[]; rows: Record<string, unknown>[] }[] = [];
+    for (let i = 0; i < all.length; i += PAGE) {
+      const chunk = all.slice(i, i + PAGE);
+      chunks.push({ ids: chunk, rows: yield { text: byIds, params: [chunk] } });
     }
+    for (const c of chunks) this.write(state, columns, c.ids, c.rows);
+    for (const [id, xid] of applied) state.applied.set(id, xid);
     state.tentative = tentative;
     state.cursor = head!.horizon;
     // What was read before the new cursor will not be read again: forget it.
     const floor = BigInt(head!.horizon);
     for (const [id, xid] of state.applied) if (BigInt(xid) < floor) state.applied.delete(id);
-    this.report(false);
+    return 'done';
   }
 
   /** Replaces the rows of these ids with the rows given (those of them that still exist). */

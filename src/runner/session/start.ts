@@ -27,6 +27,6 @@ export async function startSession(deps: SessionRunnerDeps, req: SessionRequest)
     startedAt: requestedAt,
     simulated: deps.simulated ?? false,
   });
-  knowledge.injection.record(sessionId, memory.injected);
+  await knowledge.injection.record(sessionId, memory.injected);
   return { sessionId, requestedAt, memoryBlock: memory.text, cooldownBlock };
 }
