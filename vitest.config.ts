@@ -33,6 +33,7 @@ const POSTGRES_SUITES = [
   'test/db/background-loop.test.ts',
   'test/db/stats.test.ts',
   'test/db/surfacing.test.ts',
+  'test/web/polled-pages-awaited.test.ts',
   'test/knowledge/memory-archive.test.ts',
   'test/knowledge/memory-service.test.ts',
   'test/knowledge/memory-judge.test.ts',

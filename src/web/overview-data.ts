@@ -17,23 +17,27 @@ const RECENT_RUNS = 50;
  * What the stat cards show, at `deps.clock.now()`: the runs that need a human (last 24 h), the
  * store's counts (critical events over the last 24 h), the latest run, and the runner's state.
  */
-export function overviewStats(deps: WebDeps) {
+export async function overviewStats(deps: WebDeps) {
   const now = deps.clock.now();
   const criticalSince = now - DAY_MS;
-  const lastRun = deps.stores.stats.lastRun();
+  const [lastRun, counts, recent] = await Promise.all([
+    deps.stores.stats.lastRun(),
+    deps.stores.stats.counts(criticalSince),
+    runRows(deps.stores, { limit: RECENT_RUNS, offset: 0, filter: { from: criticalSince } }),
+  ]);
   return {
     now,
     criticalSince,
-    counts: deps.stores.stats.counts(criticalSince),
+    counts,
     lastRun,
     // Runs of the last 24 h that need a human, newest first: what the page leads with.
-    needsHuman: runRows(deps.stores, {
-      limit: RECENT_RUNS,
-      offset: 0,
-      filter: { from: criticalSince },
-    }).filter((r) => r.root.trigger !== 'import' && NEEDS_A_HUMAN.has(r.outcome.kind)),
+    needsHuman: recent.filter(
+      (r) => r.root.trigger !== 'import' && NEEDS_A_HUMAN.has(r.outcome.kind),
+    ),
     // The chain's summary, kept on its first session.
-    lastRunSummary: lastRun ? deps.stores.sessionRecords.summary(lastRun.rootId) : null,
+    lastRunSummary: lastRun
+      ? await deps.stores.sessionRecords.summaryAwaited(lastRun.rootId)
+      : null,
     runner: deps.runner.status(),
     disk: diskUseOf(deps),
     // The model gateway's spending: today against the budget, and per day over the last week.

@@ -25,19 +25,23 @@ export function otherInstance(
   return `session ${s.id} runs on instance ${s.instance}; stop it there`;
 }
 
-export function sessionListQuery(
+export async function sessionListQuery(
   deps: Pick<WebDeps, 'stores' | 'clock'>,
   c: Context<AppEnv>,
   requestedPage: number,
   pageSize: number,
-): {
+): Promise<{
   query: SessionQuery;
   pager: PageInfo;
   view: Record<string, unknown>;
-} {
+}> {
   const timeZone = c.get('app').timeZone;
   const query = parseSessionQuery((n) => c.req.query(n), deps.clock.now(), timeZone);
-  const pager = pageInfo(requestedPage, pageSize, deps.stores.sessions.countChains(query.filter));
+  const [count, instances] = await Promise.all([
+    deps.stores.sessions.countChainsAwaited(query.filter),
+    deps.stores.sessions.instancesAwaited(),
+  ]);
+  const pager = pageInfo(requestedPage, pageSize, count);
   const qs = filterQueryString(query.raw);
   return {
     query,
@@ -48,7 +52,7 @@ export function sessionListQuery(
       statuses: SESSION_STATUSES,
       triggers: SESSION_TRIGGERS,
       // The instance select: every instance with sessions (a fleet shares one database).
-      instances: instanceChoices(deps.stores.sessions.instances(), query.raw.instance),
+      instances: instanceChoices(instances, query.raw.instance),
       quickRanges: QUICK_RANGES,
       timeZone,
       pager,

@@ -32,22 +32,30 @@ export interface RunRow {
   repeats: number;
 }
 
-/** The chains of one page of the Sessions list, newest first. */
-export function runRows(
+/**
+ * The chains of one page of the Sessions list, newest first, read awaited (every open tab polls
+ * it: on PostgreSQL the event loop goes on while the server answers).
+ */
+export async function runRows(
   stores: Pick<Stores, 'sessions' | 'sessionRecords' | 'alertRepeats'>,
   page: { limit: number; offset: number; filter?: SessionFilter },
-): RunRow[] {
-  const roots = stores.sessions.chainRoots(page);
+): Promise<RunRow[]> {
+  const roots = await stores.sessions.chainRootsAwaited(page);
   const byRoot = new Map<number, SessionRow[]>(roots.map((id) => [id, []]));
-  for (const s of stores.sessions.chainSessions(roots)) byRoot.get(s.chainRoot)?.push(s);
+  for (const s of await stores.sessions.chainSessionsAwaited(roots)) {
+    byRoot.get(s.chainRoot)?.push(s);
+  }
   const chains = roots
     .map((id) => byRoot.get(id)!)
     .filter((c) => c.length > 0)
     .map((c) => c.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id));
   const lastIds = chains.map((c) => c[c.length - 1]!.id);
-  const signals = stores.sessions.outcomeSignals(lastIds);
-  const summaries = stores.sessionRecords.summaries(chains.map((c) => c[0]!.id));
-  const repeats = stores.alertRepeats.forSessions(chains.map((c) => c[0]!.id));
+  const rootIds = chains.map((c) => c[0]!.id);
+  const [signals, summaries, repeats] = await Promise.all([
+    stores.sessions.outcomeSignalsAwaited(lastIds),
+    stores.sessionRecords.summariesAwaited(rootIds),
+    stores.alertRepeats.forSessionsAwaited(rootIds),
+  ]);
   return chains.map((c) => {
     const root = c[0]!;
     const last = c[c.length - 1]!;

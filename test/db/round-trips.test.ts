@@ -268,6 +268,6 @@ describe('round trips per memory operation on PostgreSQL', () => {
     const twoHundred = await given(seed(200, 'large'));
     expect(twoHundred).toBe(five);
     expect(five).toBe(4);
-    expect(stores.surfacing.forSession(session)).toHaveLength(208);
+    expect(await stores.surfacing.forSession(session)).toHaveLength(208);
   });
 });

@@ -71,9 +71,9 @@ function chainsFixture() {
 }
 
 describe('stats store counts', () => {
-  it('counts root sessions, finished and succeeded chains, escalations and cost', () => {
+  it('counts root sessions, finished and succeeded chains, escalations and cost', async () => {
     chainsFixture();
-    const counts = t.stores.stats.counts(t.clock.now() - DAY_MS);
+    const counts = await t.stores.stats.counts(t.clock.now() - DAY_MS);
     expect(counts).toMatchObject({
       rootSessions: 6,
       finishedChains: 4,
@@ -84,12 +84,12 @@ describe('stats store counts', () => {
     expect(counts.totalCostUsd).toBeCloseTo(1.25, 10);
   });
 
-  it('leaves imported transcripts out of the run figures', () => {
+  it('leaves imported transcripts out of the run figures', async () => {
     chainsFixture();
     session('failed', { minutesAgo: 5, trigger: 'import' });
     session('completed', { minutesAgo: 4, trigger: 'import' });
     session('running', { minutesAgo: 3, trigger: 'import' });
-    expect(t.stores.stats.counts(t.clock.now() - DAY_MS)).toMatchObject({
+    expect(await t.stores.stats.counts(t.clock.now() - DAY_MS)).toMatchObject({
       rootSessions: 6,
       finishedChains: 4,
       succeededChains: 2,
@@ -98,8 +98,8 @@ describe('stats store counts', () => {
     });
   });
 
-  it('has no success rate and zero counts on an empty database', () => {
-    expect(t.stores.stats.counts(0)).toEqual({
+  it('has no success rate and zero counts on an empty database', async () => {
+    expect(await t.stores.stats.counts(0)).toEqual({
       rootSessions: 0,
       finishedChains: 0,
       succeededChains: 0,
@@ -123,33 +123,36 @@ describe('stats store counts', () => {
     });
   });
 
-  it('counts active and inactive memories', () => {
+  it('counts active and inactive memories', async () => {
     const ids = ['one', 'two', 'three'].map(
       (o, i) =>
         seedMemory(t, { service: `svc${i}`, category: 'timing', observation: `takes ${o} minute` })
           .id,
     );
     t.keeper.deactivate([ids[0]!]);
-    expect(t.stores.stats.counts(0)).toMatchObject({ activeMemories: 2, inactiveMemories: 1 });
+    expect(await t.stores.stats.counts(0)).toMatchObject({
+      activeMemories: 2,
+      inactiveMemories: 1,
+    });
   });
 
-  it('counts critical events at or after `since` only', () => {
+  it('counts critical events at or after `since` only', async () => {
     const now = t.clock.now();
     const since = now - DAY_MS;
     event('critical', since); // exactly 24 h ago: counted
     event('critical', since - 1); // one millisecond earlier: not
     event('critical', now);
     event('warning', now);
-    expect(t.stores.stats.counts(since).criticalEvents).toBe(2);
+    expect((await t.stores.stats.counts(since)).criticalEvents).toBe(2);
   });
 });
 
 describe('stats store lastRun', () => {
-  it('is null without sessions', () => {
-    expect(t.stores.stats.lastRun()).toBeNull();
+  it('is null without sessions', async () => {
+    expect(await t.stores.stats.lastRun()).toBeNull();
   });
 
-  it("describes the latest root session's chain by its last session", () => {
+  it("describes the latest root session's chain by its last session", async () => {
     chainsFixture();
     // Make the three-tier chain the latest run.
     t.clock.advance(DAY_MS);
@@ -162,7 +165,7 @@ describe('stats store lastRun', () => {
       cost: 0.03,
       response: 'All services healthy after the restart.',
     });
-    const run = t.stores.stats.lastRun()!;
+    const run = (await t.stores.stats.lastRun())!;
     expect(run).toMatchObject({
       rootId: latest,
       rootStatus: 'escalated',
@@ -179,23 +182,26 @@ describe('stats store lastRun', () => {
     expect(run.costUsd).toBeCloseTo(0.06, 10);
   });
 
-  it('is never an imported transcript', () => {
+  it('is never an imported transcript', async () => {
     const { f } = chainsFixture();
     session('completed', { minutesAgo: 1, trigger: 'import' });
-    expect(t.stores.stats.lastRun()).toMatchObject({ rootId: f, trigger: 'scheduled' });
+    expect(await t.stores.stats.lastRun()).toMatchObject({ rootId: f, trigger: 'scheduled' });
     const only = testApp();
     try {
       only.stores.sessions.start({ trigger: 'import', tier: 1, startedAt: only.clock.now() });
-      expect(only.stores.stats.lastRun()).toBeNull();
-      expect(only.stores.stats.counts(0)).toMatchObject({ rootSessions: 0, successRate: null });
+      expect(await only.stores.stats.lastRun()).toBeNull();
+      expect(await only.stores.stats.counts(0)).toMatchObject({
+        rootSessions: 0,
+        successRate: null,
+      });
     } finally {
       only.close();
     }
   });
 
-  it('reports a chain still running as running, with no end', () => {
+  it('reports a chain still running as running, with no end', async () => {
     const { f, f2 } = chainsFixture();
-    expect(t.stores.stats.lastRun()).toMatchObject({
+    expect(await t.stores.stats.lastRun()).toMatchObject({
       rootId: f,
       lastId: f2,
       status: 'running',
@@ -206,7 +212,7 @@ describe('stats store lastRun', () => {
 });
 
 describe('stats store activity', () => {
-  it('merges sessions, events and memory changes newest first', () => {
+  it('merges sessions, events and memory changes newest first', async () => {
     const start = t.clock.now();
     const s1 = session('completed', { minutesAgo: 0 }); // at start
     t.clock.advance(MINUTE_MS);
@@ -219,7 +225,7 @@ describe('stats store activity', () => {
     t.clock.advance(MINUTE_MS);
     t.keeper.update(m1, { active: false });
 
-    const items = t.stores.stats.activity(40);
+    const items = await t.stores.stats.activity(40);
     expect(items.map((i) => [i.kind, i.id])).toEqual([
       ['memory', expect.any(Number)],
       ['session', s2],
@@ -241,7 +247,7 @@ describe('stats store activity', () => {
     expect(items.map((i) => i.at)).toEqual([...items.map((i) => i.at)].sort((a, b) => b - a));
   });
 
-  it('caps the feed, keeps deleted memories unlinked, and leaves decay steps out', () => {
+  it('caps the feed, keeps deleted memories unlinked, and leaves decay steps out', async () => {
     const m = seedMemory(t, { service: null, category: 'behavior', observation: 'flaky dns' });
     t.stores.memories.change([
       { id: m.id, action: 'decayed', confidence: 0.6, active: true, at: t.clock.now() + 1 },
@@ -250,7 +256,7 @@ describe('stats store activity', () => {
     t.keeper.remove([m.id]);
     for (let i = 0; i < 50; i += 1) event('info', t.clock.now() - 10 * MINUTE_MS - i);
 
-    const items = t.stores.stats.activity(40);
+    const items = await t.stores.stats.activity(40);
     expect(items).toHaveLength(40);
     expect(items[0]).toMatchObject({ kind: 'memory', action: 'deleted', exists: false });
     expect(items[1]).toMatchObject({ kind: 'memory', action: 'created', exists: false });
@@ -260,7 +266,7 @@ describe('stats store activity', () => {
 });
 
 describe('stats store eventServices', () => {
-  it('lists the distinct services named by events, sorted, without null', () => {
+  it('lists the distinct services named by events, sorted, without null', async () => {
     for (const service of ['web', 'db', null, 'web', 'cache', 'db']) {
       t.stores.events.insert({
         sessionId: null,
@@ -271,7 +277,7 @@ describe('stats store eventServices', () => {
         createdAt: t.clock.now(),
       });
     }
-    expect(t.stores.stats.eventServices()).toEqual(['cache', 'db', 'web']);
+    expect(await t.stores.stats.eventServices()).toEqual(['cache', 'db', 'web']);
   });
 });
 
@@ -295,7 +301,7 @@ describe('stats store outcomes', () => {
     return id;
   }
 
-  it('tells a refused restart, a critical event left, a tier limit and a dry run apart from a resolved run', () => {
+  it('tells a refused restart, a critical event left, a tier limit and a dry run apart from a resolved run', async () => {
     run('completed', null);
     run('completed', null, ['Blocked restart (cooldown): docker restart jellyfin']);
     const critical = run('completed', null);
@@ -303,28 +309,28 @@ describe('stats store outcomes', () => {
     run('completed', null, ['Escalation to tier 3 ignored: the highest tier allowed is 2']);
     run('completed', null, ['Blocked restart (dry run): docker restart jellyfin']);
     run('completed', null, ['Escalation to tier 2 suppressed (dry run): slow']);
-    expect(t.stores.stats.counts(0)).toMatchObject({
+    expect(await t.stores.stats.counts(0)).toMatchObject({
       finishedChains: 6,
       succeededChains: 6,
       resolvedChains: 1,
       needsHumanChains: 5,
       outcomes: { resolved: 1, needs_human: 5, failed: 0 },
     });
-    const last = t.stores.stats.lastRun()!;
+    const last = (await t.stores.stats.lastRun())!;
     expect(last.status).toBe('completed');
     expect(last.outcome).toEqual({ kind: 'needs_human', reasons: ['dry run'] });
   });
 
-  it('names the reasons of a run whose restart was refused and that reported a critical event', () => {
+  it('names the reasons of a run whose restart was refused and that reported a critical event', async () => {
     const id = run('completed', null, ['Blocked restart (cooldown): docker restart jellyfin']);
     event('critical', t.clock.now(), id);
-    expect(t.stores.stats.lastRun()!.outcome).toEqual({
+    expect((await t.stores.stats.lastRun())!.outcome).toEqual({
       kind: 'needs_human',
       reasons: ['restart refused', 'critical event left'],
     });
   });
 
-  it('tells a shutdown from a stop by the operator, and an interruption and a failure apart', () => {
+  it('tells a shutdown from a stop by the operator, and an interruption and a failure apart', async () => {
     run('stopped', SESSION_SHUTDOWN_ERROR);
     run('stopped', 'stopped by the operator');
     run(
@@ -334,7 +340,7 @@ describe('stats store outcomes', () => {
     run('failed', 'the CLI exited with code 1');
     run('timed_out', 'timed out after 10 min');
     session('running', { minutesAgo: 1 });
-    expect(t.stores.stats.counts(0).outcomes).toEqual({
+    expect((await t.stores.stats.counts(0)).outcomes).toEqual({
       running: 1,
       resolved: 0,
       needs_human: 0,

@@ -47,7 +47,12 @@ describe("a session's surfaced memories", () => {
       at + 1,
     );
     expect(
-      h.stores.surfacing.forSession(session).map((r) => [r.memoryId, r.via, r.score, r.detail]),
+      (await h.stores.surfacing.forSession(session)).map((r) => [
+        r.memoryId,
+        r.via,
+        r.score,
+        r.detail,
+      ]),
     ).toEqual([
       [b, 'context', 0.9, { reason: 'pinned' }],
       [a, 'context', null, null],

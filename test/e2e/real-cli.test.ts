@@ -200,7 +200,7 @@ describe('real Claude CLI against the simulated model', () => {
     const sessionId = out.sessionIds[0]!;
     expect(harness.stores.sessions.get(sessionId)!.status).toBe('completed');
     const first = cli!.sim.requests.find((r) => !side(r))!;
-    const given = harness.stores.surfacing.forSession(sessionId);
+    const given = await harness.stores.surfacing.forSession(sessionId);
     // The block is built for the alert: one of the jellyfin memories is in it, not the
     // confident memories about other services.
     const atStart = given.filter((g) => g.via === 'context');

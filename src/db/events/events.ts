@@ -122,6 +122,10 @@ export function createEventStore(db: Db, instance = 'local') {
     instances(limit = 100): string[] {
       return (instances.all(limit) as { name: string }[]).map((r) => r.name);
     },
+    /** The same, awaited (the Events page's filter). */
+    async instancesAwaited(limit = 100): Promise<string[]> {
+      return ((await allAwaited(instances, limit)) as { name: string }[]).map((r) => r.name);
+    },
     list(filter: EventFilter = {}): EventRow[] {
       const q = listQuery(filter);
       return q.stmt.all(...q.params) as EventRow[];

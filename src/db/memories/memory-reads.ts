@@ -77,6 +77,11 @@ export function memoryReads(db: Db) {
     };
   };
 
+  const countQuery = (filter: MemoryFilter) => {
+    const { sql, params } = whereOf(withVisibility(filter, hasOthers));
+    return { stmt: cached(`SELECT COUNT(*) AS n FROM memories ${sql}`), params };
+  };
+
   return {
     get(id: number): MemoryRow | null {
       const raw = getOne.get(id) as RawMemory | undefined;
@@ -153,9 +158,14 @@ export function memoryReads(db: Db) {
     },
 
     count(filter: MemoryFilter = {}): number {
-      const { sql, params } = whereOf(withVisibility(filter, hasOthers));
-      return (cached(`SELECT COUNT(*) AS n FROM memories ${sql}`).get(...params) as { n: number })
-        .n;
+      const q = countQuery(filter);
+      return (q.stmt.get(...q.params) as { n: number }).n;
+    },
+
+    /** The same, awaited (the API's list). */
+    async countAwaited(filter: MemoryFilter = {}): Promise<number> {
+      const q = countQuery(filter);
+      return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },
 
     /** Active memories of one (service, category): the pool a new observation may reinforce. */

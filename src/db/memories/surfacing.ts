@@ -113,8 +113,11 @@ export function createSurfacingStore(db: Db) {
     /** Ids of the memories this session has already been given. */
     surfacedIn,
 
-    forSession(sessionId: number): SessionMemoryRow[] {
-      return (rows.all(sessionId) as (SessionMemoryRow & { detail: string | null })[]).map((r) => ({
+    async forSession(sessionId: number): Promise<SessionMemoryRow[]> {
+      const read = (await allAwaited(rows, sessionId)) as (SessionMemoryRow & {
+        detail: string | null;
+      })[];
+      return read.map((r) => ({
         ...r,
         detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown),
       }));

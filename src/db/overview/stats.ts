@@ -5,6 +5,7 @@
  */
 import type { EventRow } from '../events/events.js';
 import type { HistoryAction } from '../memories/memories.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 import {
   OUTCOME_SIGNAL_COLUMNS,
@@ -168,9 +169,13 @@ export function createStatsStore(db: Db) {
   };
 
   return {
-    /** The overview numbers; critical events are counted from `since` (epoch ms) on. */
-    counts(since: number): OverviewCounts {
-      const c = counts.get(since) as Omit<
+    /**
+     * The overview numbers; critical events are counted from `since` (epoch ms) on. The
+     * overview's reads are awaited: its page polls them (on PostgreSQL the event loop goes on).
+     */
+    async counts(since: number): Promise<OverviewCounts> {
+      const [row, groups] = await Promise.all([getAwaited(counts, since), allAwaited(chains)]);
+      const c = row as Omit<
         OverviewCounts,
         | 'finishedChains'
         | 'succeededChains'
@@ -184,7 +189,7 @@ export function createStatsStore(db: Db) {
         number
       >;
       let succeeded = 0;
-      for (const g of chains.all() as (OutcomeSignals & { n: number })[]) {
+      for (const g of groups as (OutcomeSignals & { n: number })[]) {
         outcomes[runOutcome(g).kind] += Number(g.n);
         if (g.status === 'completed') succeeded += Number(g.n);
       }
@@ -201,12 +206,13 @@ export function createStatsStore(db: Db) {
     },
 
     /** The most recently started run (root session, not an import) and its chain, or null. */
-    lastRun(): LastRun | null {
-      const root = latestRoot.get() as { id: number } | undefined;
+    async lastRun(): Promise<LastRun | null> {
+      const root = (await getAwaited(latestRoot)) as { id: number } | undefined;
       if (!root) return null;
-      const rows = chainOf.all(root.id) as ChainRow[];
+      const rows = (await allAwaited(chainOf, root.id)) as ChainRow[];
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
+      const signals = (await getAwaited(signalsOf, last.id)) as OutcomeSignals;
       const costs = rows.map((r) => r.costUsd).filter((v): v is number => v !== null);
       return {
         rootId: first.id,
@@ -214,7 +220,7 @@ export function createStatsStore(db: Db) {
         trigger: first.trigger,
         lastId: last.id,
         status: last.status,
-        outcome: runOutcome(signalsOf.get(last.id) as OutcomeSignals),
+        outcome: runOutcome(signals),
         tierReached: Math.max(...rows.map((r) => r.tier)),
         sessions: rows.length,
         startedAt: first.startedAt,
@@ -229,24 +235,29 @@ export function createStatsStore(db: Db) {
      * The latest sessions (by start), events and memory changes, merged newest first and cut
      * to `limit` items.
      */
-    activity(limit = 40): ActivityItem[] {
-      const history = (
-        recentHistory.all(limit) as (Omit<Extract<ActivityItem, { kind: 'memory' }>, 'exists'> & {
-          present: number;
-        })[]
-      ).map(({ present, ...h }): ActivityItem => ({ ...h, exists: present === 1 }));
+    async activity(limit = 40): Promise<ActivityItem[]> {
+      const [history, sessions, events] = await Promise.all([
+        allAwaited(recentHistory, limit),
+        allAwaited(recentSessions, limit),
+        allAwaited(recentEvents, limit),
+      ]);
       const items = [
-        ...(recentSessions.all(limit) as ActivityItem[]),
-        ...(recentEvents.all(limit) as ActivityItem[]),
-        ...history,
+        ...(sessions as ActivityItem[]),
+        ...(events as ActivityItem[]),
+        ...(
+          history as (Omit<Extract<ActivityItem, { kind: 'memory' }>, 'exists'> & {
+            present: number;
+          })[]
+        ).map(({ present, ...h }): ActivityItem => ({ ...h, exists: present === 1 })),
       ];
       items.sort((a, b) => b.at - a.at || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || b.id - a.id);
       return items.slice(0, limit);
     },
 
     /** Distinct non-null services named by events, sorted (at most 500). */
-    eventServices(): string[] {
-      return (eventServices.all(MAX_SERVICES) as { service: string }[]).map((r) => r.service);
+    async eventServices(): Promise<string[]> {
+      const rows = (await allAwaited(eventServices, MAX_SERVICES)) as { service: string }[];
+      return rows.map((r) => r.service);
     },
   };
 }

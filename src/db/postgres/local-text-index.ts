@@ -138,6 +138,8 @@ export class LocalTextIndex {
       last = rows[rows.length - 1]!.id as number;
     }
     this.loaded(table, state, horizon);
+    const report = this.reportQuery();
+    if (report) await this.db.callAsync({ op: 'query', ...report, mode: 'plain' });
   }
 
   /** Brings one full-text table up to date with the shared rows; returns the local database. */
@@ -195,16 +197,19 @@ export class LocalTextIndex {
     // Read inside a transaction that wrote: what it changed may yet be rolled back, so the next
     // search loads the table again rather than trust this copy.
     this.loaded(table, state, own === null ? horizon : null);
+    if (own === null) this.report(true);
   }
 
-  /** The end of a whole load: the index merged, the changes forgotten, the cursor recorded. */
+  /**
+   * The end of a whole load: the index merged, the changes forgotten, the cursor set (the
+   * caller records it, synchronously or awaited).
+   */
   private loaded(table: TextTable, state: TableState, cursor: string | null): void {
     // Loaded in many transactions, the index is in as many segments: merged, it reads faster.
     this.local.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
     state.applied.clear();
     state.tentative.clear();
     state.cursor = cursor;
-    if (cursor !== null) this.report(true);
   }
 
   private catchUp(table: TextTable, state: TableState): void {

@@ -2,7 +2,7 @@
  * session_alert_repeats: how many more times the alert that started a session arrived within
  * the de-duplication window (the scheduler queued one run for them all).
  */
-import { getAwaited } from '../engine.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export function createAlertRepeatStore(db: Db) {
@@ -21,16 +21,15 @@ export function createAlertRepeatStore(db: Db) {
     async getAwaited(sessionId: number): Promise<number> {
       return ((await getAwaited(one, sessionId)) as { repeats: number } | undefined)?.repeats ?? 0;
     },
-    /** Repeats per session for `ids`; sessions without any are absent. */
-    forSessions(ids: readonly number[]): Map<number, number> {
+    /** Repeats per session for `ids` (awaited: the Sessions list); sessions without any are absent. */
+    async forSessionsAwaited(ids: readonly number[]): Promise<Map<number, number>> {
       const out = new Map<number, number>();
       if (ids.length === 0) return out;
-      const rows = db
-        .prepare(
-          `SELECT session_id AS id, repeats FROM session_alert_repeats
+      const stmt = db.prepare(
+        `SELECT session_id AS id, repeats FROM session_alert_repeats
           WHERE session_id IN (${ids.map(() => '?').join(', ')})`,
-        )
-        .all(...ids) as { id: number; repeats: number }[];
+      );
+      const rows = (await allAwaited(stmt, ...ids)) as { id: number; repeats: number }[];
       for (const r of rows) out.set(r.id, r.repeats);
       return out;
     },

@@ -4,6 +4,7 @@
  * to (its last session's outcome signals). Chains are short (three tiers at most), so walking the
  * parent links costs a few index seeks per session.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 import { OUTCOME_SIGNAL_COLUMNS, type OutcomeSignals } from './run-outcome.js';
 import { type SessionFilter, sessionWhere } from './session-filter.js';
@@ -28,46 +29,51 @@ function matchedRoots(filter: SessionFilter | undefined) {
   };
 }
 
+/**
+ * Read awaited, all of them: the Sessions list, which every open tab polls, reads them (on
+ * PostgreSQL the event loop goes on while the server answers).
+ */
 export function sessionChainReads(db: Db) {
   const cached = statementCache(db);
   return {
     /** Root ids of the chains with a session matching `filter`, newest first. */
-    chainRoots(opts: { limit: number; offset: number; filter?: SessionFilter }): number[] {
+    async chainRootsAwaited(opts: {
+      limit: number;
+      offset: number;
+      filter?: SessionFilter;
+    }): Promise<number[]> {
       const { sql, params } = matchedRoots(opts.filter);
-      const rows = cached(`${sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
-        ...params,
-        opts.limit,
-        opts.offset,
-      ) as { id: number }[];
+      const stmt = cached(`${sql} ORDER BY id DESC LIMIT ? OFFSET ?`);
+      const rows = (await allAwaited(stmt, ...params, opts.limit, opts.offset)) as { id: number }[];
       return rows.map((r) => r.id);
     },
-    countChains(filter?: SessionFilter): number {
+    async countChainsAwaited(filter?: SessionFilter): Promise<number> {
       const { sql, params } = matchedRoots(filter);
-      const row = cached(`SELECT COUNT(*) AS n FROM (${sql}) AS roots`).get(...params) as {
-        n: number;
-      };
-      return Number(row.n);
+      const stmt = cached(`SELECT COUNT(*) AS n FROM (${sql}) AS roots`);
+      return Number(((await getAwaited(stmt, ...params)) as { n: number }).n);
     },
     /** Every session of the chains rooted at `rootIds`, each with its chain's root, by id. */
-    chainSessions(rootIds: readonly number[]): (SessionRow & { chainRoot: number })[] {
+    async chainSessionsAwaited(
+      rootIds: readonly number[],
+    ): Promise<(SessionRow & { chainRoot: number })[]> {
       if (rootIds.length === 0) return [];
-      const rows = cached(`WITH RECURSIVE down(id, root, depth) AS (
+      const stmt = cached(`WITH RECURSIVE down(id, root, depth) AS (
           SELECT id, id, 0 FROM sessions WHERE id IN (${marks(rootIds)})
           UNION ALL
           SELECT s.id, down.root, down.depth + 1 FROM sessions s
             JOIN down ON s.parent_session_id = down.id WHERE down.depth < 100)
         SELECT down.root AS chainRoot, ${SESSION_COLUMNS}
-        FROM down JOIN sessions USING (id) ORDER BY id`).all(...rootIds) as (RawSession & {
-        chainRoot: number;
-      })[];
+        FROM down JOIN sessions USING (id) ORDER BY id`);
+      const rows = (await allAwaited(stmt, ...rootIds)) as (RawSession & { chainRoot: number })[];
       return rows.map((r) => ({ ...sessionFromRaw(r), chainRoot: r.chainRoot }));
     },
     /** The outcome signals (run-outcome.ts) of each of `ids`, by id. */
-    outcomeSignals(ids: readonly number[]): Map<number, OutcomeSignals> {
+    async outcomeSignalsAwaited(ids: readonly number[]): Promise<Map<number, OutcomeSignals>> {
       if (ids.length === 0) return new Map();
-      const rows = cached(
+      const stmt = cached(
         `SELECT s.id, ${OUTCOME_SIGNAL_COLUMNS} FROM sessions s WHERE s.id IN (${marks(ids)})`,
-      ).all(...ids) as (OutcomeSignals & { id: number })[];
+      );
+      const rows = (await allAwaited(stmt, ...ids)) as (OutcomeSignals & { id: number })[];
       return new Map(rows.map(({ id, ...r }) => [id, r]));
     },
   };

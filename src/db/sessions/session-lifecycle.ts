@@ -2,7 +2,7 @@
  * A session's life in the sessions table: started, identified, kept alive by heartbeats, finished,
  * or interrupted by the start-up sweep or when its instance's lease runs out.
  */
-import type { Db } from '../engine.js';
+import { allAwaited, type Db } from '../engine.js';
 import type { ExpiredLease, RunningSession, SessionFinish, SessionStart } from './session-types.js';
 
 /** What the lease sweep writes on a session whose instance stopped beating. */
@@ -123,6 +123,10 @@ export function sessionLifecycle(db: Db, instance: string) {
     /** The instances that have sessions, by name (at most `limit`). */
     instances(limit = 100): string[] {
       return (instances.all(limit) as { name: string }[]).map((r) => r.name);
+    },
+    /** The same, awaited (the Sessions list's filter). */
+    async instancesAwaited(limit = 100): Promise<string[]> {
+      return ((await allAwaited(instances, limit)) as { name: string }[]).map((r) => r.name);
     },
     /**
      * Ends this instance's session found `running` at start-up; false when it was no longer

@@ -63,6 +63,22 @@ export function sessionReads(db: Db) {
   const createdMemories = db.prepare('SELECT id FROM memories WHERE session_id = ? ORDER BY id');
 
   const rowsOf = (raw: unknown[]) => (raw as RawSession[]).map(sessionFromRaw);
+  const listQuery = (opts: { limit?: number; offset?: number; filter?: SessionFilter }) => {
+    const page = [opts.limit ?? 50, opts.offset ?? 0];
+    if (!opts.filter) return { stmt: list, params: page };
+    const { where, params } = sessionWhere(opts.filter);
+    return {
+      stmt: cached(
+        `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
+      ),
+      params: [...params, ...page],
+    };
+  };
+  const countQuery = (filter?: SessionFilter) => {
+    if (!filter) return { stmt: countAll, params: [] };
+    const { where, params } = sessionWhere(filter);
+    return { stmt: cached(`SELECT COUNT(*) AS n FROM sessions ${where}`), params };
+  };
 
   return {
     get(id: number): SessionRow | null {
@@ -78,25 +94,26 @@ export function sessionReads(db: Db) {
     ancestorsAwaited: async (id: number) => rowsOf(await allAwaited(ancestors, id)),
     descendantsAwaited: async (id: number) => rowsOf(await allAwaited(descendants, id)),
     list(opts: { limit?: number; offset?: number; filter?: SessionFilter } = {}): SessionRow[] {
-      if (opts.filter) {
-        const { where, params } = sessionWhere(opts.filter);
-        const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY id DESC LIMIT ? OFFSET ?`;
-        const rows = cached(sql).all(...params, opts.limit ?? 50, opts.offset ?? 0);
-        return (rows as RawSession[]).map(sessionFromRaw);
-      }
-      return (list.all(opts.limit ?? 50, opts.offset ?? 0) as RawSession[]).map(sessionFromRaw);
+      const q = listQuery(opts);
+      return (q.stmt.all(...q.params) as RawSession[]).map(sessionFromRaw);
+    },
+    /** The same, awaited (the API's list, which scripts poll). */
+    async listAwaited(
+      opts: { limit?: number; offset?: number; filter?: SessionFilter } = {},
+    ): Promise<SessionRow[]> {
+      const q = listQuery(opts);
+      return ((await allAwaited(q.stmt, ...q.params)) as RawSession[]).map(sessionFromRaw);
     },
     byCliSessionId(cliSessionId: string): SessionRow[] {
       return (byCli.all(cliSessionId) as RawSession[]).map(sessionFromRaw);
     },
     count(filter?: SessionFilter): number {
-      if (filter) {
-        const { where, params } = sessionWhere(filter);
-        return (
-          cached(`SELECT COUNT(*) AS n FROM sessions ${where}`).get(...params) as { n: number }
-        ).n;
-      }
-      return (countAll.get() as { n: number }).n;
+      const q = countQuery(filter);
+      return (q.stmt.get(...q.params) as { n: number }).n;
+    },
+    async countAwaited(filter?: SessionFilter): Promise<number> {
+      const q = countQuery(filter);
+      return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },
     /** Sessions started by this one (its escalations), oldest first. */
     children(id: number): SessionRow[] {
@@ -128,10 +145,14 @@ export function sessionReads(db: Db) {
      * What a session did to memories: the memory_history entries it wrote, and the ids of the
      * memories whose row names it as their creator (an entry may be missing for those).
      */
-    memoryActivity(id: number): { history: HistoryRow[]; createdIds: number[] } {
+    async memoryActivity(id: number): Promise<{ history: HistoryRow[]; createdIds: number[] }> {
+      const [history, created] = await Promise.all([
+        allAwaited(memoryHistory, id),
+        allAwaited(createdMemories, id),
+      ]);
       return {
-        history: memoryHistory.all(id) as HistoryRow[],
-        createdIds: (createdMemories.all(id) as { id: number }[]).map((r) => r.id),
+        history: history as HistoryRow[],
+        createdIds: (created as { id: number }[]).map((r) => r.id),
       };
     },
   };

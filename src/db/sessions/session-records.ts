@@ -135,16 +135,18 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
     async summaryAwaited(sessionId: number): Promise<SessionSummary | null> {
       return ((await getAwaited(getSummary, sessionId)) as SessionSummary | undefined) ?? null;
     },
-    /** The summaries of these sessions (the ones that have one or are writing it). */
-    summaries(ids: readonly number[]): Map<number, SessionSummary> {
+    /**
+     * The summaries of these sessions (the ones that have one or are writing it), awaited: the
+     * Sessions list.
+     */
+    async summariesAwaited(ids: readonly number[]): Promise<Map<number, SessionSummary>> {
       const out = new Map<number, SessionSummary>();
       if (ids.length === 0) return out;
-      const rows = db
-        .prepare(
-          `SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE summary_status IS NOT NULL
+      const stmt = db.prepare(
+        `SELECT ${SUMMARY_COLUMNS} FROM sessions WHERE summary_status IS NOT NULL
           AND id IN (${ids.map(() => '?').join(', ')})`,
-        )
-        .all(...ids) as SessionSummary[];
+      );
+      const rows = (await allAwaited(stmt, ...ids)) as SessionSummary[];
       for (const r of rows) out.set(r.sessionId, r);
       return out;
     },

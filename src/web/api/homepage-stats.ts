@@ -30,7 +30,7 @@ export interface HomepageStats {
 export function homepageStats(deps: WebDeps): () => Promise<HomepageStats> {
   const now = () => deps.clock.now();
   return cachedFor(CACHE_MS, now, async () => {
-    const counts = deps.stores.stats.counts(now() - DAY_MS);
+    const counts = await deps.stores.stats.counts(now() - DAY_MS);
     // The same bounds as /metrics: one read serves both while the database is unchanged.
     const stored = await deps.stores.metrics.read(SESSION_DURATION_BUCKETS);
     const ended = stored.durations.reduce(

@@ -40,9 +40,10 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter({ bodyError: 'invalid_input' });
   const { stores } = deps;
   const keeper = deps.knowledge.memory;
+  const notFound = (id: number) => new AppError('not_found', `memory ${id} does not exist`);
   const mustGet = (id: number) => {
     const m = stores.memories.get(id);
-    if (!m) throw new AppError('not_found', `memory ${id} does not exist`);
+    if (!m) throw notFound(id);
     return m;
   };
   // A route with a body answers 404 for a memory that does not exist, whatever the body is.
@@ -52,7 +53,7 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
       return next();
     });
 
-  app.openapi(listMemories, (c) => {
+  app.openapi(listMemories, async (c) => {
     const query = listQuery((n) => c.req.query(n));
     const problem = query.problems[0];
     if (problem) {
@@ -62,10 +63,14 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     }
     const filter = toFilter(query);
     const { limit, offset } = paging(c, 200);
+    const [memories, total] = await Promise.all([
+      stores.memories.listAwaited({ ...filter, limit, offset }),
+      stores.memories.countAwaited(filter),
+    ]);
     return c.json(
       {
-        memories: stores.memories.list({ ...filter, limit, offset }).map(memoryJson),
-        total: stores.memories.count(filter),
+        memories: memories.map(memoryJson),
+        total,
         limit,
         offset,
       },
@@ -97,7 +102,12 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(bulkDelete, (c) =>
     c.json({ deleted: keeper.remove(parseIds(c.req.valid('json').ids), actorOf(c)) }, 200),
   );
-  app.openapi(getMemory, (c) => c.json(memoryJson(mustGet(parseId(c.req.valid('param').id))), 200));
+  app.openapi(getMemory, async (c) => {
+    const id = parseId(c.req.valid('param').id);
+    const m = await stores.memories.getAwaited(id);
+    if (!m) throw notFound(id);
+    return c.json(memoryJson(m), 200);
+  });
   app.openapi(updateRoute(memoryFirst), (c) => {
     const id = parseId(c.req.valid('param').id);
     return c.json(memoryJson(keeper.update(id, parseMemoryPatch(c.req.valid('json')))), 200);

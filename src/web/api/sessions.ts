@@ -185,7 +185,7 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   };
   const mustGet = (param: string) => mustExist(stores.sessions.get(Number(param)), param);
 
-  app.openapi(listSessions, (c) => {
+  app.openapi(listSessions, async (c) => {
     const { filter, problems } = parseSessionQuery((n) => c.req.query(n), deps.clock.now());
     const problem = problems[0];
     if (problem) {
@@ -194,10 +194,14 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
       });
     }
     const { limit, offset } = paging(c, 50, 500);
+    const [sessions, total] = await Promise.all([
+      stores.sessions.listAwaited({ limit, offset, filter }),
+      stores.sessions.countAwaited(filter),
+    ]);
     return c.json(
       {
-        sessions: stores.sessions.list({ limit, offset, filter }).map(sessionJson),
-        total: stores.sessions.count(filter),
+        sessions: sessions.map(sessionJson),
+        total,
         limit,
         offset,
       },
@@ -247,9 +251,11 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     );
   });
 
-  app.openapi(sessionMemories, (c) => {
-    const s = mustGet(c.req.valid('param').id);
-    return c.json({ memories: stores.surfacing.forSession(s.id).map(sessionMemoryJson) }, 200);
+  app.openapi(sessionMemories, async (c) => {
+    const param = c.req.valid('param').id;
+    const s = mustExist(await stores.sessions.getAwaited(Number(param)), param);
+    const given = await stores.surfacing.forSession(s.id);
+    return c.json({ memories: given.map(sessionMemoryJson) }, 200);
   });
 
   app.openapi(stopSession, (c) => {

@@ -73,8 +73,8 @@ const getStats = createRoute({
 export function statsApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(getStats, (c) => {
-    const { now, criticalSince, counts, lastRun, runner } = overviewStats(deps);
+  app.openapi(getStats, async (c) => {
+    const { now, criticalSince, counts, lastRun, runner } = await overviewStats(deps);
     return c.json(
       {
         generated_at: isoTime(now),

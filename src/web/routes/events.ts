@@ -36,7 +36,7 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   const knownInstances = cachedFor(
     SERVICES_TTL_MS,
     () => deps.clock.now(),
-    () => stores.events.instances(),
+    () => stores.events.instancesAwaited(),
   );
 
   // Read awaited: with the fleet's PostgreSQL a network hop away, the loop serves other
@@ -102,8 +102,8 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
         sources: EVENT_SOURCES,
         quickRanges: QUICK_RANGES,
         timeZone,
-        services: knownServices(),
-        instances: instanceChoices(knownInstances(), query.raw.instance),
+        services: await knownServices(),
+        instances: instanceChoices(await knownInstances(), query.raw.instance),
         table: await tableHtml(c, query, pageNo, false),
       },
     );

@@ -15,22 +15,24 @@ const FEED_WINDOW = FEED_SIZE * 5;
 
 export function overviewRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const activity = () => ({
+  const activity = async () => ({
     now: deps.clock.now(),
-    items: activityFeed(deps.stores.stats.activity(FEED_WINDOW), FEED_SIZE),
+    items: activityFeed(await deps.stores.stats.activity(FEED_WINDOW), FEED_SIZE),
   });
 
-  app.get('/', (c) => {
-    if (isHtmx(c)) return partial(c, 'partials/overview-stats', overviewStats(deps));
+  app.get('/', async (c) => {
+    if (isHtmx(c)) return partial(c, 'partials/overview-stats', await overviewStats(deps));
     return page(
       c,
       'pages/overview',
       { title: 'Overview', nav: 'overview' },
-      { ...overviewStats(deps), ...activity() },
+      { ...(await overviewStats(deps)), ...(await activity()) },
     );
   });
 
-  app.get('/overview/activity', (c) => partial(c, 'partials/overview-activity', activity()));
+  app.get('/overview/activity', async (c) =>
+    partial(c, 'partials/overview-activity', await activity()),
+  );
 
   return app;
 }

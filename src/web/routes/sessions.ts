@@ -34,16 +34,18 @@ function pageNumber(value: string | undefined): number {
 }
 
 /** Memories the session created or reinforced, each with what the session did to it. */
-function sessionMemories(stores: Stores, sessionId: number) {
-  const { history, createdIds } = stores.sessions.memoryActivity(sessionId);
+async function sessionMemories(stores: Stores, sessionId: number) {
+  const { history, createdIds } = await stores.sessions.memoryActivity(sessionId);
   const byMemory = new Map<number, HistoryRow[]>(createdIds.map((id) => [id, []]));
   for (const h of history) {
     const actions = byMemory.get(h.memoryId);
     if (actions) actions.push(h);
     else byMemory.set(h.memoryId, [h]);
   }
+  const rows = await stores.memories.getManyAwaited([...byMemory.keys()]);
+  const byId = new Map(rows.map((m) => [m.id, m]));
   return [...byMemory].map(([id, actions]) => {
-    const memory: MemoryRow | null = stores.memories.get(id);
+    const memory: MemoryRow | null = byId.get(id) ?? null;
     const observation =
       memory?.observation ?? actions.findLast((a) => a.observation !== null)?.observation ?? '';
     return { id, memory, observation, actions };
@@ -54,8 +56,8 @@ function sessionMemories(stores: Stores, sessionId: number) {
  * The memories the session was given (its opening block, the in-session hook), each with why:
  * the injection's reason (pinned, relevant, confident) and the score's components when ranked.
  */
-function memoriesGiven(stores: Stores, sessionId: number) {
-  return stores.surfacing.forSession(sessionId).map((g) => {
+async function memoriesGiven(stores: Stores, sessionId: number) {
+  return (await stores.surfacing.forSession(sessionId)).map((g) => {
     const detail = (typeof g.detail === 'object' && g.detail !== null ? g.detail : {}) as {
       reason?: unknown;
       why?: ScoreParts;
@@ -94,19 +96,25 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   const { stores, config } = deps;
 
   // The route pattern lets only digits through.
+  const notFound = (param: string) => new AppError('not_found', `session ${param} does not exist`);
   const mustGet = (param: string) => {
     const s = stores.sessions.get(Number(param));
-    if (!s) throw new AppError('not_found', `session ${param} does not exist`);
+    if (!s) throw notFound(param);
+    return s;
+  };
+  const mustGetAwaited = async (param: string) => {
+    const s = await stores.sessions.getAwaited(Number(param));
+    if (!s) throw notFound(param);
     return s;
   };
 
-  const rowsData = (pageNo: number, c: Context<AppEnv>) => {
+  const rowsData = async (pageNo: number, c: Context<AppEnv>) => {
     // The filters and the count behind "51–100 of 1,234" (operator controls, session-list.ts).
-    const list = sessionListQuery(deps, c, pageNo, PAGE_SIZE);
+    const list = await sessionListQuery(deps, c, pageNo, PAGE_SIZE);
     return {
       page: list.pager.page,
       ...list.view,
-      runs: runRows(stores, {
+      runs: await runRows(stores, {
         limit: PAGE_SIZE,
         offset: list.pager.offset,
         filter: list.query.filter,
@@ -127,8 +135,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     ...extra,
   });
 
-  app.get('/sessions', (c) => {
-    const data = rowsData(pageNumber(c.req.query('page')), c);
+  app.get('/sessions', async (c) => {
+    const data = await rowsData(pageNumber(c.req.query('page')), c);
     if (isHtmx(c)) return partial(c, 'partials/session-table', data);
     return page(
       c,
@@ -141,8 +149,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     );
   });
 
-  app.get('/sessions/rows', (c) =>
-    partial(c, 'partials/session-rows', rowsData(pageNumber(c.req.query('page')), c)),
+  app.get('/sessions/rows', async (c) =>
+    partial(c, 'partials/session-rows', await rowsData(pageNumber(c.req.query('page')), c)),
   );
 
   app.post('/sessions/trigger', async (c) => {
@@ -177,12 +185,14 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
   });
 
   app.get('/sessions/:id{[0-9]+}', async (c) => {
-    const s = mustGet(c.req.param('id'));
+    const s = await mustGetAwaited(c.req.param('id'));
     const live = deps.feed.isLive(s.id);
-    const [chain, alertRepeats, events] = await Promise.all([
+    const [chain, alertRepeats, events, memories, given] = await Promise.all([
       sessionChain(stores.sessions, s),
       stores.alertRepeats.getAwaited(s.id),
       stores.events.listAwaited({ sessionId: s.id, limit: 1000 }),
+      sessionMemories(stores, s.id),
+      memoriesGiven(stores, s.id),
     ]);
     const logFile = logFilePath(config.dataDir, s.logPath);
     return page(
@@ -197,8 +207,8 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
         alertRepeats,
         responseHtml: s.response ? renderMarkdown(s.response) : null,
         events: events.reverse(),
-        memories: sessionMemories(stores, s.id),
-        given: memoriesGiven(stores, s.id),
+        memories,
+        given,
         live,
         // Another instance's running session is followed and stopped on that instance.
         thisInstance: stores.instance,
