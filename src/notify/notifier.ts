@@ -214,10 +214,13 @@ export function createNotifier(deps: NotifierDeps) {
       held.shift();
     }
     const now = clock.now();
-    for (let batch = store.unfanned(); batch.length > 0; batch = store.unfanned()) {
+    for (let batch = await store.unfanned(); batch.length > 0; batch = await store.unfanned()) {
       for (const n of batch) fanOut(n, now);
     }
-    const due = store.due(now, 200, { instance: store.instance, targetKeys: [...byKey.keys()] });
+    const due = await store.due(now, 200, {
+      instance: store.instance,
+      targetKeys: [...byKey.keys()],
+    });
     // Targets in parallel, each target's deliveries in order: a slow one holds up only itself.
     const perTarget = new Map<string, DeliveryRow[]>();
     for (const d of due) perTarget.set(d.targetKey, [...(perTarget.get(d.targetKey) ?? []), d]);

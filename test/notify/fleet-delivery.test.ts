@@ -107,10 +107,10 @@ describe('a fleet delivers each notification once', () => {
     const dying = notifier(fleet.of.a!);
     dying.notify(critical('RAID degraded'));
     const a = fleet.of.a!.notifications;
-    const [n] = a.unfanned();
+    const [n] = await a.unfanned();
     const target = { targetKey: dying.targets()[0]!.key, status: 'pending' as const };
     a.fanOut(n!.id, [{ ...target, lastError: null }], clock.now());
-    const [d] = a.due(clock.now());
+    const [d] = await a.due(clock.now());
     const until = clock.now() + SETTINGS.timeoutMs + CLAIM_MARGIN_MS;
     expect(a.claim(d!.id, d!.nextAttemptAt!, until, clock.now())).toBe(true);
 
@@ -138,7 +138,7 @@ describe('a fleet delivers each notification once', () => {
 
       // Fanned out by a, then attempted by b first: b has no such target.
       const store = fleet.of.a!.notifications;
-      const [n] = store.unfanned();
+      const [n] = await store.unfanned();
       const target = { targetKey: a.targets()[0]!.key, status: 'pending' as const };
       store.fanOut(n!.id, [{ ...target, lastError: null }], clock.now());
       await b.tick();

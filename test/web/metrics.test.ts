@@ -185,7 +185,7 @@ describe('GET /metrics', () => {
       [{ targetKey: 'ntfy://ntfy.example/alerts', status: 'pending', lastError: null }],
       now,
     );
-    const [delivery] = h.stores.notifications.due(now);
+    const [delivery] = await h.stores.notifications.due(now);
     h.stores.notifications.recordAttempt(delivery!.id, {
       status: 'failed',
       lastError: 'HTTP 500',

@@ -3,7 +3,7 @@
  * claim moves the next attempt past the send's time limit, so a claimant that dies leaves it due
  * again for another), released, and each attempt's outcome recorded.
  */
-import type { Db } from '../engine.js';
+import { allAwaited, type Db } from '../engine.js';
 import { D_COLUMNS, type DeliveryRow, type DeliveryScope } from './notification-types.js';
 
 export function notificationDeliveries(db: Db) {
@@ -38,16 +38,13 @@ export function notificationDeliveries(db: Db) {
   return {
     /**
      * Deliveries due at `now`, oldest first: every one, or those `scope`'s instance may attempt
-     * (to one of its targets, or of one of its notifications).
+     * (to one of its targets, or of one of its notifications). Awaited, as `unfanned`.
      */
-    due(now: number, limit = 50, scope?: DeliveryScope): DeliveryRow[] {
-      if (!scope) return due.all(now, limit) as DeliveryRow[];
-      return dueIn.all(
-        now,
-        JSON.stringify(scope.targetKeys),
-        scope.instance,
-        limit,
-      ) as DeliveryRow[];
+    async due(now: number, limit = 50, scope?: DeliveryScope): Promise<DeliveryRow[]> {
+      const rows = scope
+        ? allAwaited(dueIn, now, JSON.stringify(scope.targetKeys), scope.instance, limit)
+        : allAwaited(due, now, limit);
+      return (await rows) as DeliveryRow[];
     },
 
     /**

@@ -2,7 +2,7 @@
  * Recording notifications (de-duplicated per instance, with a count), fanning each out once to
  * its instance's targets as deliveries, and the pages and counts the dashboard shows.
  */
-import type { Db } from '../engine.js';
+import { allAwaited, type Db } from '../engine.js';
 import {
   D_COLUMNS,
   DELIVERY_STATUSES,
@@ -79,9 +79,12 @@ export function notificationRecords(db: Db, instance: string) {
       return r ? fromRaw(r) : null;
     },
 
-    /** This instance's notifications that have no delivery rows yet, oldest first. */
-    unfanned(limit = 100): NotificationRow[] {
-      return (unfanned.all(instance, limit) as RawNotification[]).map(fromRaw);
+    /**
+     * This instance's notifications that have no delivery rows yet, oldest first. Awaited: the
+     * notifier asks every round, mostly for nothing (on PostgreSQL the event loop goes on).
+     */
+    async unfanned(limit = 100): Promise<NotificationRow[]> {
+      return ((await allAwaited(unfanned, instance, limit)) as RawNotification[]).map(fromRaw);
     },
 
     /**
