@@ -72,3 +72,25 @@ export async function load(url, seconds, tool) {
     timeouts: r.timeouts,
   };
 }
+
+/**
+ * A steady load at `rate` requests per second (autocannon, 8 connections): what a team's open
+ * dashboards ask, as opposed to `load`, which asks as fast as the server answers.
+ */
+export async function steadyLoad(url, seconds, rate) {
+  const r = await autocannon({
+    url,
+    connections: 8,
+    overallRate: rate,
+    duration: seconds,
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad: r.non2xx + r.errors,
+    non2xx: r.non2xx,
+    timeouts: r.timeouts,
+  };
+}
