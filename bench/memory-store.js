@@ -117,7 +117,7 @@ export async function runMemoryStoreBench({ add, fail, log }) {
     });
 
     log('first decay (writes)...');
-    const first = timedSync(() => keeper.decay());
+    const first = await timed(() => keeper.decay());
     const active = stores.memories.count({ status: 'active' });
     add({
       name: 'memory.decay_first',
@@ -129,7 +129,7 @@ export async function runMemoryStoreBench({ add, fail, log }) {
     log(`steady-state decay x${STEADY_DECAY_RUNS}...`);
     const steady = [];
     for (let i = 0; i < STEADY_DECAY_RUNS; i += 1) {
-      const r = timedSync(() => keeper.decay());
+      const r = await timed(() => keeper.decay());
       steady.push(r.ms);
       if (r.value.decayed !== 0 || r.value.deactivated !== 0) {
         fail(

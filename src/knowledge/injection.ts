@@ -51,29 +51,32 @@ export function createInjection(deps: {
   search: Search;
   clock: Clock;
   /** The scopes the ops sessions see: 'ops' and those the operator shared with ops. */
-  opsScopes: () => string[];
+  opsScopes: () => Promise<string[]>;
   /** This instance: the block holds its memories and the fleet's (every memory when omitted). */
   instance?: string;
 }) {
   const { memories, events, surfacing, service, search, clock } = deps;
 
   /** The session's query: the trigger text and the services in recent warnings and criticals. */
-  const queryFor = (q: SessionQuery): string => {
+  const queryFor = async (q: SessionQuery): Promise<string> => {
     const since = clock.now() - (q.recentEventsMs ?? DAY);
-    const services = events.recentServices(since, ['warning', 'critical'], 20);
+    const services = await events.recentServices(since, ['warning', 'critical'], 20);
     return [q.trigger ?? '', ...services].filter((s) => s.trim() !== '').join('\n');
   };
 
   return {
     queryFor,
 
-    /** Decays, then builds the block for a session with this query within `budget` tokens. */
+    /**
+     * Decays, then builds the block for a session with this query within `budget` tokens. Its
+     * reads are awaited (on PostgreSQL the event loop goes on); a decay step that is due writes
+     * in one synchronous transaction.
+     */
     async build(q: SessionQuery, budget: number): Promise<SessionBlock> {
-      service.decay();
-      const query = queryFor(q);
-      const threshold = service.policy.activeThreshold;
+      await service.decay();
       // Conversation memories reach a session only when the operator shared their scope.
-      const scopes = deps.opsScopes();
+      const [query, scopes] = await Promise.all([queryFor(q), deps.opsScopes()]);
+      const threshold = service.policy.activeThreshold;
       const visible = deps.instance === undefined ? {} : { visibleTo: deps.instance };
       const perList = Math.max(1, Math.floor(budget / MIN_LINE_TOKENS) + 1);
       const reasons = new Map<number, InjectedMemory>();
@@ -83,15 +86,14 @@ export function createInjection(deps: {
         reasons.set(m.id, { memoryId: m.id, reason, score: why?.score ?? null, why });
         ordered.push(m);
       };
-      for (const m of memories.list({
+      const pinned = await memories.listAwaited({
         pinned: true,
         status: 'active',
         scopes,
         ...visible,
         limit: perList,
-      })) {
-        take(m, 'pinned', null);
-      }
+      });
+      for (const m of pinned) take(m, 'pinned', null);
       if (query !== '') {
         const answer = await search.search(query, {
           limit: perList,
@@ -100,15 +102,14 @@ export function createInjection(deps: {
         });
         for (const r of answer.results) take(r.memory, 'relevant', r.why);
       }
-      for (const m of memories.list({ status: 'active', scopes, ...visible, limit: perList }))
-        take(m, 'confident', null);
+      const [confident, eligible] = await Promise.all([
+        memories.listAwaited({ status: 'active', scopes, ...visible, limit: perList }),
+        memories.countEligible(threshold, scopes, deps.instance),
+      ]);
+      for (const m of confident) take(m, 'confident', null);
 
       const groups = selectByPriority(ordered, budget);
-      const block = assembleContext(
-        groups,
-        memories.countEligible(threshold, scopes, deps.instance),
-        budget,
-      );
+      const block = assembleContext(groups, eligible, budget);
       const injected = block.includedIds.map((id) => reasons.get(id)!);
       return { ...block, query, injected };
     },

@@ -50,7 +50,7 @@ export function createToolSurfacing(deps: {
   surfacing: SurfacingStore;
   clock: Clock;
   /** The scopes a session sees: 'ops' and those the operator shared with ops. */
-  opsScopes: () => string[];
+  opsScopes: () => Promise<string[]>;
 }) {
   const { search, surfacing, clock } = deps;
   return {
@@ -63,7 +63,7 @@ export function createToolSurfacing(deps: {
       const answer = await search.search(query, {
         limit: 8,
         exclude,
-        scopes: deps.opsScopes(),
+        scopes: await deps.opsScopes(),
         minCosine: search.thresholds().related,
       });
       const lines: string[] = [];

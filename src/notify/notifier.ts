@@ -161,9 +161,11 @@ export function createNotifier(deps: NotifierDeps) {
       });
       return;
     }
+    // Named after the instance that raised it, whichever instance delivers it (one that shares
+    // a target may claim another's delivery first).
     const message = outgoing(n, {
       suppressed: store.suppressedSinceLastSent(target.key),
-      instance: store.instance,
+      instance: n.instance,
     });
     try {
       await send(target, message);

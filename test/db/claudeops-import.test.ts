@@ -459,28 +459,28 @@ describe('import-claudeops', () => {
     ]);
   });
 
-  it('lets decay go on from when a memory last changed in Claude Ops', () => {
+  it('lets decay go on from when a memory last changed in Claude Ops', async () => {
     runImport();
     const stale = target('memory', 2); // confidence 0.5, last changed 2026-04-20 (51 days ago)
     const fresh = target('memory', 1); // confidence 0.9, last changed 2026-06-01 10:02
     const confidence = (id: number) => app.stores.memories.get(id)!.confidence;
 
     // No drop at the import, and no fresh grace period either.
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(confidence(stale)).toBe(0.5);
     // Its weekly steps fall where they would have: 30 days of grace from 2026-04-20, then weekly.
     app.clock.set(t('2026-06-16T23:59:59Z'));
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(confidence(stale)).toBe(0.5);
     app.clock.set(t('2026-06-17T00:00:00Z'));
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(confidence(stale)).toBe(0.4);
 
     app.clock.set(t('2026-07-08T10:01:59Z'));
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(confidence(fresh)).toBe(0.9);
     app.clock.set(t('2026-07-08T10:02:00Z'));
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(confidence(fresh)).toBe(0.8);
   });
 

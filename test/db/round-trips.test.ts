@@ -168,7 +168,7 @@ describe('round trips per memory operation on PostgreSQL', () => {
     const step = async (n: number) => {
       seed(n, `decaying-${n}`);
       clock.advance(40 * DAY_MS);
-      return tripsOf(() => expect(knowledge.memory.decay().decayed).toBe(n));
+      return tripsOf(async () => expect((await knowledge.memory.decay()).decayed).toBe(n));
     };
     await step(2);
     const five = await step(5);

@@ -118,7 +118,7 @@ describe('two instances changing one memory at once', () => {
     expect(reinforced.n).toBe(320);
   });
 
-  it('keep a reinforcement made while the other instance decays', () => {
+  it('keep a reinforcement made while the other instance decays', async () => {
     const [a, b, clock] = fleetOfTwo();
     const m = seedMemory(
       { stores: a.stores, clock },
@@ -131,16 +131,17 @@ describe('two instances changing one memory at once', () => {
     );
     clock.advance(60 * 86_400_000);
     let interleaved = false;
-    const decayDue = a.stores.memories.decayDue.bind(a.stores.memories);
-    a.stores.memories.decayDue = (now: number) => {
-      const due = decayDue(now);
+    // Between the decay's look at what is due and its transaction, the other instance writes.
+    const decayDue = a.stores.memories.decayDueAwaited.bind(a.stores.memories);
+    a.stores.memories.decayDueAwaited = async (now: number) => {
+      const due = await decayDue(now);
       if (!interleaved) {
         interleaved = true;
         b.knowledge.memory.reinforce(m.id, { sessionId: null });
       }
       return due;
     };
-    a.knowledge.memory.decay();
+    await a.knowledge.memory.decay();
     const after = b.stores.memories.get(m.id)!;
     // Reinforced today: nothing was due any more when the decay ran again.
     expect(after.lastReinforcedAt).toBe(clock.now());

@@ -84,7 +84,7 @@ describe('archive and restore', () => {
     );
     const stale = (await add('Nightly scan takes two hours', 'normal', 'plex')).memory;
     app.clock.advance(120 * DAY_MS);
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(app.keeper.inactiveReason(app.stores.memories.get(stale.id)!)).toEqual({
       reason: 'decayed: confidence fell to 0.2, below 0.3',
       at: app.clock.now(),

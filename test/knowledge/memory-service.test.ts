@@ -83,9 +83,9 @@ describe('memory service: decay against the store', () => {
   it('brings a memory reinforced 44 days ago to 0.5, and ten more runs change nothing', async () => {
     const m = (await observe('Takes 60s to start after restart')).memory;
     app.clock.advance(44 * DAY_MS);
-    expect(app.keeper.decay()).toEqual({ decayed: 1, deactivated: 0 });
+    expect(await app.keeper.decay()).toEqual({ decayed: 1, deactivated: 0 });
     for (let i = 0; i < 10; i += 1)
-      expect(app.keeper.decay()).toEqual({ decayed: 0, deactivated: 0 });
+      expect(await app.keeper.decay()).toEqual({ decayed: 0, deactivated: 0 });
     expect(app.stores.memories.get(m.id)!.confidence).toBe(0.5);
     expect(app.stores.memories.history(m.id).map((h) => h.action)).toEqual(['created', 'decayed']);
   });
@@ -104,7 +104,7 @@ describe('memory service: decay against the store', () => {
       const daily: number[] = [];
       for (let day = 1; day <= 40; day += 1) {
         app.clock.set(start + day * DAY_MS);
-        app.keeper.decay();
+        await app.keeper.decay();
       }
       for (const id of ids) daily.push(app.stores.memories.get(id)!.confidence);
       for (const [i, gap] of [10, 10, 10, 0].entries()) {
@@ -118,7 +118,7 @@ describe('memory service: decay against the store', () => {
         once.clock.advance(gap * DAY_MS);
       }
       once.clock.set(once.clock.now() + 40 * DAY_MS);
-      once.keeper.decay();
+      await once.keeper.decay();
       expect(
         once.stores.memories
           .list({ status: 'all' })
@@ -140,7 +140,7 @@ describe('memory service: decay against the store', () => {
     const fresh = (await observe('Web UI answers slowly for a minute', 'caddy')).memory;
     await observe('Web UI answers slowly for a minute', 'caddy'); // reinforced now
     app.clock.advance(30 * DAY_MS);
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(app.stores.memories.get(stale.id)).toMatchObject({ confidence: 0.2, active: false });
     expect(app.stores.memories.get(pinned.id)).toMatchObject({ confidence: 0.7, active: true });
     expect(app.stores.memories.get(fresh.id)).toMatchObject({ confidence: 0.8, active: true });
@@ -166,7 +166,7 @@ describe('memory service: operator curation', () => {
     app.clock.advance(50 * DAY_MS);
     app.keeper.edit(m.id, { observation: 'Takes 90s to start on the NAS', confidence: 0.9 });
     app.clock.advance(20 * DAY_MS);
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(app.stores.memories.get(m.id)).toMatchObject({
       observation: 'Takes 90s to start on the NAS',
       confidence: 0.9,
@@ -176,7 +176,7 @@ describe('memory service: operator curation', () => {
   it('reactivates only with a confidence of at least 0.3', async () => {
     const m = (await observe('Takes 60s to start')).memory;
     app.clock.advance(70 * DAY_MS);
-    app.keeper.decay();
+    await app.keeper.decay();
     expect(app.stores.memories.get(m.id)!.active).toBe(false);
     expect(() => app.keeper.reactivate(m.id)).toThrow(/at least 0.3/);
     expect(app.keeper.reactivate(m.id, 0.6)).toMatchObject({ active: true, confidence: 0.6 });

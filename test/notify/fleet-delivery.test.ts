@@ -162,6 +162,20 @@ describe('a fleet delivers each notification once', () => {
     expect(titles).toEqual(['watchkeeper a: Critical: nas', 'watchkeeper b: Critical: backup']);
   });
 
+  it('names the instance that raised it also when another instance sharing the target delivers it', async () => {
+    const a = notifier(fleet.of.a!);
+    const b = notifier(fleet.of.b!);
+    a.notify(critical('RAID degraded'));
+    // a fans it out to the target both share, and b's round comes first.
+    const store = fleet.of.a!.notifications;
+    const [n] = await store.unfanned();
+    const target = { targetKey: a.targets()[0]!.key, status: 'pending' as const };
+    store.fanOut(n!.id, [{ ...target, lastError: null }], clock.now());
+    await b.tick();
+    const titles = rx.requests.map((r) => (r.json as { title: string }).title);
+    expect(titles).toEqual(['watchkeeper a: Critical: nas']);
+  });
+
   it('de-duplicates among an instance’s own notifications: each instance’s goes to its targets', async () => {
     const a = notifier(fleet.of.a!);
     const b = notifier(fleet.of.b!);

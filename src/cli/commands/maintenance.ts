@@ -60,7 +60,7 @@ export async function decayCommand(argv: string[], io: CliIo): Promise<number> {
   parse(argv, {});
   const app = openApp(io);
   try {
-    const r = app.knowledge.memory.decay();
+    const r = await app.knowledge.memory.decay();
     io.stdout(
       `${r.decayed} memor${r.decayed === 1 ? 'y' : 'ies'} decayed, ${r.deactivated} deactivated\n`,
     );

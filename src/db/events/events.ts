@@ -105,10 +105,13 @@ export function createEventStore(db: Db, instance = 'local') {
 
   return {
     /** Services named by events at these levels since `since`, most recent first. */
-    recentServices(since: number, levels: readonly EventLevel[], limit: number): string[] {
-      return (
-        recentServices.all(since, JSON.stringify(levels), limit) as { service: string }[]
-      ).map((r) => r.service);
+    async recentServices(
+      since: number,
+      levels: readonly EventLevel[],
+      limit: number,
+    ): Promise<string[]> {
+      const rows = await allAwaited(recentServices, since, JSON.stringify(levels), limit);
+      return (rows as { service: string }[]).map((r) => r.service);
     },
 
     insert(event: NewEvent): number {

@@ -2,6 +2,7 @@
 import type { ContextMemory } from '../../memory/context.js';
 import { otherInstancesProbe, serviceIs } from './memory-columns.js';
 import { FLEET } from './memory-types.js';
+import { getAwaited, type Statement } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export function memoryContext(db: Db) {
@@ -26,34 +27,43 @@ export function memoryContext(db: Db) {
   return {
     /**
      * How many memories the prompt block could include (active, at or above `threshold`);
-     * `visibleTo`: only that instance's memories and the fleet's.
+     * `visibleTo`: only that instance's memories and the fleet's. Awaited, as every read of a
+     * session's block (on PostgreSQL the event loop goes on).
      */
-    countEligible(threshold: number, scopes?: readonly string[], visibleTo?: string): number {
+    async countEligible(
+      threshold: number,
+      scopes?: readonly string[],
+      visibleTo?: string,
+    ): Promise<number> {
+      const count = async (stmt: Statement, ...params: unknown[]) =>
+        ((await getAwaited(stmt, ...params)) as { n: number }).n;
       if (visibleTo !== undefined && hasOthers(visibleTo)) {
         // The scope index serves the count; the instance is a row filter.
         const visible = `+instance IN (?, '${FLEET}')`;
-        const row =
-          scopes === undefined
-            ? cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
-                AND ${visible}`).get(threshold, visibleTo)
-            : cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
-                AND scope IN (SELECT value FROM json_each(?)) AND ${visible}`).get(
-                threshold,
-                JSON.stringify(scopes),
-                visibleTo,
-              );
-        return (row as { n: number }).n;
+        return scopes === undefined
+          ? count(
+              cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND ${visible}`),
+              threshold,
+              visibleTo,
+            )
+          : count(
+              cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
+                AND scope IN (SELECT value FROM json_each(?)) AND ${visible}`),
+              threshold,
+              JSON.stringify(scopes),
+              visibleTo,
+            );
       }
       if (scopes !== undefined) {
-        return (
+        return count(
           cached(`SELECT COUNT(*) AS n FROM memories WHERE active = 1 AND confidence >= ?
-            AND scope IN (SELECT value FROM json_each(?))`).get(
-            threshold,
-            JSON.stringify(scopes),
-          ) as { n: number }
-        ).n;
+            AND scope IN (SELECT value FROM json_each(?))`),
+          threshold,
+          JSON.stringify(scopes),
+        );
       }
-      return (eligibleCount.get(threshold) as { n: number }).n;
+      return count(eligibleCount, threshold);
     },
 
     /**

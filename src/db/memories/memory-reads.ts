@@ -184,6 +184,11 @@ export function memoryReads(db: Db) {
       return (decayDue.all(now) as RawMemory[]).map(fromRaw);
     },
 
+    /** The same, awaited (whether any is due, before a session's block). */
+    async decayDueAwaited(now: number): Promise<MemoryRow[]> {
+      return ((await allAwaited(decayDue, now)) as RawMemory[]).map(fromRaw);
+    },
+
     history(memoryId: number): HistoryRow[] {
       return history.all(memoryId) as HistoryRow[];
     },

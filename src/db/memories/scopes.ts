@@ -3,6 +3,7 @@
  * row is not shared; `ops` itself is the ops sessions' own scope and is never listed here.
  */
 import type { Db } from '../open.js';
+import { allAwaited } from '../engine.js';
 
 export const OPS_SCOPE = 'ops';
 
@@ -37,6 +38,11 @@ export function createScopeStore(db: Db) {
     /** Names of the scopes shared with the ops sessions. */
     shared(): string[] {
       return (shared.all() as { name: string }[]).map((r) => r.name);
+    },
+
+    /** The same, awaited (a session's block and the in-session hook ask for it). */
+    async sharedAwaited(): Promise<string[]> {
+      return ((await allAwaited(shared)) as { name: string }[]).map((r) => r.name);
     },
 
     isShared(name: string): boolean {

@@ -24,6 +24,8 @@ export interface NotificationRow {
   fannedOut: boolean;
   createdAt: number;
   lastSeenAt: number;
+  /** The instance that raised it (`local` for a lone sidecar). */
+  instance: string;
 }
 
 export interface NewNotification {
@@ -65,7 +67,7 @@ export interface DeliveryScope {
 
 export const N_COLUMNS = `id, kind, level, service, title, body, dedup_key AS dedupKey, count,
   session_id AS sessionId, fanned_out AS fannedOut, created_at AS createdAt,
-  last_seen_at AS lastSeenAt`;
+  last_seen_at AS lastSeenAt, instance`;
 export const D_COLUMNS = `id, notification_id AS notificationId, target_key AS targetKey, status, attempts,
   last_error AS lastError, next_attempt_at AS nextAttemptAt, sent_at AS sentAt,
   created_at AS createdAt, updated_at AS updatedAt`;

@@ -17,9 +17,11 @@ export function createDecay(ctx: MemoryContext) {
      * Brings every memory's confidence up to date. Idempotent for a given `now`, and atomic: a
      * reinforcement by another instance meanwhile is kept (the decay is computed again after it).
      */
-    decay(): DecayReport {
-      // Nothing due, the usual case before a session's block: one read, no transaction.
-      if (memories.decayDue(clock.now()).length === 0) return { decayed: 0, deactivated: 0 };
+    async decay(): Promise<DecayReport> {
+      // Nothing due, the usual case before a session's block: one read (awaited), no transaction.
+      if ((await memories.decayDueAwaited(clock.now())).length === 0) {
+        return { decayed: 0, deactivated: 0 };
+      }
       return memories.atomically(() => {
         const now = clock.now();
         const changes = [];
