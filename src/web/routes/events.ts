@@ -44,16 +44,26 @@ export function eventRoutes(deps: WebDeps): Hono<AppEnv> {
   const tableData = async (query: EventQuery, pageNo: number, oob: boolean) => {
     // Counted for "101–200 of 1,234" (indexed filters keep it cheap; see migration 0014).
     const groups = query.view === 'groups';
-    const total = groups
-      ? await stores.eventGroups.countAwaited(query.filter)
-      : await stores.events.countAwaited(query.filter);
+    const count = () =>
+      groups
+        ? stores.eventGroups.countAwaited(query.filter)
+        : stores.events.countAwaited(query.filter);
+    const read = async (offset: number) => {
+      const slice = { limit: EVENTS_PAGE_SIZE, offset };
+      return groups
+        ? {
+            rows: [],
+            groupRows: await stores.eventGroups.listAwaited({ ...query.filter, ...slice }),
+          }
+        : { rows: await stores.events.listAwaited({ ...query.filter, ...slice }), groupRows: [] };
+    };
+    // The count and the page read side by side (one round trip's wait, not two); a page past
+    // the last is read again as the last.
+    const asked = (pageNo - 1) * EVENTS_PAGE_SIZE;
+    const [total, first] = await Promise.all([count(), read(asked)]);
     const pager = pageInfo(pageNo, EVENTS_PAGE_SIZE, total);
     pageNo = pager.page;
-    const slice = { limit: EVENTS_PAGE_SIZE, offset: pager.offset };
-    const rows = groups ? [] : await stores.events.listAwaited({ ...query.filter, ...slice });
-    const groupRows = groups
-      ? await stores.eventGroups.listAwaited({ ...query.filter, ...slice })
-      : [];
+    const { rows, groupRows } = pager.offset === asked ? first : await read(pager.offset);
     const filterQs = new URLSearchParams(
       Object.entries(query.raw).filter(([, value]) => value !== ''),
     ).toString();
