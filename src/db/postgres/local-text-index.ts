@@ -35,6 +35,8 @@ import { TEXT_SOURCES, type TextTable } from './text-sources.js';
 const PAGE = 5000;
 /** Rows a warm-up writes to the local index per turn of the event loop (a few ms of work). */
 const WARM_BATCH = 500;
+/** Catch-ups an awaited read makes at most, when changes keep arriving while it reads. */
+const AWAITED_ROUNDS = 3;
 /** How often a reader records its cursor as it catches up (always at a table's first load). */
 const REPORT_MS = 60_000;
 
@@ -228,17 +230,21 @@ export class LocalTextIndex {
    */
   async currentAwaited(table: TextTable): Promise<void> {
     const state = this.state(table);
-    while (state.pending) await state.pending;
-    const changed = state.changed();
-    let work: Promise<void>;
-    if (state.cursor === null) work = this.warm(table);
-    else if (changed || state.tentative.size > 0) work = this.catchUpAwaited(table, state);
-    else return;
-    const pending = work.finally(() => {
-      if (state.pending === pending) state.pending = null;
-    });
-    state.pending = pending;
-    return pending;
+    // Again while changes were heard meanwhile (a few times at most: under a stream of writes
+    // the search goes on with what it read, as a synchronous one would).
+    for (let round = 0; round < AWAITED_ROUNDS; round++) {
+      while (state.pending) await state.pending;
+      const changed = state.changed();
+      let work: Promise<void>;
+      if (state.cursor === null) work = this.warm(table);
+      else if (changed || state.tentative.size > 0) work = this.catchUpAwaited(table, state);
+      else return;
+      const pending = work.finally(() => {
+        if (state.pending === pending) state.pending = null;
+      });
+      state.pending = pending;
+      await pending;
+    }
   }
 
   private async catchUpAwaited(table: TextTable, state: TableState): Promise<void> {
