@@ -23,3 +23,18 @@ export function currentCooldowns(
     sharedServices,
   );
 }
+
+/** The same, its reads awaited (a session's start, in serve: on PostgreSQL the loop goes on). */
+export async function currentCooldownsAwaited(
+  stores: Pick<Stores, 'cooldowns' | 'cooldownOverrides'>,
+  limits: CooldownLimits,
+  now: number,
+  sharedServices: readonly string[] = [],
+): Promise<ServiceCooldown[]> {
+  const horizon = cooldownHorizon(limits, now);
+  const [counted, overrides] = await Promise.all([
+    stores.cooldowns.countedAwaited(horizon, sharedServices),
+    stores.cooldownOverrides.effectiveAwaited(now, horizon, sharedServices),
+  ]);
+  return cooldownState(counted, limits, now, overrides, sharedServices);
+}

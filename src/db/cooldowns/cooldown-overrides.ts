@@ -6,6 +6,8 @@
  * (config.fleet.cooldownServices) every override applies to every instance, as the actions do.
  */
 import type { CooldownAction } from '../../stream/markers.js';
+import { allAwaited } from '../engine.js';
+import { sharedOf } from './cooldowns.js';
 import type { Db } from '../open.js';
 
 export type CooldownOverrideKind = 'reset' | 'allow';
@@ -67,8 +69,22 @@ export function createCooldownOverrideStore(db: Db, instance = 'local') {
       horizon: number,
       sharedServices: readonly string[] = [],
     ): CooldownOverrideRow[] {
-      const shared = JSON.stringify(sharedServices.map((s) => s.trim().toLowerCase()));
+      const shared = sharedOf(sharedServices);
       return effective.all({ now, horizon, instance, shared }) as CooldownOverrideRow[];
+    },
+    /** The same, awaited (a session's start). */
+    async effectiveAwaited(
+      now: number,
+      horizon: number,
+      sharedServices: readonly string[] = [],
+    ): Promise<CooldownOverrideRow[]> {
+      const shared = sharedOf(sharedServices);
+      return (await allAwaited(effective, {
+        now,
+        horizon,
+        instance,
+        shared,
+      })) as CooldownOverrideRow[];
     },
     get(id: number): CooldownOverrideRow | null {
       return (getOne.get(id) as CooldownOverrideRow | undefined) ?? null;

@@ -3,6 +3,7 @@
  * through and outcomes the agent reported) and cooldown_blocks (attempts the hook refused).
  */
 import type { CooldownAction } from '../../stream/markers.js';
+import { allAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export interface CooldownRow {
@@ -115,8 +116,15 @@ export function createCooldownStore(db: Db, instance = 'local') {
      * its own, and every instance's on `sharedServices` (whose limits hold across the fleet).
      */
     counted(from: number, sharedServices: readonly string[] = []): CooldownRow[] {
-      const shared = JSON.stringify(sharedServices.map((s) => s.trim().toLowerCase()));
-      return (counted.all(from, instance, shared) as RawCooldown[]).map(fromRaw);
+      return (counted.all(from, instance, sharedOf(sharedServices)) as RawCooldown[]).map(fromRaw);
+    },
+    /** The same, awaited (a session's start: on PostgreSQL the event loop goes on). */
+    async countedAwaited(
+      from: number,
+      sharedServices: readonly string[] = [],
+    ): Promise<CooldownRow[]> {
+      const rows = await allAwaited(counted, from, instance, sharedOf(sharedServices));
+      return (rows as RawCooldown[]).map(fromRaw);
     },
     recordBlock(block: Omit<CooldownBlockRow, 'id'>): number {
       return Number(insertBlock.run(block).lastInsertRowid);
@@ -128,3 +136,7 @@ export function createCooldownStore(db: Db, instance = 'local') {
 }
 
 export type CooldownStore = ReturnType<typeof createCooldownStore>;
+
+/** The services whose actions every instance counts, as the statements' JSON parameter. */
+export const sharedOf = (services: readonly string[]) =>
+  JSON.stringify(services.map((s) => s.trim().toLowerCase()));

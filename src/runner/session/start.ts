@@ -2,7 +2,7 @@
  * A session's beginning: its memory block and cooldown block, assembled before the row exists,
  * then the row itself and the record of which memories it was handed.
  */
-import { currentCooldowns } from '../cooldown-now.js';
+import { currentCooldownsAwaited } from '../cooldown-now.js';
 import { formatCooldownContext } from '../cooldown-policy.js';
 import { type SessionRequest, type SessionRunnerDeps, triggerText } from './request.js';
 
@@ -15,7 +15,12 @@ export async function startSession(deps: SessionRunnerDeps, req: SessionRequest)
     tierConfig.memoryBudget,
   );
   const cooldownBlock = formatCooldownContext(
-    currentCooldowns(stores, config.cooldowns, requestedAt, config.fleet.cooldownServices),
+    await currentCooldownsAwaited(
+      stores,
+      config.cooldowns,
+      requestedAt,
+      config.fleet.cooldownServices,
+    ),
     config.cooldowns,
   );
   const sessionId = stores.sessions.start({
