@@ -83,7 +83,7 @@ export async function runRunnerBench(ctx) {
         );
       }
     })();
-    await rt.keeper.decay(); // the first decay writes; every run after measures the steady state
+    await rt.knowledge.memory.decay(); // the first decay writes; every run after measures the steady state
 
     ctx.log(`${RUNS} triggered runs...`);
     const triggerToSpawn = [];

@@ -50,7 +50,9 @@ const UPDATE_VALUES: readonly [string, 'BIGINT' | 'REAL' | 'TEXT', string][] = [
   ['archiveReason', 'TEXT', 'n_archive_reason'],
   ['mergedInto', 'BIGINT', 'n_merged_into'],
   ['at', 'BIGINT', 'n_at'],
-  ['expectAt', 'BIGINT', 'n_expect_at'],
+  // REAL: a time stored with a fraction of a millisecond (a clock other than Date.now wrote it)
+  // compares equal to itself, where a BIGINT cast would drop the fraction and see a change.
+  ['expectAt', 'REAL', 'n_expect_at'],
   ['expectConfidence', 'REAL', 'n_expect_confidence'],
 ];
 
