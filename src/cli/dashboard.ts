@@ -3,7 +3,7 @@
  * Apart from the runtime so that commands without a dashboard (`run`) never load the web layer.
  */
 import type { Clock } from '../clock.js';
-import { currentCooldowns } from '../runner/cooldown-now.js';
+import { currentCooldownsAwaited } from '../runner/cooldown-now.js';
 import { cooldownHorizon } from '../runner/cooldown-policy.js';
 import { createApp } from '../web/app.js';
 import type { RunnerControl } from '../web/deps.js';
@@ -21,7 +21,12 @@ function runnerControl(rt: Runtime): RunnerControl {
     queue: () => rt.scheduler.queue(),
     cancel: (id, actor) => rt.scheduler.cancel(id, actor),
     cooldownState: (now) =>
-      currentCooldowns(rt.stores, rt.config.cooldowns, now, rt.config.fleet.cooldownServices),
+      currentCooldownsAwaited(
+        rt.stores,
+        rt.config.cooldowns,
+        now,
+        rt.config.fleet.cooldownServices,
+      ),
     cooldownHorizon: (now) => cooldownHorizon(rt.config.cooldowns, now),
   };
 }

@@ -23,18 +23,24 @@ export function blockedGroups(blocks: readonly CooldownBlockRow[]): Repeated<Coo
  * The cooldown picture at `deps.clock.now()`: the configured limits, the runner's per-service
  * state, the newest actions and blocked attempts since the widest window began.
  */
-export function cooldownOverview(deps: WebDeps) {
+export async function cooldownOverview(deps: WebDeps) {
   const now = deps.clock.now();
   const since = deps.runner.cooldownHorizon(now);
-  const blocks = deps.stores.cooldowns.blocksSince(since, BLOCKS_READ);
+  // Read awaited, side by side: the page polls (on PostgreSQL the event loop goes on).
+  const [blocks, services, actions, overrides] = await Promise.all([
+    deps.stores.cooldowns.blocksSinceAwaited(since, BLOCKS_READ),
+    deps.runner.cooldownState(now),
+    deps.stores.cooldowns.sinceAwaited(since),
+    deps.stores.cooldownOverrides.recentAwaited(OVERRIDES_SHOWN),
+  ]);
   return {
     now,
     since,
     limits: deps.config.cooldowns,
-    services: deps.runner.cooldownState(now),
-    recentActions: deps.stores.cooldowns.since(since).slice(0, RECENT_ACTIONS_SHOWN),
+    services,
+    recentActions: actions.slice(0, RECENT_ACTIONS_SHOWN),
     blocked: blocks.slice(0, BLOCKS_SHOWN),
     blockedGroups: blockedGroups(blocks),
-    overrides: deps.stores.cooldownOverrides.recent(OVERRIDES_SHOWN),
+    overrides,
   };
 }

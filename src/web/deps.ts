@@ -25,7 +25,8 @@ export interface RunnerControl {
   /** Takes a queued run out of the queue, recording who did. */
   cancel(id: string, actor: string): CancelOutcome;
   /** Per service and action, the counts inside the cooldown windows at `now`. */
-  cooldownState(now: number): ServiceCooldown[];
+  /** Awaited: the Cooldowns page polls it (on PostgreSQL the event loop goes on). */
+  cooldownState(now: number): Promise<ServiceCooldown[]>;
   /** The oldest time any cooldown window reaches back to at `now`: older actions count for none. */
   cooldownHorizon(now: number): number;
 }

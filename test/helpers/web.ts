@@ -85,7 +85,7 @@ export function fakeRunner(): RunnerControl & {
       fake.end(id, 'cancelled');
       return { outcome: 'cancelled' as const, ticket };
     },
-    cooldownState: () => [],
+    cooldownState: async () => [],
     // The widest default window (the 24 h of REDEPLOY_WINDOW in src/config/guard.ts).
     cooldownHorizon: (now: number) => now - 24 * 3_600_000,
   };

@@ -19,7 +19,7 @@ let auth: SignedIn;
 beforeEach(async () => {
   h = webHarness();
   auth = await h.login();
-  h.runner.cooldownState = (now) =>
+  h.runner.cooldownState = async (now) =>
     cooldownState(h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
   for (const ago of [2 * HOUR_MS, HOUR_MS]) {
     h.stores.cooldowns.insert({

@@ -17,7 +17,7 @@ beforeEach(async () => {
   h = webHarness();
   ({ cookie } = await h.login());
   // What the runtime wires in (src/cli/runtime.ts), over the harness's store.
-  h.runner.cooldownState = (now) =>
+  h.runner.cooldownState = async (now) =>
     cooldownState(h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
 });
 afterEach(() => h.close());

@@ -23,7 +23,7 @@ async function setUp(env: Record<string, string> = {}) {
   h = webHarness({ env });
   auth = await h.login();
   // What the runtime wires in (src/cli/runtime.ts), over the harness's store.
-  h.runner.cooldownState = (now) => currentCooldowns(h.stores, LIMITS, now);
+  h.runner.cooldownState = async (now) => currentCooldowns(h.stores, LIMITS, now);
 }
 afterEach(() => h.close());
 

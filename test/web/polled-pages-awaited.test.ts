@@ -49,6 +49,7 @@ describe('what dashboards and scripts poll', () => {
       `/sessions/${session}`,
       '/events',
       '/memories',
+      '/cooldowns',
     ];
     const apis = [
       '/api/v1/sessions',
@@ -57,6 +58,8 @@ describe('what dashboards and scripts poll', () => {
       '/api/v1/memories',
       `/api/v1/memories/${memory.id}`,
       '/api/v1/memories/search?q=fan',
+      '/api/v1/cooldowns',
+      '/api/v1/cooldowns/overrides',
       '/metrics',
     ];
     const blocked: Record<string, number[]> = {};

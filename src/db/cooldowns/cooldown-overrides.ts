@@ -93,6 +93,10 @@ export function createCooldownOverrideStore(db: Db, instance = 'local') {
     recent(limit = 100): CooldownOverrideRow[] {
       return recent.all(limit) as CooldownOverrideRow[];
     },
+    /** The same, awaited (the Cooldowns page and the overrides API). */
+    async recentAwaited(limit = 100): Promise<CooldownOverrideRow[]> {
+      return (await allAwaited(recent, limit)) as CooldownOverrideRow[];
+    },
   };
 }
 

@@ -111,6 +111,10 @@ export function createCooldownStore(db: Db, instance = 'local') {
     since(from: number): CooldownRow[] {
       return (since.all(from) as RawCooldown[]).map(fromRaw);
     },
+    /** The same, awaited (the Cooldowns page, which polls). */
+    async sinceAwaited(from: number): Promise<CooldownRow[]> {
+      return ((await allAwaited(since, from)) as RawCooldown[]).map(fromRaw);
+    },
     /**
      * The actions at or after `from` that count toward this instance's limits, newest first:
      * its own, and every instance's on `sharedServices` (whose limits hold across the fleet).
@@ -131,6 +135,10 @@ export function createCooldownStore(db: Db, instance = 'local') {
     },
     blocksSince(from: number, limit = 100): CooldownBlockRow[] {
       return blocksSince.all(from, limit) as CooldownBlockRow[];
+    },
+    /** The same, awaited (the Cooldowns page). */
+    async blocksSinceAwaited(from: number, limit = 100): Promise<CooldownBlockRow[]> {
+      return (await allAwaited(blocksSince, from, limit)) as CooldownBlockRow[];
     },
   };
 }

@@ -87,9 +87,10 @@ const addOverride = createRoute({
 export function cooldownOverrideApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter({ bodyError: 'invalid_input' });
 
-  app.openapi(listOverrides, (c) =>
-    c.json({ overrides: deps.stores.cooldownOverrides.recent().map(overrideJson) }, 200),
-  );
+  app.openapi(listOverrides, async (c) => {
+    const overrides = await deps.stores.cooldownOverrides.recentAwaited();
+    return c.json({ overrides: overrides.map(overrideJson) }, 200);
+  });
 
   app.openapi(addOverride, (c) => {
     const input = parseCooldownOverride(c.req.valid('json'), deps.clock.now());

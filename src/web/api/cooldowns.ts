@@ -83,8 +83,8 @@ const getCooldowns = createRoute({
 export function cooldownApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(getCooldowns, (c) => {
-    const { now, since, limits, services, recentActions, blocked } = cooldownOverview(deps);
+  app.openapi(getCooldowns, async (c) => {
+    const { now, since, limits, services, recentActions, blocked } = await cooldownOverview(deps);
     return c.json(
       {
         generated_at: isoTime(now),

@@ -13,8 +13,8 @@ import { isHtmx, page, partial } from '../render.js';
 export function cooldownRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/cooldowns', (c) => {
-    const data = cooldownOverview(deps);
+  app.get('/cooldowns', async (c) => {
+    const data = await cooldownOverview(deps);
     if (isHtmx(c)) return partial(c, 'partials/cooldown-body', data);
     return page(c, 'pages/cooldowns', { title: 'Cooldowns', nav: 'cooldowns' }, data);
   });
