@@ -118,7 +118,7 @@ export async function runMemoryStoreBench({ add, fail, log }) {
 
     log('first decay (writes)...');
     const first = await timed(() => keeper.decay());
-    const active = stores.memories.count({ status: 'active' });
+    const active = await stores.memories.count({ status: 'active' });
     add({
       name: 'memory.decay_first',
       value: round(first.ms, 1),

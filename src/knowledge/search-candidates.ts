@@ -76,31 +76,38 @@ export function createCandidateLists(deps: {
 
     /**
      * Vector candidates within the filter, best first (exact cosine). A filter that selects a
-     * few memories is scanned exactly; the count that tells is read beside the index's
-     * candidates (awaited, at once: with PostgreSQL on another host, one round trip's wait).
+     * few memories is scanned exactly. A service, category or scope usually does, so it is
+     * counted first; this instance's visibility alone rarely does (a fleet's store), so its count
+     * is read beside the index's candidates (awaited, at once: with PostgreSQL on another host,
+     * one round trip's wait).
      */
     async semantic(query: Float32Array, filter: SearchFilter) {
       const model = embedding.model!;
-      const narrowed =
-        filter.service !== undefined ||
-        filter.category !== undefined ||
-        filter.scopes !== undefined ||
-        (filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo));
-      const ann = vectorIndex(query.length);
-      const coarse = ann.candidates(query, CANDIDATES, BREADTH);
-      const [n, vectors, allowed] = await Promise.all([
-        narrowed ? search.countWhereAwaited(filter, EXACT_SCAN_MAX) : Infinity,
-        search.vectorsOfAwaited(coarse, model),
-        search.idsWhereAwaited(coarse, filter),
-      ]);
-      if (n <= EXACT_SCAN_MAX) {
+      const exact = async () => {
         const rows = await search.vectorsWhereAwaited(filter, model, EXACT_SCAN_MAX);
         return rankExact(
           query,
           rows.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
           CANDIDATES,
         );
-      }
+      };
+      const few = async () =>
+        (await search.countWhereAwaited(filter, EXACT_SCAN_MAX)) <= EXACT_SCAN_MAX;
+      const narrowed =
+        filter.service !== undefined ||
+        filter.category !== undefined ||
+        filter.scopes !== undefined;
+      if (narrowed && (await few())) return exact();
+      const visibility =
+        !narrowed && filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo);
+      const ann = vectorIndex(query.length);
+      const coarse = ann.candidates(query, CANDIDATES, BREADTH);
+      const [isFew, vectors, allowed] = await Promise.all([
+        visibility ? few() : false,
+        search.vectorsOfAwaited(coarse, model),
+        search.idsWhereAwaited(coarse, filter),
+      ]);
+      if (isFew) return exact();
       // The store is the truth: a candidate without a vector there was deleted or is pending.
       ann.forget(coarse.filter((id) => !vectors.has(id)));
       for (const id of vectors.keys()) if (!allowed.has(id)) vectors.delete(id);

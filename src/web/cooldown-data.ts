@@ -28,9 +28,9 @@ export async function cooldownOverview(deps: WebDeps) {
   const since = deps.runner.cooldownHorizon(now);
   // Read awaited, side by side: the page polls (on PostgreSQL the event loop goes on).
   const [blocks, services, actions, overrides] = await Promise.all([
-    deps.stores.cooldowns.blocksSinceAwaited(since, BLOCKS_READ),
+    deps.stores.cooldowns.blocksSince(since, BLOCKS_READ),
     deps.runner.cooldownState(now),
-    deps.stores.cooldowns.sinceAwaited(since),
+    deps.stores.cooldowns.since(since),
     deps.stores.cooldownOverrides.recentAwaited(OVERRIDES_SHOWN),
   ]);
   return {

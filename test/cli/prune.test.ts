@@ -142,10 +142,10 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const counts = () => ({
-  sessions: stores.sessions.count(),
+const counts = async () => ({
+  sessions: await stores.sessions.count(),
   events: stores.events.list({ limit: 100 }).length,
-  memories: stores.memories.count({ status: 'all' }),
+  memories: await stores.memories.count({ status: 'all' }),
   notifications: stores.notifications.list(100).length,
 });
 
@@ -157,14 +157,14 @@ const notificationTitles = () =>
 
 describe('watchkeeper prune', () => {
   it('reports on a dry run and deletes nothing', async () => {
-    const before = counts();
+    const before = await counts();
     const cli = cliIn(dataDir, fakeClock(NOW));
     const r = await cli.run(['prune', '--older-than', '90d', '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       'would prune what is older than 90d (before 2026-03-03 00:00 UTC): 1 session, 1 event, 2 memory history rows, 2 notifications, 3 log files (1.5 KB)\nnothing was deleted (--dry-run)\n',
     );
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     expect(existsSync(join(sessionsDir, `${ids.old}.ndjson`))).toBe(true);
     expect(existsSync(join(sessionsDir, '999.ndjson'))).toBe(true);
   });
@@ -201,7 +201,7 @@ describe('watchkeeper prune', () => {
       ['recent event of an old session', null],
     ]);
     // Memories are never deleted; an active one keeps its whole history.
-    expect(stores.memories.count({ status: 'all' })).toBe(2);
+    expect(await stores.memories.count({ status: 'all' })).toBe(2);
     expect(stores.memories.get(ids.active!)!.sessionId).toBeNull();
     expect(stores.memories.history(ids.active!).map((h) => h.action)).toEqual(['created']);
     expect(stores.memories.history(ids.retired!)).toEqual([]);
@@ -249,7 +249,7 @@ describe('watchkeeper prune', () => {
     expect(bare.stderr).toContain(
       '--older-than must be an age of at least 1d, such as 90d; got "90"',
     );
-    expect(counts().sessions).toBe(3);
+    expect((await counts()).sessions).toBe(3);
   });
 });
 
@@ -311,6 +311,6 @@ describe('the daily prune of serve', () => {
       log: createLogger('silent', () => {}),
     });
     await vi.advanceTimersByTimeAsync(2 * DAY_MS);
-    expect(counts().sessions).toBe(3);
+    expect((await counts()).sessions).toBe(3);
   });
 });

@@ -72,7 +72,7 @@ const start = (stores: Stores, startedAt: number) =>
   stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt });
 
 describe('instances on sessions, events and cooldown actions', () => {
-  it('stamps what each instance writes with its name', () => {
+  it('stamps what each instance writes with its name', async () => {
     const sa = start(f.a, f.clock.now());
     const sb = start(f.b, f.clock.now());
     f.a.events.insert({
@@ -97,7 +97,7 @@ describe('instances on sessions, events and cooldown actions', () => {
     expect(f.b.sessions.get(sa)).toMatchObject({ instance: 'cluster-a' });
     expect(f.a.sessions.get(sb)).toMatchObject({ instance: 'cluster-b' });
     expect(f.b.events.list().map((e) => e.instance)).toEqual(['cluster-a']);
-    expect(f.a.cooldowns.since(0).map((c) => [c.service, c.instance])).toEqual([
+    expect((await f.a.cooldowns.since(0)).map((c) => [c.service, c.instance])).toEqual([
       ['web', 'cluster-b'],
       ['jellyfin', 'cluster-b'],
     ]);
@@ -330,7 +330,7 @@ describe('cooldowns across instances', () => {
 });
 
 describe('lists by instance', () => {
-  it('filters sessions and events by instance and lists the instances', () => {
+  it('filters sessions and events by instance and lists the instances', async () => {
     const sa = start(f.a, f.clock.now());
     start(f.b, f.clock.now());
     start(f.b, f.clock.now());
@@ -347,9 +347,9 @@ describe('lists by instance', () => {
     event(f.b, 'from b');
 
     expect(f.a.sessions.list({ filter: { instance: 'cluster-a' } }).map((s) => s.id)).toEqual([sa]);
-    expect(f.a.sessions.count({ instance: 'cluster-b' })).toBe(2);
-    expect(f.a.sessions.count({ instance: 'cluster-c' })).toBe(0);
-    expect(f.a.sessions.count()).toBe(3);
+    expect(await f.a.sessions.count({ instance: 'cluster-b' })).toBe(2);
+    expect(await f.a.sessions.count({ instance: 'cluster-c' })).toBe(0);
+    expect(await f.a.sessions.count()).toBe(3);
     expect(f.b.events.list({ instance: 'cluster-a' }).map((e) => e.message)).toEqual(['from a']);
     expect(f.b.events.count({ instance: 'cluster-b' })).toBe(1);
     expect(f.a.sessions.instances()).toEqual(['cluster-a', 'cluster-b']);

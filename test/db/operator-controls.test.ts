@@ -60,7 +60,7 @@ describe('cooldown overrides', () => {
     expect(currentCooldowns(t.stores, LIMITS, t.clock.now())).toEqual([]);
     expect((await decidePreToolUse(restartPayload('jellyfin'), hook())).exitCode).toBe(0);
     // The two earlier restarts, the refused attempt's none, and the one just let through.
-    expect(t.stores.cooldowns.since(0)).toHaveLength(3);
+    expect(await t.stores.cooldowns.since(0)).toHaveLength(3);
     expect(t.stores.cooldownOverrides.recent()[0]).toMatchObject({
       actor: 'alice (dashboard)',
       reason: 'disk replaced',
@@ -214,7 +214,7 @@ describe('event search and ranges', () => {
 });
 
 describe('session filters', () => {
-  it('filters by status, trigger, tier and start time, and counts the matches', () => {
+  it('filters by status, trigger, tier and start time, and counts the matches', async () => {
     const at = t.clock.now();
     const start = (trigger: 'manual' | 'alert', tier: number, startedAt: number) =>
       t.stores.sessions.start({ trigger, tier, startedAt });
@@ -222,13 +222,13 @@ describe('session filters', () => {
     start('manual', 2, at + HOUR_MS);
     const c = start('alert', 2, at + 2 * HOUR_MS);
     t.stores.sessions.finish(a, { status: 'failed', endedAt: at + 1000 });
-    expect(t.stores.sessions.count({ trigger: 'alert' })).toBe(2);
+    expect(await t.stores.sessions.count({ trigger: 'alert' })).toBe(2);
     expect(
       t.stores.sessions.list({ filter: { trigger: 'alert', tier: 2 } }).map((s) => s.id),
     ).toEqual([c]);
     expect(t.stores.sessions.list({ filter: { status: 'failed' } }).map((s) => s.id)).toEqual([a]);
-    expect(t.stores.sessions.count({ from: at + HOUR_MS })).toBe(2);
-    expect(t.stores.sessions.count({ from: at + HOUR_MS, to: at + 2 * HOUR_MS })).toBe(1);
+    expect(await t.stores.sessions.count({ from: at + HOUR_MS })).toBe(2);
+    expect(await t.stores.sessions.count({ from: at + HOUR_MS, to: at + 2 * HOUR_MS })).toBe(1);
   });
 });
 

@@ -36,8 +36,8 @@ describe('demo mode', () => {
       ]);
       expect(stores.events.list({ source: 'agent' }).length).toBeGreaterThanOrEqual(4);
       // The sessions' own memories (the demo chat's extractions have their own scope).
-      expect(stores.memories.count({ scopes: ['ops'] })).toBe(3);
-      expect(stores.cooldowns.since(0)).toMatchObject([
+      expect(await stores.memories.count({ scopes: ['ops'] })).toBe(3);
+      expect(await stores.cooldowns.since(0)).toMatchObject([
         { service: 'jellyfin', actionType: 'restart', success: true },
       ]);
     } finally {

@@ -241,12 +241,11 @@ describe('memory tools in a session: the real Claude CLI against the simulated m
     // The refused call never reached the server; the allowed one did, and counts against caddy.
     const reached = existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [];
     expect(reached.map((l) => JSON.parse(l))).toEqual([{ container: 'caddy' }]);
-    expect(harness.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await harness.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', sessionId, command: `${restart} {"container":"jellyfin"}` },
     ]);
     expect(
-      harness.stores.cooldowns
-        .since(0)
+      (await harness.stores.cooldowns.since(0))
         .filter((c) => c.source === 'hook')
         .map((c) => [c.service, c.actionType, c.sessionId]),
     ).toEqual([['caddy', 'restart', sessionId]]);

@@ -152,7 +152,7 @@ describe('real Claude CLI against the simulated model', () => {
       'watchkeeper: jellyfin is in restart cooldown (2 of 2 allowed in 4h',
     );
     expect(cli!.sim.requests.at(-1)!.toolResults[0]!.content).toContain('restart cooldown');
-    expect(harness.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await harness.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', sessionId, command: 'ssh host docker restart jellyfin' },
     ]);
     expect(harness.stores.events.list({ level: 'critical' })).toMatchObject([

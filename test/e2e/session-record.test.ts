@@ -136,11 +136,11 @@ describe('session record, end to end', () => {
     expect(toolResult).toHaveLength(1);
     expect(toolResult[0].is_error).toBe(true);
     expect(toolResult[0].content).toContain('this is a dry run (WATCHKEEPER_DRY_RUN)');
-    expect(runtime.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await runtime.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', sessionId, command: 'ssh media-host docker restart jellyfin' },
     ]);
     // Nothing was recorded as restarted: the limits count no attempt.
-    expect(runtime.stores.cooldowns.since(0)).toEqual([]);
+    expect(await runtime.stores.cooldowns.since(0)).toEqual([]);
     expect(runtime.stores.sessionRecords.checks(sessionId)).toMatchObject([
       { service: 'jellyfin', health: 'degraded', detail: 'restart refused: dry run' },
     ]);

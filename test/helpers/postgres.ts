@@ -230,3 +230,14 @@ export function freshDatabaseSync(o: FreshDatabaseOptions = {}): SyncFreshDataba
     drop: () => adminSync(dropSql(name)),
   };
 }
+
+/**
+ * Statements the main thread waited for, blocked, on `db` during `fn`: what held the event loop
+ * while PostgreSQL answered (none on SQLite, a local file).
+ */
+export async function blockingDuring(db: object, fn: () => Promise<unknown>): Promise<number> {
+  const pgDb = db as Partial<PostgresDb>;
+  const before = pgDb.blockingRoundTrips?.() ?? 0;
+  await fn();
+  return (pgDb.blockingRoundTrips?.() ?? 0) - before;
+}

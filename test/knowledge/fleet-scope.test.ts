@@ -130,11 +130,11 @@ describe('memory fleet scope', () => {
     const after = (await k.injection.build({ trigger: 'postgres backup' }, 2000)).text;
     expect(after).toContain('cron at 2am');
     // Every instance's memories are in the list (the dashboard's), and filter by instance.
-    expect(app.stores.memories.count({ status: 'all' })).toBe(4);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(4);
     expect(app.stores.memories.list({ instance: 'cluster-b' }).map((m) => m.observation)).toEqual([
       'Postgres pinned note of cluster b',
     ]);
-    expect(app.stores.memories.instances()).toEqual(['cluster-a', 'cluster-b', FLEET]);
+    expect(await app.stores.memories.instances()).toEqual(['cluster-a', 'cluster-b', FLEET]);
   });
 
   it("finds this instance's few memories when hundreds of another instance's match better", async () => {

@@ -33,7 +33,7 @@ describe('memory service: observe', () => {
     await observe('Takes 60s to start after restart');
     const second = await observe('Transcoding queue stalls when /transcode is full');
     expect(second.action).toBe('created');
-    expect(app.stores.memories.count({ service: 'jellyfin', category: 'timing' })).toBe(2);
+    expect(await app.stores.memories.count({ service: 'jellyfin', category: 'timing' })).toBe(2);
   });
 
   it('supersedes a memory whose schedule changed, where the words alone said the same fact', async () => {
@@ -191,7 +191,7 @@ describe('memory service: operator curation', () => {
     const a = (await observe('Takes 60s to start')).memory;
     const b = (await observe('Cache warms for 5 minutes', 'caddy')).memory;
     expect(app.keeper.remove([a.id, b.id, 9999])).toBe(2);
-    expect(app.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
     expect(app.stores.memories.history(a.id).map((h) => h.action)).toEqual(['created', 'deleted']);
   });
 

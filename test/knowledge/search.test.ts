@@ -54,7 +54,7 @@ describe('hybrid search with the local model', () => {
     expect(again.action).toBe('reinforced');
     expect(again.memory.id).toBe(first.memory.id);
     expect(again.memory.confidence).toBe(0.8);
-    expect(app.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(1);
   });
 
   it('supersedes a memory that a new observation contradicts, with the chain in the history', async () => {

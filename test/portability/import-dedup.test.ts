@@ -44,7 +44,7 @@ describe('import with the local model', () => {
     );
     const dry = await portability.importMemories(textLines(text), { dryRun: true });
     expect(dry.counts).toEqual({ created: 1, reinforced: 1, skipped: 0, refused: 0 });
-    expect(app.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(1);
 
     const report = await portability.importMemories(textLines(text));
     expect(report.items.map((i) => [i.line, i.action, i.memoryId === existing.memory.id])).toEqual([

@@ -79,7 +79,7 @@ describe('import after corrections here', () => {
     expect(run.stdout).toContain('Created 0, reinforced 0, skipped 2, refused 0.');
     expect(run.stdout).toContain('deleted here');
     expect(active(a)).toEqual([NINETY]);
-    expect(a.stores.memories.count({ status: 'all' })).toBe(2);
+    expect(await a.stores.memories.count({ status: 'all' })).toBe(2);
     // And again: still nothing comes back.
     expect((await cli.run(['import', file])).stdout).toContain('skipped 2');
     expect(active(a)).toEqual([NINETY]);
@@ -147,6 +147,6 @@ describe('import after corrections here', () => {
       /skipped memory "jellyfin takes 60 seconds[^"]*": says otherwise than memory #1 here, which is newer \(2026-01-01 00:03 UTC, this one 2026-01-01 00:00 UTC\); the newer stays/,
     );
     expect(active(z)).toEqual([NINETY]);
-    expect(z.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await z.stores.memories.count({ status: 'all' })).toBe(1);
   });
 });

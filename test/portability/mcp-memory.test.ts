@@ -145,7 +145,7 @@ describe('import-mcp-memory', () => {
     expect(again.entities).toEqual({ created: 0, existing: 4 });
     expect(again.observations).toMatchObject({ created: 1, skipped: 5, reinforced: 0 });
     expect(again.relations).toEqual({ created: 1, skipped: 2, refused: 0 });
-    expect(app.stores.memories.count({ status: 'all' })).toBe(6);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(6);
   }, 120_000);
 
   it('reports a dry run from the CLI and writes nothing', async () => {
@@ -177,7 +177,7 @@ describe('import-mcp-memory', () => {
       'line 2: refused relation "caddy -knows-> nobody": no entity named "nobody"',
     );
     expect(run.stdout).toContain('Malformed lines skipped: 1.');
-    expect(app.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
     expect(createGraphStore(app.stores.db).entitiesNamed('caddy')).toEqual([]);
   });
 });

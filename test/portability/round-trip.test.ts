@@ -213,7 +213,7 @@ describe('export and import', { timeout: TIMEOUT_MS }, () => {
     const a = cliIn(source.dataDir, source.clock, OFF);
     const active = normalised((await a.run(['export'])).stdout);
     const memories = active.filter((l) => l.type === 'memory');
-    expect(memories.length).toBe(source.stores.memories.count({ status: 'active' }));
+    expect(memories.length).toBe(await source.stores.memories.count({ status: 'active' }));
     expect(memories.every((m) => m.active === true)).toBe(true);
     const one = normalised((await a.run(['export', '--service', 'jellyfin'])).stdout);
     expect(one[0]).toMatchObject({ filter: { status: 'active', service: 'jellyfin' } });
@@ -251,7 +251,7 @@ describe('export and import', { timeout: TIMEOUT_MS }, () => {
     const b = cliIn(target.dataDir, target.clock, OFF);
     const dry = await b.run(['import', file, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(target.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await target.stores.memories.count({ status: 'all' })).toBe(0);
     expect(dry.stdout).toContain(
       'line 2: would create memory "takes 60 s to start after a restart": new',
     );
@@ -281,7 +281,7 @@ describe('export and import', { timeout: TIMEOUT_MS }, () => {
     const run = await cliIn(target.dataDir, target.clock, OFF).run(['import', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('line 1: not a watchkeeper memory export');
-    expect(target.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await target.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
   it('reinforces an existing memory that says the same, and only once for the same file', async () => {
@@ -308,7 +308,7 @@ describe('export and import', { timeout: TIMEOUT_MS }, () => {
     expect(run.stdout).toContain(
       `reinforced memory "Jellyfin takes 60 s to start after restart": says what memory #${existing.memory.id} says (lexical`,
     );
-    expect(target.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await target.stores.memories.count({ status: 'all' })).toBe(1);
     const after = target.stores.memories.get(existing.memory.id)!;
     expect(after.confidence).toBeCloseTo(existing.memory.confidence + 0.1);
     const again = await b.run(['import', file]);

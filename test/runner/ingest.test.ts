@@ -82,7 +82,7 @@ describe('importTranscript', () => {
     expect((err as AppError).message).toContain(
       `CLI session 45012bfe-e406-4917-bfb6-ea536b9713e0) is already recorded as session ${first.sessionId} (import)`,
     );
-    expect(app.stores.sessions.count()).toBe(1);
+    expect(await app.stores.sessions.count()).toBe(1);
     expect(app.stores.memories.list({ status: 'all' })[0]!.confidence).toBe(0.7);
     expect(readdirSync(join(app.dataDir, 'sessions'))).toEqual(logs);
   });
@@ -140,8 +140,8 @@ describe('importTranscript', () => {
       ]),
     );
     expect(app.stores.events.list()).toEqual([]);
-    expect(app.stores.memories.count({ status: 'all' })).toBe(0);
-    expect(app.stores.cooldowns.since(0)).toEqual([]);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await app.stores.cooldowns.since(0)).toEqual([]);
   });
 
   it('stores no marker from tool output the model quotes in a fence, an indented fence inside it included', async () => {
@@ -157,14 +157,14 @@ describe('importTranscript', () => {
     ].join('\n');
     await ingest(transcript([init(), assistantText(quoted), result('done')]));
     expect(app.stores.events.list().map((e) => e.message)).toEqual(['checked the log']);
-    expect(app.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
   it('reports an unknown memory category as a warning naming the session and the text', async () => {
     const r = await ingest(
       transcript([init(), assistantText('[MEMORY:gossip:db] The DBA is on holiday'), result('x')]),
     );
-    expect(app.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
     const [warning] = app.stores.events.list({ level: 'warning' });
     expect(warning).toMatchObject({ source: 'system', sessionId: r.sessionId });
     expect(warning!.message).toContain(`Session ${r.sessionId}`);
@@ -180,7 +180,7 @@ describe('importTranscript', () => {
         result('x'),
       ]),
     );
-    expect(app.stores.cooldowns.since(0)).toMatchObject([
+    expect(await app.stores.cooldowns.since(0)).toMatchObject([
       { service: 'jellyfin', actionType: 'restart', success: true, message: 'back up in 40s' },
     ]);
   });
@@ -221,7 +221,7 @@ describe('importTranscript', () => {
     expect(r.status).toBe('completed');
     expect(r.error).toMatch(/^writing the session log failed: /);
     expect(app.stores.events.list({ source: 'agent' })).toHaveLength(2);
-    expect(app.stores.memories.count()).toBe(1);
+    expect(await app.stores.memories.count()).toBe(1);
   });
 
   it('reports skipped stream lines as one system warning', async () => {
@@ -369,7 +369,7 @@ describe('importTranscript', () => {
     const err = await ingest(chunks as ByteSource).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(message) });
-    expect(app.stores.sessions.count()).toBe(0);
+    expect(await app.stores.sessions.count()).toBe(0);
     expect(existsSync(join(app.dataDir, 'sessions'))).toBe(false);
   });
 

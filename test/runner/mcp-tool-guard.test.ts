@@ -82,14 +82,13 @@ describe('PreToolUse for MCP tools', () => {
     expect(refused.stderr).toContain(
       'the MCP tool `mcp__docker__restart_container` would restart or stop jellyfin',
     );
-    expect(app.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await app.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', command: 'mcp__docker__restart_container {"container":"jellyfin"}' },
     ]);
 
     expect((await call('mcp__docker__restart_container', { container: 'caddy' })).exitCode).toBe(0);
     expect(
-      app.stores.cooldowns
-        .since(0)
+      (await app.stores.cooldowns.since(0))
         .filter((c) => c.source === 'hook')
         .map((c) => c.service),
     ).toEqual(['caddy']);

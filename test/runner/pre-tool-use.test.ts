@@ -40,7 +40,7 @@ describe('PreToolUse cooldown enforcement', () => {
         )
       ).exitCode,
     ).toBe(0);
-    expect(app.stores.cooldowns.since(0)).toEqual([]);
+    expect(await app.stores.cooldowns.since(0)).toEqual([]);
   });
 
   it('records allowed restarts itself, so the limit holds even if the agent never reports them', async () => {
@@ -53,7 +53,7 @@ describe('PreToolUse cooldown enforcement', () => {
     expect(third.stderr).toMatch(
       /^watchkeeper: jellyfin is in restart cooldown \(2 of 2 allowed in 4h; next allowed after /,
     );
-    expect(app.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await app.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', actionType: 'restart', command: 'ssh nas "docker restart jellyfin"' },
     ]);
     expect(app.stores.events.list({ level: 'warning' })[0]!.message).toContain(
@@ -90,7 +90,7 @@ describe('PreToolUse cooldown enforcement', () => {
       sessionId: null,
       createdAt: app.clock.now(),
     });
-    expect(app.stores.cooldowns.since(0)).toMatchObject([
+    expect(await app.stores.cooldowns.since(0)).toMatchObject([
       { service: 'jellyfin', source: 'hook', success: false, message: 'still unhealthy' },
     ]);
   });
@@ -119,10 +119,10 @@ describe('PreToolUse on the shell forms that used to get through', () => {
     expect(decision.exitCode).toBe(2);
     expect(decision.stderr).toMatch(/^watchkeeper: jellyfin is in restart cooldown \(2 of 2/);
     expect(decision.stderr).toContain('Refused `');
-    expect(app.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await app.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', actionType: 'restart', command },
     ]);
-    expect(app.stores.cooldowns.since(0)).toHaveLength(2); // nothing recorded for a refusal
+    expect(await app.stores.cooldowns.since(0)).toHaveLength(2); // nothing recorded for a refusal
   });
 
   it('says why a command that names no service is refused', async () => {
@@ -146,8 +146,7 @@ describe('PreToolUse on the shell forms that used to get through', () => {
       expect(await decide(command)).toEqual({ exitCode: 0, stderr: '' });
     }
     expect(
-      app.stores.cooldowns
-        .since(0)
+      (await app.stores.cooldowns.since(0))
         .filter((r) => r.source === 'hook')
         .map((r) => r.service)
         .sort(),
@@ -198,12 +197,12 @@ describe('PreToolUse on aliases and interpreter code that can start a process', 
     expect((await decideWith(perl)).stderr).toContain(
       '`perl` code can start a process (`system`), and the guard cannot follow what it runs',
     );
-    const blocks = app.stores.cooldowns.blocksSince(0);
+    const blocks = await app.stores.cooldowns.blocksSince(0);
     expect(blocks.map((b) => [b.service, b.actionType, b.command]).sort()).toEqual([
       ['*', 'restart', perl],
       ['*', 'restart', alias],
     ]);
-    expect(app.stores.cooldowns.since(0)).toEqual([]);
+    expect(await app.stores.cooldowns.since(0)).toEqual([]);
     expect(app.stores.events.list({ level: 'warning' })[0]!.message).toContain(
       'Blocked a command the cooldown guard cannot check',
     );
@@ -223,6 +222,6 @@ describe('PreToolUse on aliases and interpreter code that can start a process', 
   it('lets innocent interpreter uses through', async () => {
     expect((await decideWith("python3 -c 'print(1)'")).exitCode).toBe(0);
     expect((await decideWith("awk '{print $1}' /etc/hosts")).exitCode).toBe(0);
-    expect(app.stores.cooldowns.blocksSince(0)).toEqual([]);
+    expect(await app.stores.cooldowns.blocksSince(0)).toEqual([]);
   });
 });

@@ -301,7 +301,7 @@ describe('dry run at every tier', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('this is a dry run (WATCHKEEPER_DRY_RUN)');
     expect(refused.stderr).toContain('it could restart jellyfin');
-    expect(h.stores.cooldowns.blocksSince(0)).toMatchObject([
+    expect(await h.stores.cooldowns.blocksSince(0)).toMatchObject([
       { service: 'jellyfin', actionType: 'restart', command: 'ssh media docker restart jellyfin' },
     ]);
     expect(

@@ -65,7 +65,7 @@ describe('session runner with a fixture CLI', () => {
     expect(h.stores.events.list({ source: 'agent' })).toMatchObject([
       { service: 'web', message: 'all good' },
     ]);
-    expect(h.stores.memories.count()).toBe(1);
+    expect(await h.stores.memories.count()).toBe(1);
   });
 
   it('keeps what was said before a crash and records the exit code and stderr', async () => {

@@ -250,7 +250,7 @@ async function fuzzCase(kind: keyof typeof GENERATORS, seed: number): Promise<vo
   }
   parser.end();
 
-  const sessionsBefore = app.stores.sessions.count();
+  const sessionsBefore = await app.stores.sessions.count();
   let r;
   try {
     r = await importTranscript(chunks, { ...app, maxLineBytes: MAX_LINE }, { force: true });
@@ -258,7 +258,7 @@ async function fuzzCase(kind: keyof typeof GENERATORS, seed: number): Promise<vo
     // Refusing what is not a transcript is the one expected outcome besides a session.
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('invalid_input');
-    expect(app.stores.sessions.count()).toBe(sessionsBefore);
+    expect(await app.stores.sessions.count()).toBe(sessionsBefore);
     return;
   }
   const s = r.stats;

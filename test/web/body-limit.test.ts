@@ -78,7 +78,7 @@ describe('body limits, in-process', () => {
         message: 'the request body is over the limit of 32768 bytes for POST /api/v1/memories',
       },
     });
-    expect(h.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
   it('sizes limits per route: a long valid prompt and 10,000 bulk ids still fit', async () => {

@@ -20,7 +20,7 @@ beforeEach(async () => {
   h = webHarness();
   auth = await h.login();
   h.runner.cooldownState = async (now) =>
-    cooldownState(h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
+    cooldownState(await h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
   for (const ago of [2 * HOUR_MS, HOUR_MS]) {
     h.stores.cooldowns.insert({
       service: 'nas',

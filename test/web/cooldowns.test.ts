@@ -18,7 +18,7 @@ beforeEach(async () => {
   ({ cookie } = await h.login());
   // What the runtime wires in (src/cli/runtime.ts), over the harness's store.
   h.runner.cooldownState = async (now) =>
-    cooldownState(h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
+    cooldownState(await h.stores.cooldowns.since(cooldownHorizon(LIMITS, now)), LIMITS, now);
 });
 afterEach(() => h.close());
 

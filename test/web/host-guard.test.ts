@@ -46,7 +46,7 @@ describe('without a credential (loopback mode)', () => {
       headers: { ...rebound, 'Content-Type': 'application/json' },
     });
     expect(run.status).toBe(421);
-    expect(h.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(1);
     expect(h.runner.requests).toEqual([]);
   });
 

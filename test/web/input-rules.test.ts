@@ -120,7 +120,7 @@ describe('memory forms', () => {
     });
     expect(service.status).toBe(422);
     expect(await errorOf(service)).toMatchObject({ field: 'service' });
-    expect(h.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
   it('keeps a multi-line edit from the textarea, and refuses a control character in it', async () => {

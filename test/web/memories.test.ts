@@ -76,7 +76,7 @@ describe('memories page', () => {
     });
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain('category: &quot;gossip&quot; is not one of timing');
-    expect(h.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(1);
   });
 
   it('edits inline; an out-of-range confidence returns the edit row with the error and changes nothing', async () => {
@@ -191,7 +191,7 @@ describe('memories page', () => {
     const res = await h.request(`/memories/bulk?${query}`, { method: 'DELETE', headers: hx() });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Deleted 500 memories.');
-    expect(h.stores.memories.count({ status: 'all' })).toBe(100);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(100);
   });
 
   it('bulk-deactivates the selection', async () => {
@@ -202,7 +202,7 @@ describe('memories page', () => {
       body: new URLSearchParams(ids.slice(0, 2).map((id): [string, string] => ['ids', String(id)])),
     });
     expect(await res.text()).toContain('Deactivated 2 memories.');
-    expect(h.stores.memories.count({ status: 'inactive' })).toBe(2);
+    expect(await h.stores.memories.count({ status: 'inactive' })).toBe(2);
   });
 });
 

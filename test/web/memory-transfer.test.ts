@@ -119,7 +119,7 @@ describe('import', () => {
     expect(html).toMatch(
       /<td class="num">3<\/td><td>line<\/td><td>refused<\/td><td><\/td><td>not JSON/,
     );
-    expect(h.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(0);
     const token = /name="token" value="([0-9a-f]+)"/.exec(html)![1]!;
 
     const done = await h.request('/memories/import/confirm', {
@@ -138,7 +138,7 @@ describe('import', () => {
       headers: htmxHeaders(auth, { 'Content-Type': 'application/x-www-form-urlencoded' }),
     });
     expect(again.status).toBe(422);
-    expect(h.stores.memories.count({ status: 'all' })).toBe(1);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(1);
   });
 
   it('refuses an upload without the CSRF token, and takes a file over the 32 KB form limit', async () => {
@@ -171,7 +171,7 @@ describe('import', () => {
     expect(res.status).toBe(200);
     const report = (await res.json()) as { dry_run: boolean; counts: Record<string, number> };
     expect(report).toMatchObject({ dry_run: true, counts: { created: 400, refused: 0 } });
-    expect(h.stores.memories.count({ status: 'all' })).toBe(0);
+    expect(await h.stores.memories.count({ status: 'all' })).toBe(0);
   });
 
   it('does not bring back what the API or the dashboard deleted since the export', async () => {

@@ -83,7 +83,7 @@ describe('cooldown overrides', () => {
       /jellyfin restart reset dashboard \(token sign-in\) replaced the failing disk/,
     );
     // The actions the reset stopped counting are still listed.
-    expect(h.stores.cooldowns.since(0)).toHaveLength(2);
+    expect(await h.stores.cooldowns.since(0)).toHaveLength(2);
   });
 
   it('refuses a change without the CSRF token or without a reason, storing nothing', async () => {

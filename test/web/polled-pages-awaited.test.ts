@@ -7,20 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import type { PostgresDb } from '../../src/db/postgres/database.js';
+import { blockingDuring } from '../helpers/postgres.js';
 import { eachTestSignedIn, type SignedIn, TOKEN, type WebHarness } from '../helpers/web.js';
 
 let h: WebHarness;
 let auth: SignedIn;
 eachTestSignedIn((web) => ({ h, auth } = web));
-
-/** Statements the main thread waited for, blocked, during `fn` (none on SQLite: a file). */
-async function blockingDuring(fn: () => Promise<unknown>): Promise<number> {
-  const db = h.stores.db as Partial<PostgresDb>;
-  const before = db.blockingRoundTrips?.() ?? 0;
-  await fn();
-  return (db.blockingRoundTrips?.() ?? 0) - before;
-}
 
 describe('what dashboards and scripts poll', () => {
   it('is read without blocking on the database, page and API alike', async () => {
@@ -68,7 +60,7 @@ describe('what dashboards and scripts poll', () => {
         const headers: Record<string, string> = pages.includes(path)
           ? { Cookie: auth.cookie }
           : { Authorization: `Bearer ${TOKEN}` };
-        const n = await blockingDuring(async () => {
+        const n = await blockingDuring(h.stores.db, async () => {
           const res = await h.request(path, { headers });
           expect(res.status, path).toBe(200);
           await res.text();

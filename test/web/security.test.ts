@@ -253,7 +253,7 @@ describe('sign-in and headers', () => {
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       });
       expect(forged.status).toBe(403);
-      expect(open.stores.memories.count({ status: 'all' })).toBe(0);
+      expect(await open.stores.memories.count({ status: 'all' })).toBe(0);
       // A script on this machine may use the JSON API (a cross-site page cannot send JSON without CORS).
       const script = await open.request('/api/v1/memories', {
         method: 'POST',

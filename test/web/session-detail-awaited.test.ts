@@ -5,20 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import type { PostgresDb } from '../../src/db/postgres/database.js';
+import { blockingDuring } from '../helpers/postgres.js';
 import { eachTestSignedIn, type SignedIn, TOKEN, type WebHarness } from '../helpers/web.js';
 
 let h: WebHarness;
 let auth: SignedIn;
 eachTestSignedIn((web) => ({ h, auth } = web));
-
-/** Statements the main thread waited for, blocked, during `fn` (none on SQLite: a file). */
-async function blockingDuring(fn: () => Promise<unknown>): Promise<number> {
-  const db = h.stores.db as Partial<PostgresDb>;
-  const before = db.blockingRoundTrips?.() ?? 0;
-  await fn();
-  return (db.blockingRoundTrips?.() ?? 0) - before;
-}
 
 function chainOfThree() {
   const at = h.clock.now();
@@ -58,7 +50,7 @@ describe("a session's detail", () => {
   it('answers with its chain, children, events and records, waiting on no statement', async () => {
     const { root, mid, leaf } = chainOfThree();
     let body: Record<string, unknown> = {};
-    const blocked = await blockingDuring(async () => {
+    const blocked = await blockingDuring(h.stores.db, async () => {
       const res = await h.request(`/api/v1/sessions/${mid}`, {
         headers: { Authorization: `Bearer ${TOKEN}` },
       });

@@ -108,11 +108,8 @@ export function createCooldownStore(db: Db, instance = 'local') {
       );
     }),
     /** Every action at or after `from` (epoch ms), of every instance, newest first. */
-    since(from: number): CooldownRow[] {
-      return (since.all(from) as RawCooldown[]).map(fromRaw);
-    },
-    /** The same, awaited (the Cooldowns page, which polls). */
-    async sinceAwaited(from: number): Promise<CooldownRow[]> {
+    /** Awaited: the Cooldowns page polls it. */
+    async since(from: number): Promise<CooldownRow[]> {
       return ((await allAwaited(since, from)) as RawCooldown[]).map(fromRaw);
     },
     /**
@@ -133,11 +130,8 @@ export function createCooldownStore(db: Db, instance = 'local') {
     recordBlock(block: Omit<CooldownBlockRow, 'id'>): number {
       return Number(insertBlock.run(block).lastInsertRowid);
     },
-    blocksSince(from: number, limit = 100): CooldownBlockRow[] {
-      return blocksSince.all(from, limit) as CooldownBlockRow[];
-    },
-    /** The same, awaited (the Cooldowns page). */
-    async blocksSinceAwaited(from: number, limit = 100): Promise<CooldownBlockRow[]> {
+    /** Awaited: the Cooldowns page polls it. */
+    async blocksSince(from: number, limit = 100): Promise<CooldownBlockRow[]> {
       return (await allAwaited(blocksSince, from, limit)) as CooldownBlockRow[];
     },
   };

@@ -143,12 +143,7 @@ export function memoryReads(db: Db) {
     },
 
     /** Every instance that has a memory (FLEET among them when one is shared), sorted. */
-    instances(): string[] {
-      return (instancesStmt.all() as { name: string }[]).map((r) => r.name);
-    },
-
-    /** The same, awaited. */
-    async instancesAwaited(): Promise<string[]> {
+    async instances(): Promise<string[]> {
       return ((await allAwaited(instancesStmt)) as { name: string }[]).map((r) => r.name);
     },
 
@@ -157,13 +152,8 @@ export function memoryReads(db: Db) {
       return (servicesStmt.all() as { service: string }[]).map((r) => r.service);
     },
 
-    count(filter: MemoryFilter = {}): number {
-      const q = countQuery(filter);
-      return (q.stmt.get(...q.params) as { n: number }).n;
-    },
-
-    /** The same, awaited (the API's list). */
-    async countAwaited(filter: MemoryFilter = {}): Promise<number> {
+    /** How many memories the filter selects (awaited: the API's list). */
+    async count(filter: MemoryFilter = {}): Promise<number> {
       const q = countQuery(filter);
       return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },

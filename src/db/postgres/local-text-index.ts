@@ -77,24 +77,27 @@ export class LocalTextIndex {
     this.local = new Database(':memory:');
   }
 
-  /** Records the oldest cursor of the loaded tables (search_readers), at most every REPORT_MS. */
+  /**
+   * Records the oldest cursor of the loaded tables (search_readers), at most every REPORT_MS
+   * unless `force`; `reportAwaited` is the same, awaited.
+   */
   private report(force: boolean): void {
-    if (!force && !this.reportNow()) return;
-    const q = this.reportQuery();
+    const q = this.reportDue(force);
     if (q) this.query(q.text, q.params);
   }
 
-  /** Whether the cursor is due to be recorded again (at most every REPORT_MS). */
-  private reportNow(): boolean {
-    return Date.now() - this.reportedAt >= REPORT_MS;
+  private async reportAwaited(force: boolean): Promise<void> {
+    const q = this.reportDue(force);
+    if (q) await this.queryAwaited(q.text, q.params);
   }
 
-  /** The statement that records the oldest cursor, counted as recorded; null: nothing loaded. */
-  private reportQuery(): { text: string; params: unknown[] } | null {
+  /** The statement that records the oldest cursor when one is due, counted as recorded. */
+  private reportDue(force: boolean): { text: string; params: unknown[] } | null {
+    const now = Date.now();
+    if (!force && now - this.reportedAt < REPORT_MS) return null;
     const cursors = [...this.tables.values()].flatMap((t) => (t.cursor === null ? [] : [t.cursor]));
     if (cursors.length === 0) return null;
     const oldest = cursors.reduce((a, b) => (BigInt(a) <= BigInt(b) ? a : b));
-    const now = Date.now();
     this.reportedAt = now;
     return { text: REPORT, params: [this.reader, oldest, now] };
   }
@@ -120,16 +123,14 @@ export class LocalTextIndex {
     if (state.cursor !== null) return;
     const load = ++state.loads;
     const overtaken = () => state.loads !== load || state.cursor !== null;
-    const read = async (text: string, params: unknown[]) =>
-      (await this.db.callAsync({ op: 'query', text, params, mode: 'plain' })).rows;
     const { columns, after } = TEXT_SOURCES[table];
     // Outside any transaction: nothing read is this connection's own, uncommitted.
-    const [{ horizon }] = (await read(HORIZON, [])) as [{ horizon: string }];
+    const [{ horizon }] = (await this.queryAwaited(HORIZON, [])) as [{ horizon: string }];
     if (overtaken()) return;
     this.local.prepare(`DELETE FROM ${table}`).run();
     let last = 0;
     for (;;) {
-      const rows = await read(after, [last, PAGE]);
+      const rows = await this.queryAwaited(after, [last, PAGE]);
       for (let i = 0; i < rows.length; i += WARM_BATCH) {
         if (overtaken()) return;
         this.write(state, columns, [], rows.slice(i, i + WARM_BATCH));
@@ -140,8 +141,7 @@ export class LocalTextIndex {
       last = rows[rows.length - 1]!.id as number;
     }
     this.loaded(table, state, horizon);
-    const report = this.reportQuery();
-    if (report) await this.db.callAsync({ op: 'query', ...report, mode: 'plain' });
+    await this.reportAwaited(true);
   }
 
   /** Brings one full-text table up to date with the shared rows; returns the local database. */
@@ -156,6 +156,11 @@ export class LocalTextIndex {
 
   private query(text: string, params: unknown[]): Record<string, unknown>[] {
     return this.db.call({ op: 'query', text, params, mode: 'plain' }).rows;
+  }
+
+  /** The same, awaited: outside any transaction, the event loop going on meanwhile. */
+  private async queryAwaited(text: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    return (await this.db.callAsync({ op: 'query', text, params, mode: 'plain' })).rows;
   }
 
   private create(table: TextTable): TableState {
@@ -253,7 +258,7 @@ export class LocalTextIndex {
     const start = state.loads;
     while (!next.done) {
       const { text, params } = next.value;
-      const rows = (await this.db.callAsync({ op: 'query', text, params, mode: 'plain' })).rows;
+      const rows = await this.queryAwaited(text, params);
       if (state.loads !== start) return;
       next = steps.next(rows);
     }
@@ -261,8 +266,7 @@ export class LocalTextIndex {
       state.cursor = null;
       return this.warm(table);
     }
-    const report = this.reportNow() ? this.reportQuery() : null;
-    if (report) await this.db.callAsync({ op: 'query', ...report, mode: 'plain' });
+    await this.reportAwaited(false);
   }
 
   /**

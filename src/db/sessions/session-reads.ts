@@ -107,11 +107,8 @@ export function sessionReads(db: Db) {
     byCliSessionId(cliSessionId: string): SessionRow[] {
       return (byCli.all(cliSessionId) as RawSession[]).map(sessionFromRaw);
     },
-    count(filter?: SessionFilter): number {
-      const q = countQuery(filter);
-      return (q.stmt.get(...q.params) as { n: number }).n;
-    },
-    async countAwaited(filter?: SessionFilter): Promise<number> {
+    /** How many sessions the filter selects (awaited: the API's list). */
+    async count(filter?: SessionFilter): Promise<number> {
       const q = countQuery(filter);
       return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },

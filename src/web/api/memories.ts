@@ -65,7 +65,7 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const { limit, offset } = paging(c, 200);
     const [memories, total] = await Promise.all([
       stores.memories.listAwaited({ ...filter, limit, offset }),
-      stores.memories.countAwaited(filter),
+      stores.memories.count(filter),
     ]);
     return c.json(
       {

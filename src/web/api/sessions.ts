@@ -196,7 +196,7 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const { limit, offset } = paging(c, 50, 500);
     const [sessions, total] = await Promise.all([
       stores.sessions.listAwaited({ limit, offset, filter }),
-      stores.sessions.countAwaited(filter),
+      stores.sessions.count(filter),
     ]);
     return c.json(
       {

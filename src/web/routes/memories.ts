@@ -47,7 +47,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   const version = dataVersion(stores.db);
   // The instance filter's values: read again only when the database changed.
   const instances = versionCache<string[]>(version, 1);
-  const knownInstances = () => instances('', () => stores.memories.instancesAwaited());
+  const knownInstances = () => instances('', () => stores.memories.instances());
   // A lone sidecar's memories are all `local`: no badge, column or filter says so.
   const fleet = async () => memoriesShowInstances(deps, await knownInstances());
   const tables = versionCache<Fragment>(version, 100);
