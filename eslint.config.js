@@ -25,6 +25,7 @@ export default tseslint.config(
         Headers: 'readonly',
         AbortController: 'readonly',
         performance: 'readonly',
+        WebAssembly: 'readonly',
       },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

