@@ -96,7 +96,7 @@ describe('the configuration’s credentials', () => {
         [{ targetKey: 'json://***@hooks.example.com/***', status: 'pending', lastError: null }],
         at,
       );
-      const delivery = store.list()[0]!.deliveries[0]!;
+      const delivery = (await store.list())[0]!.deliveries[0]!;
       expect(store.claim(delivery.id, at, at + 1000, at)).toBe(true);
       const echoed = `HTTP 500: ${SECRETS.map((s) => `authorization: Basic ${s}`).join(' ')}`;
       store.recordAttempt(delivery.id, {

@@ -88,7 +88,7 @@ export function createSummarizer(deps: {
      */
     trigger(conversationId: string, lastSavedSeq: number): SummaryRow | null {
       if (lastSavedSeq < options.summarizeAfterSeq) return null;
-      if (!gateway.available || gateway.state().budgetReached) return null;
+      if (!gateway.available || gateway.budgetReached()) return null;
       const now = clock.now();
       summaries.failStale(now - options.staleAfterMs, now, conversationId);
       const { startSeq, endSeq } = summaryRange(lastSavedSeq, options.windowSize);

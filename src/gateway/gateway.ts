@@ -309,9 +309,17 @@ export function createGateway(deps: GatewayDeps) {
       return backend !== null;
     },
 
-    state(): GatewayState {
-      const own = spentToday();
-      const fleet = fleetSpentToday();
+    /**
+     * Whether today's budget (this instance's, or the fleet's cap) is spent: the synchronous
+     * check of the background work that starts jobs (summaries, extraction) before it claims.
+     */
+    budgetReached,
+
+    /** What the dashboard and the API show; its spending is read awaited, in one statement. */
+    async state(): Promise<GatewayState> {
+      const spending = await jobs.spendingSince(startOfDay(clock.now()));
+      const own = spending.own;
+      const fleet = config.fleetBudgetUsd > 0 ? spending.fleet : null;
       return {
         backend: config.backend,
         available: backend !== null,

@@ -50,7 +50,7 @@ export function createMemoryJudge(o: MemoryJudgeOptions): MemoryJudge {
     const now = o.clock.now();
     while (asked.length > 0 && asked[0]! <= now - MINUTE_MS) asked.shift();
     if (asked.length >= o.perMinute) return null;
-    if (o.gateway.state().budgetReached) return null;
+    if ((await o.gateway.state()).budgetReached) return null;
     asked.push(now);
     const r = await o.gateway.run({
       kind: JUDGE_JOB_KIND,

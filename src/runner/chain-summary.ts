@@ -124,7 +124,7 @@ export function createChainSummarizer(deps: {
 
   const write = async (sessions: readonly SessionRow[]): Promise<void> => {
     const root = sessions[0]!;
-    const state = gateway?.state();
+    const state = await gateway?.state();
     if (!gateway || !gateway.available || !state) {
       fallback(sessions, state?.offReason ?? 'no summary model is configured', null);
       return;

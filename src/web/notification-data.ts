@@ -20,21 +20,22 @@ export interface NotificationView {
   deliveries: DeliveryRow[];
 }
 
-export function notificationOverview(deps: WebDeps, page: number) {
+/** The page's reads are awaited: the count and the totals side by side, then the page. */
+export async function notificationOverview(deps: WebDeps, page: number) {
   const store = deps.stores.notifications;
-  const total = store.total();
+  const [total, counts] = await Promise.all([store.total(), store.statusCounts()]);
   const pages = Math.max(1, Math.ceil(total / NOTIFICATIONS_PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pages);
   const secrets = configSecrets(deps.config);
   const shown = (text: string) => (secrets.length > 0 ? redact(text, secrets) : text);
-  const items = store.list(NOTIFICATIONS_PAGE_SIZE, (current - 1) * NOTIFICATIONS_PAGE_SIZE);
+  const items = await store.list(NOTIFICATIONS_PAGE_SIZE, (current - 1) * NOTIFICATIONS_PAGE_SIZE);
   return {
     now: deps.clock.now(),
     wired: deps.notifications !== undefined,
     targets: deps.notifications?.targets() ?? [],
     noTargetMessage: NO_TARGET_MESSAGE,
     settings: deps.notifications?.settings ?? null,
-    counts: store.statusCounts(),
+    counts,
     total,
     page: current,
     pages,

@@ -20,10 +20,13 @@ const RECENT_RUNS = 50;
 export async function overviewStats(deps: WebDeps) {
   const now = deps.clock.now();
   const criticalSince = now - DAY_MS;
-  const [lastRun, counts, recent] = await Promise.all([
+  const [lastRun, counts, recent, gateway, gatewayDays] = await Promise.all([
     deps.stores.stats.lastRun(),
     deps.stores.stats.counts(criticalSince),
     runRows(deps.stores, { limit: RECENT_RUNS, offset: 0, filter: { from: criticalSince } }),
+    // The model gateway's spending: today against the budget, and per day over the last week.
+    deps.gateway.state(),
+    deps.stores.gatewayJobs.perDay(Math.floor(now / DAY_MS) * DAY_MS - 6 * DAY_MS),
   ]);
   return {
     now,
@@ -40,9 +43,8 @@ export async function overviewStats(deps: WebDeps) {
       : null,
     runner: deps.runner.status(),
     disk: diskUseOf(deps),
-    // The model gateway's spending: today against the budget, and per day over the last week.
-    gateway: deps.gateway.state(),
-    gatewayDays: deps.stores.gatewayJobs.perDay(Math.floor(now / DAY_MS) * DAY_MS - 6 * DAY_MS),
+    gateway,
+    gatewayDays,
   };
 }
 

@@ -56,7 +56,7 @@ function event(daysAgo: number, sessionId: number | null, message: string): numb
 
 let ids: Record<string, number>;
 
-beforeEach(() => {
+beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'watchkeeper-prune-'));
   sessionsDir = join(dataDir, 'sessions');
   mkdirSync(sessionsDir);
@@ -86,7 +86,11 @@ beforeEach(() => {
     },
   ]);
   // Notifications: delivered, given up on, still retrying (old), and delivered but recent.
-  const notify = (daysAgo: number, title: string, statuses: ('sent' | 'failed' | 'retrying')[]) => {
+  const notify = async (
+    daysAgo: number,
+    title: string,
+    statuses: ('sent' | 'failed' | 'retrying')[],
+  ) => {
     const at = NOW - daysAgo * DAY_MS;
     const { id } = stores.notifications.record(
       {
@@ -106,7 +110,9 @@ beforeEach(() => {
       statuses.map((_, i) => ({ targetKey: `ntfy://t${i}`, status: 'pending', lastError: null })),
       at,
     );
-    const deliveries = stores.notifications.list(100).find((n) => n.notification.id === id)!;
+    const deliveries = (await stores.notifications.list(100)).find(
+      (n) => n.notification.id === id,
+    )!;
     deliveries.deliveries.forEach((d, i) =>
       stores.notifications.recordAttempt(d.id, {
         status: statuses[i]!,
@@ -117,10 +123,10 @@ beforeEach(() => {
     );
     return id;
   };
-  const delivered = notify(200, 'old delivered', ['sent', 'sent']);
-  const abandoned = notify(150, 'old given up', ['sent', 'failed']);
-  const retrying = notify(200, 'old still retrying', ['sent', 'retrying']);
-  const fresh = notify(5, 'recent delivered', ['sent']);
+  const delivered = await notify(200, 'old delivered', ['sent', 'sent']);
+  const abandoned = await notify(150, 'old given up', ['sent', 'failed']);
+  const retrying = await notify(200, 'old still retrying', ['sent', 'retrying']);
+  const fresh = await notify(5, 'recent delivered', ['sent']);
   ids = {
     old,
     recent,
@@ -146,14 +152,11 @@ const counts = async () => ({
   sessions: await stores.sessions.count(),
   events: stores.events.list({ limit: 100 }).length,
   memories: await stores.memories.count({ status: 'all' }),
-  notifications: stores.notifications.list(100).length,
+  notifications: (await stores.notifications.list(100)).length,
 });
 
-const notificationTitles = () =>
-  stores.notifications
-    .list(100)
-    .map((n) => n.notification.title)
-    .sort();
+const notificationTitles = async () =>
+  (await stores.notifications.list(100)).map((n) => n.notification.title).sort();
 
 describe('watchkeeper prune', () => {
   it('reports on a dry run and deletes nothing', async () => {
@@ -206,7 +209,7 @@ describe('watchkeeper prune', () => {
     expect(stores.memories.history(ids.active!).map((h) => h.action)).toEqual(['created']);
     expect(stores.memories.history(ids.retired!)).toEqual([]);
     // Delivered or given up on and old: gone with their deliveries; a retry still due stays.
-    expect(notificationTitles()).toEqual(['old still retrying', 'recent delivered']);
+    expect(await notificationTitles()).toEqual(['old still retrying', 'recent delivered']);
     expect(
       stores.db
         .prepare(

@@ -201,7 +201,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
     while (budgetEvents().length === 0) await new Promise((r) => setTimeout(r, 5));
     expect(sim.count('gate')).toBe(1);
     expect(sim.count('extract')).toBe(0);
-    expect(gw.gateway.state()).toMatchObject({ budgetReached: true, waiting: 1 });
+    expect(await gw.gateway.state()).toMatchObject({ budgetReached: true, waiting: 1 });
     expect(budgetEvents()[0]!.message).toMatch(
       /budget of \$0\.0001 is spent \(\$0\.0002 today\); jobs wait until 00:00 UTC/,
     );

@@ -213,6 +213,6 @@ describe('sliding-window summaries (seed 001)', () => {
     const ctx = await conv.context('c1');
     expect(ctx.summary).toBeNull();
     expect(ctx.gapMessages.map((m) => m.seq)).toEqual([...Array(20).keys()]);
-    expect(app.stores.gatewayJobs.count()).toBe(0);
+    expect(await app.stores.gatewayJobs.count()).toBe(0);
   });
 });

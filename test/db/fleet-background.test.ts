@@ -60,7 +60,7 @@ function event(stores: Stores, daysAgo: number, message: string): number {
 }
 
 /** A notification delivered long ago (shared: pruned by whichever instance runs). */
-function deliveredNotification(stores: Stores, daysAgo: number): number {
+async function deliveredNotification(stores: Stores, daysAgo: number): Promise<number> {
   const at = NOW - daysAgo * DAY_MS;
   const { id } = stores.notifications.record(
     {
@@ -80,7 +80,9 @@ function deliveredNotification(stores: Stores, daysAgo: number): number {
     [{ targetKey: 'ntfy://t', status: 'pending', lastError: null }],
     at,
   );
-  const [d] = stores.notifications.list(10).find((n) => n.notification.id === id)!.deliveries;
+  const [d] = (await stores.notifications.list(10)).find(
+    (n) => n.notification.id === id,
+  )!.deliveries;
   stores.notifications.recordAttempt(d!.id, {
     status: 'sent',
     lastError: null,
@@ -106,8 +108,8 @@ describe('retention in a fleet', () => {
     const recentA = session('a', 10);
     event(a, 200, 'old event on a');
     event(b, 200, 'old event on b');
-    deliveredNotification(a, 200);
-    deliveredNotification(b, 200);
+    await deliveredNotification(a, 200);
+    await deliveredNotification(b, 200);
 
     const first = await prune('a');
     expect(first).toMatchObject({ sessions: 1, events: 1, notifications: 2, logFiles: 2 });
@@ -119,7 +121,7 @@ describe('retention in a fleet', () => {
     expect(a.sessions.get(oldB.id)).not.toBeNull();
     expect(existsSync(oldB.log)).toBe(true);
     expect(b.events.list({ limit: 10 }).map((e) => e.message)).toContain('old event on b');
-    expect(a.notifications.total()).toBe(0);
+    expect(await a.notifications.total()).toBe(0);
 
     // b's prune finds the shared rows gone already, and takes its own.
     const second = await prune('b');

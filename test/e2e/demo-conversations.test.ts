@@ -26,7 +26,7 @@ describe('demo mode: conversation memory', () => {
       expect(summaries.some((s) => s.status === 'completed')).toBe(true);
       expect(extracted().length).toBeGreaterThan(0);
       expect(extracted()[0]!.sourceRef).toMatch(/^conversation demo-chat #\d+-\d+$/);
-      const job = stores.gatewayJobs.list({ kind: 'summary' })[0]!;
+      const job = (await stores.gatewayJobs.list({ kind: 'summary' }))[0]!;
       expect(job).toMatchObject({ backend: 'anthropic', outcome: 'ok' });
       expect(logged(demo.log(), 'conversation summarised', { conversation: 'demo-chat' })).toBe(
         true,

@@ -161,7 +161,7 @@ describe('model gateway (anthropic backend, simulated Messages API)', () => {
     const first = gateway.run(GATE);
     const second = gateway.run(GATE);
     while (held.count('gate') === 0) await new Promise((r) => setTimeout(r, 5));
-    expect(gateway.state()).toMatchObject({ running: 1, waiting: 1 });
+    expect(await gateway.state()).toMatchObject({ running: 1, waiting: 1 });
     expect(held.count('gate')).toBe(1);
     held.release('gate');
     expect((await first).ok && (await second).ok).toBe(true);
@@ -184,7 +184,7 @@ describe('model gateway (anthropic backend, simulated Messages API)', () => {
       error: 'no model is configured for the gateway (test)',
       attempts: 0,
     });
-    expect(gateway.state()).toMatchObject({ available: false, backend: 'off' });
+    expect(await gateway.state()).toMatchObject({ available: false, backend: 'off' });
   });
 
   it('sums the cost per UTC day', async () => {
@@ -193,13 +193,13 @@ describe('model gateway (anthropic backend, simulated Messages API)', () => {
     await gateway.run(GATE);
     app.clock.advance(24 * 3_600_000);
     await gateway.run(GATE);
-    const days = app.stores.gatewayJobs.perDay(0);
+    const days = await app.stores.gatewayJobs.perDay(0);
     expect(days.map((d) => [d.day, d.jobs])).toEqual([
       ['2026-01-02', 1],
       ['2026-01-01', 2],
     ]);
     expect(days[1]!.costUsd).toBeCloseTo(0.0004, 10);
-    expect(gateway.state().spentTodayUsd).toBeCloseTo(0.0002, 10);
+    expect((await gateway.state()).spentTodayUsd).toBeCloseTo(0.0002, 10);
   });
 });
 
@@ -221,22 +221,22 @@ describe('the daily budget in a fleet', () => {
   it("counts this instance's jobs against its own budget, not another instance's", async () => {
     const gateway = await setUp({ config: { dailyBudgetUsd: 0.0003 } });
     otherSpent(0.001);
-    expect(gateway.state()).toMatchObject({
+    expect(await gateway.state()).toMatchObject({
       spentTodayUsd: 0,
       budgetReached: false,
       fleetBudgetUsd: null,
       fleetSpentTodayUsd: null,
     });
     expect((await gateway.run(GATE)).ok).toBe(true);
-    expect(gateway.state().spentTodayUsd).toBeCloseTo(0.0002, 10);
-    expect(gateway.state().budgetReached).toBe(false);
+    expect((await gateway.state()).spentTodayUsd).toBeCloseTo(0.0002, 10);
+    expect((await gateway.state()).budgetReached).toBe(false);
   });
 
   it('holds every instance to the fleet cap when one is set, and says so once', async () => {
     const gateway = await setUp({ config: { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 } });
     otherSpent(0.0004);
     expect((await gateway.run(GATE)).ok).toBe(true);
-    const state = gateway.state();
+    const state = await gateway.state();
     expect(state).toMatchObject({ budgetReached: true, fleetBudgetUsd: 0.0005 });
     expect(state.spentTodayUsd).toBeCloseTo(0.0002, 10);
     expect(state.fleetSpentTodayUsd).toBeCloseTo(0.0006, 10);

@@ -172,7 +172,7 @@ describe('the hand-made transcript through the simulated gateway', () => {
         .prepare("SELECT name FROM entities WHERE type = 'technology' AND name = 'PostgreSQL'")
         .all(),
     ).toHaveLength(1);
-    const jobs = app.stores.gatewayJobs.list({ limit: 100 });
+    const jobs = await app.stores.gatewayJobs.list({ limit: 100 });
     expect(new Set(jobs.map((j) => j.kind))).toEqual(
       new Set(['graph-extract', 'graph-name', 'graph-summary']),
     );
@@ -190,7 +190,7 @@ describe('the hand-made transcript through the simulated gateway', () => {
       expect(ideaRows(app).map((i) => [i.line, i.intent, i.content])).toEqual(
         ideaRows(offline).map((i) => [i.line, i.intent, i.content]),
       );
-      expect(app.stores.gatewayJobs.list({ kind: 'graph-extract' })[0]).toMatchObject({
+      expect((await app.stores.gatewayJobs.list({ kind: 'graph-extract' }))[0]).toMatchObject({
         outcome: 'invalid_output',
       });
     } finally {

@@ -66,7 +66,7 @@ async function deliverOne(url: string) {
   const n = notifierFor({ notify: [url] });
   n.notify(critical);
   await n.tick();
-  expect(app.stores.notifications.statusCounts().sent).toBe(1);
+  expect((await app.stores.notifications.statusCounts()).sent).toBe(1);
   expect(rx.requests).toHaveLength(1);
   return rx.requests[0]!;
 }
@@ -155,7 +155,7 @@ describe('built-in targets receive their service’s request', () => {
       });
       n.notify(critical);
       await n.tick();
-      expect(app.stores.notifications.statusCounts().sent).toBe(1);
+      expect((await app.stores.notifications.statusCounts()).sent).toBe(1);
       expect(smtp.messages).toHaveLength(1);
       const m = smtp.messages[0]!;
       expect(m).toMatchObject({
@@ -198,7 +198,7 @@ describe('Apprise targets', () => {
     ]);
     expect(calls[0]!.argv.join(' ')).not.toContain('BotSecretToken');
     expect(calls[0]!.config.trim()).toBe(url);
-    expect(app.stores.notifications.statusCounts().sent).toBe(1);
+    expect((await app.stores.notifications.statusCounts()).sent).toBe(1);
   });
 
   it('a failing apprise is retried, its output stored without the URL’s secrets', async () => {
@@ -209,7 +209,7 @@ describe('Apprise targets', () => {
     );
     n.notify(critical);
     await n.tick();
-    const [item] = app.stores.notifications.list();
+    const [item] = await app.stores.notifications.list();
     expect(item!.deliveries[0]).toMatchObject({ status: 'retrying', attempts: 1 });
     expect(item!.deliveries[0]!.lastError).toMatch(/^apprise exited with code 1: could not notify/);
     expect(item!.deliveries[0]!.lastError).not.toContain('BotSecretToken');

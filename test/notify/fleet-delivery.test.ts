@@ -95,7 +95,7 @@ describe('a fleet delivers each notification once', () => {
     const bodies = received();
     expect(bodies).toHaveLength(messages.length);
     for (const m of messages) expect(bodies.filter((body) => body.includes(m))).toHaveLength(1);
-    expect(fleet.of.a!.notifications.statusCounts()).toMatchObject({
+    expect(await fleet.of.a!.notifications.statusCounts()).toMatchObject({
       sent: messages.length,
       pending: 0,
       retrying: 0,
@@ -121,7 +121,7 @@ describe('a fleet delivers each notification once', () => {
     clock.advance(SETTINGS.timeoutMs + CLAIM_MARGIN_MS);
     await b.tick();
     expect(received()).toEqual([expect.stringContaining('RAID degraded')]);
-    const [row] = fleet.of.b!.notifications.list(10);
+    const [row] = await fleet.of.b!.notifications.list(10);
     expect(row!.deliveries).toMatchObject([{ status: 'sent', attempts: 1 }]);
   });
 
@@ -134,7 +134,7 @@ describe('a fleet delivers each notification once', () => {
       const b = notifier(fleet.of.b!, [jsonUrl(other, '/elsewhere')]);
       a.notify(critical('RAID degraded'));
       await b.tick();
-      expect(fleet.of.b!.notifications.list(10)[0]!.deliveries).toEqual([]);
+      expect((await fleet.of.b!.notifications.list(10))[0]!.deliveries).toEqual([]);
 
       // Fanned out by a, then attempted by b first: b has no such target.
       const store = fleet.of.a!.notifications;
@@ -142,7 +142,9 @@ describe('a fleet delivers each notification once', () => {
       const target = { targetKey: a.targets()[0]!.key, status: 'pending' as const };
       store.fanOut(n!.id, [{ ...target, lastError: null }], clock.now());
       await b.tick();
-      expect(store.list(10)[0]!.deliveries).toMatchObject([{ status: 'pending', attempts: 0 }]);
+      expect((await store.list(10))[0]!.deliveries).toMatchObject([
+        { status: 'pending', attempts: 0 },
+      ]);
       expect(other.requests).toHaveLength(0);
 
       await a.tick();
@@ -182,7 +184,7 @@ describe('a fleet delivers each notification once', () => {
     a.notify(critical('RAID degraded'));
     a.notify(critical('RAID degraded'));
     b.notify(critical('RAID degraded'));
-    const rows = fleet.of.a!.notifications.list(10).map((n) => n.notification);
+    const rows = (await fleet.of.a!.notifications.list(10)).map((n) => n.notification);
     expect(rows.map((n) => n.count).sort()).toEqual([1, 2]);
     await Promise.all([a.tick(), b.tick()]);
     expect(received()).toHaveLength(2);
@@ -198,9 +200,9 @@ describe('a fleet delivers each notification once', () => {
     await b.tick();
 
     expect(received()).toHaveLength(2);
-    const held = fleet.of
-      .b!.notifications.list(10)
-      .find((x) => x.notification.body.includes('fan stopped'))!;
+    const held = (await fleet.of.b!.notifications.list(10)).find((x) =>
+      x.notification.body.includes('fan stopped'),
+    )!;
     expect(held.deliveries).toMatchObject([{ status: 'suppressed' }]);
   });
 });

@@ -76,7 +76,9 @@ describe('notifications from the runner', () => {
     expect(failed.message).toContain('fatal: the fake CLI crashed on purpose');
     expect(failed.message).toContain(`Session #${out.sessionId} (tier 1).`);
     expect(
-      h.stores.notifications.list().every((n) => n.notification.sessionId === out.sessionId),
+      (await h.stores.notifications.list()).every(
+        (n) => n.notification.sessionId === out.sessionId,
+      ),
     ).toBe(true);
   });
 
@@ -142,7 +144,7 @@ describe('notifications from the runner', () => {
       },
     );
     expect(decision.exitCode).toBe(2);
-    expect(stores.notifications.list()[0]!.deliveries).toEqual([]);
+    expect((await stores.notifications.list())[0]!.deliveries).toEqual([]);
 
     await notifierOver(h, `json+${rx.url}/hook`).tick();
     expect(messages(rx)).toMatchObject([

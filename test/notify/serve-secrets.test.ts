@@ -86,7 +86,7 @@ describe('credentials a notification target echoes back', () => {
     }, 300);
     const page = await (await fetch(`${endpoint.url}/notifications`)).text();
     const stores = openStores(join(dataDir, 'watchkeeper.db'));
-    const stored = stores.notifications.list().flatMap((n) => n.deliveries);
+    const stored = (await stores.notifications.list()).flatMap((n) => n.deliveries);
     stores.close();
     child.kill('SIGTERM');
     expect(await closed).toBe(0);

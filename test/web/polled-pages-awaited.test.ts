@@ -34,6 +34,7 @@ describe('what dashboards and scripts poll', () => {
       observation: 'the nas fan is loud under load',
     });
     const pages = [
+      '/',
       '/overview/activity',
       '/sessions',
       '/sessions/rows',
@@ -42,6 +43,8 @@ describe('what dashboards and scripts poll', () => {
       '/events',
       '/memories',
       '/cooldowns',
+      '/notifications',
+      '/gateway',
     ];
     const apis = [
       '/api/v1/sessions',
@@ -52,6 +55,8 @@ describe('what dashboards and scripts poll', () => {
       '/api/v1/memories/search?q=fan',
       '/api/v1/cooldowns',
       '/api/v1/cooldowns/overrides',
+      '/api/v1/notifications',
+      '/api/v1/gateway/jobs',
       '/metrics',
     ];
     const blocked: Record<string, number[]> = {};

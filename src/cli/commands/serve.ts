@@ -191,9 +191,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       next: status.nextRunAt ? new Date(status.nextRunAt).toISOString() : undefined,
       maxTier: config.runner.maxTier,
       dryRun: config.runner.dryRun,
-      gateway: rt.gateway.state().backend,
+      gateway: config.gateway.backend,
     });
-    const gatewayOff = rt.gateway.state().offReason;
+    const gatewayOff = config.gateway.offReason;
     if (gatewayOff) log.info(`conversation summaries and extraction are off: ${gatewayOff}`);
     if (demo) rt.scheduler.trigger({ trigger: 'manual', startTier: 1, prompt: null, alert: null });
     // As the Claude Ops loop did: the first scheduled run now, not at the first cron tick.

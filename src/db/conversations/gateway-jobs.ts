@@ -2,6 +2,7 @@
  * The model gateway's job records: one row per job, written when it starts and when it ends, by
  * the instance that runs it (instances sharing a database each give up only their own leftovers).
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const JOB_OUTCOMES = [
@@ -95,6 +96,10 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
   );
   const ownSpent = db.prepare(`SELECT coalesce(sum(cost_usd), 0) AS usd FROM gateway_jobs
     WHERE created_at >= ? AND instance = ?`);
+  // Both budgets' spending at once: this instance's jobs and every instance's.
+  const spending = db.prepare(`SELECT coalesce(sum(cost_usd), 0) AS fleet,
+    coalesce(sum(CASE WHEN instance = ? THEN cost_usd END), 0) AS own
+    FROM gateway_jobs WHERE created_at >= ?`);
   const perDay = db.prepare(`SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,
     COUNT(*) AS jobs, SUM(outcome NOT IN ('ok', 'running')) AS failed,
     coalesce(sum(cost_usd), 0) AS costUsd, coalesce(sum(input_tokens), 0) AS inputTokens,
@@ -117,18 +122,24 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
       return (getOne.get(id) as GatewayJobRow | undefined) ?? null;
     },
 
-    list(filter: JobFilter = {}): GatewayJobRow[] {
+    /** Jobs, newest first (awaited, as the count). */
+    async list(filter: JobFilter = {}): Promise<GatewayJobRow[]> {
       const { sql, params } = whereOf(filter);
-      return cached(
+      const stmt = cached(
         `SELECT ${COLUMNS} FROM gateway_jobs ${sql} ORDER BY id DESC LIMIT ? OFFSET ?`,
-      ).all(...params, filter.limit ?? 100, filter.offset ?? 0) as GatewayJobRow[];
+      );
+      return (await allAwaited(
+        stmt,
+        ...params,
+        filter.limit ?? 100,
+        filter.offset ?? 0,
+      )) as GatewayJobRow[];
     },
 
-    count(filter: JobFilter = {}): number {
+    async count(filter: JobFilter = {}): Promise<number> {
       const { sql, params } = whereOf(filter);
-      return (
-        cached(`SELECT COUNT(*) AS n FROM gateway_jobs ${sql}`).get(...params) as { n: number }
-      ).n;
+      const stmt = cached(`SELECT COUNT(*) AS n FROM gateway_jobs ${sql}`);
+      return ((await getAwaited(stmt, ...params)) as { n: number }).n;
     },
 
     /** Dollars spent by every instance's jobs created at or after `since`. */
@@ -141,9 +152,17 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
       return (ownSpent.get(since, instance) as { usd: number }).usd;
     },
 
-    /** Jobs and cost per UTC day since `since`, newest day first. */
-    perDay(since: number): DayCost[] {
-      return perDay.all(since) as DayCost[];
+    /**
+     * Dollars spent by this instance's jobs and by every instance's, created at or after `since`
+     * (awaited: the dashboard's and the API's reads; the gateway's own checks use the two above).
+     */
+    async spendingSince(since: number): Promise<{ own: number; fleet: number }> {
+      return (await getAwaited(spending, instance, since)) as { own: number; fleet: number };
+    },
+
+    /** Jobs and cost per UTC day since `since`, newest day first (awaited). */
+    async perDay(since: number): Promise<DayCost[]> {
+      return (await allAwaited(perDay, since)) as DayCost[];
     },
 
     /** Jobs a killed process of this instance left running: failed, at start-up. */

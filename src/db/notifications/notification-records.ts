@@ -2,7 +2,7 @@
  * Recording notifications (de-duplicated per instance, with a count), fanning each out once to
  * its instance's targets as deliveries, and the pages and counts the dashboard shows.
  */
-import { allAwaited, type Db } from '../engine.js';
+import { allAwaited, type Db, getAwaited } from '../engine.js';
 import {
   D_COLUMNS,
   DELIVERY_STATUSES,
@@ -45,8 +45,10 @@ export function notificationRecords(db: Db, instance: string) {
     `SELECT ${N_COLUMNS} FROM notifications ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
   );
   const total = db.prepare('SELECT COUNT(*) AS n FROM notifications');
-  const deliveriesOf = db.prepare(`SELECT ${D_COLUMNS} FROM notification_deliveries
-    WHERE notification_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`);
+  // The deliveries of the same page of notifications, read beside it.
+  const deliveriesOfPage = db.prepare(`SELECT ${D_COLUMNS} FROM notification_deliveries
+    WHERE notification_id IN (SELECT id FROM notifications
+      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) ORDER BY id`);
   const statusCounts = db.prepare(
     'SELECT status, COUNT(*) AS n FROM notification_deliveries GROUP BY status',
   );
@@ -122,29 +124,36 @@ export function notificationRecords(db: Db, instance: string) {
       return (countRecent.get(targetKey, since) as { n: number }).n;
     },
 
-    /** Newest first, each with its deliveries. */
-    list(limit = 50, offset = 0): { notification: NotificationRow; deliveries: DeliveryRow[] }[] {
-      const rows = (recent.all(limit, offset) as RawNotification[]).map(fromRaw);
-      const deliveries = deliveriesOf.all(JSON.stringify(rows.map((r) => r.id))) as DeliveryRow[];
-      return rows.map((notification) => ({
+    /**
+     * Newest first, each with its deliveries. The page's reads are awaited (the dashboard polls
+     * it) and go side by side.
+     */
+    async list(
+      limit = 50,
+      offset = 0,
+    ): Promise<{ notification: NotificationRow; deliveries: DeliveryRow[] }[]> {
+      const [raw, deliveries] = await Promise.all([
+        allAwaited(recent, limit, offset) as Promise<RawNotification[]>,
+        allAwaited(deliveriesOfPage, limit, offset) as Promise<DeliveryRow[]>,
+      ]);
+      return raw.map(fromRaw).map((notification) => ({
         notification,
         deliveries: deliveries.filter((d) => d.notificationId === notification.id),
       }));
     },
 
-    total(): number {
-      return (total.get() as { n: number }).n;
+    async total(): Promise<number> {
+      return ((await getAwaited(total)) as { n: number }).n;
     },
 
     /** Deliveries per status, every status present (0 when none). */
-    statusCounts(): Record<DeliveryStatus, number> {
+    async statusCounts(): Promise<Record<DeliveryStatus, number>> {
       const out = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<
         DeliveryStatus,
         number
       >;
-      for (const r of statusCounts.all() as { status: DeliveryStatus; n: number }[]) {
-        out[r.status] = r.n;
-      }
+      const rows = (await allAwaited(statusCounts)) as { status: DeliveryStatus; n: number }[];
+      for (const r of rows) out[r.status] = r.n;
       return out;
     },
   };

@@ -52,7 +52,7 @@ const listJobs = createRoute({
 export function gatewayApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(listJobs, (c) => {
+  app.openapi(listJobs, async (c) => {
     const { kind, outcome } = c.req.valid('query');
     const filter = {
       ...(kind ? { kind } : {}),
@@ -60,14 +60,20 @@ export function gatewayApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     };
     const { limit, offset } = paging(c, 100);
     const { gatewayJobs } = deps.stores;
+    const [jobs, total, state, days] = await Promise.all([
+      gatewayJobs.list({ ...filter, limit, offset }),
+      gatewayJobs.count(filter),
+      deps.gateway.state(),
+      gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000),
+    ]);
     return c.json(
       {
-        jobs: gatewayJobs.list({ ...filter, limit, offset }).map(gatewayJobJson),
-        total: gatewayJobs.count(filter),
+        jobs: jobs.map(gatewayJobJson),
+        total,
         limit,
         offset,
-        state: gatewayStateJson(deps.gateway.state()),
-        per_day: gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000).map(dayCostJson),
+        state: gatewayStateJson(state),
+        per_day: days.map(dayCostJson),
       },
       200,
     );

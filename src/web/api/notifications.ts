@@ -93,9 +93,9 @@ const sendTest = createRoute({
 export function notificationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(listNotifications, (c) => {
+  app.openapi(listNotifications, async (c) => {
     const page = Number(c.req.valid('query').page || '1');
-    const d = notificationOverview(deps, page);
+    const d = await notificationOverview(deps, page);
     return c.json(
       {
         generated_at: isoTime(d.now),

@@ -30,7 +30,7 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { stores } = deps;
 
-  app.get('/conversations', (c) => {
+  app.get('/conversations', async (c) => {
     const now = deps.clock.now();
     const staleAfterMs = deps.conversations.options.staleAfterMs;
     return page(
@@ -46,12 +46,12 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
         generation: stores.summaries.generationStats(),
         gate: stores.extractions.gateStats(),
         scopes: stores.scopes.list(),
-        gateway: deps.gateway.state(),
+        gateway: await deps.gateway.state(),
       },
     );
   });
 
-  app.get('/conversations/:id', (c) => {
+  app.get('/conversations/:id', async (c) => {
     const id = parseConversationId(c.req.param('id'));
     const conv = deps.conversations.get(id);
     const now = deps.clock.now();
@@ -72,7 +72,7 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
         memories: stores.extractions.memories(id),
         windows: stores.extractions.windows(id),
         gate: stores.extractions.gateStats(id),
-        gateway: deps.gateway.state(),
+        gateway: await deps.gateway.state(),
         staleAfterMs,
       },
     );
@@ -94,22 +94,28 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
     return c.redirect(backTo(form.next, '/conversations'), 303);
   });
 
-  app.get('/gateway', (c) => {
+  app.get('/gateway', async (c) => {
     const kind = c.req.query('kind') || undefined;
     const rawOutcome = c.req.query('outcome') || undefined;
     const outcome = (JOB_OUTCOMES as readonly string[]).includes(rawOutcome ?? '')
       ? (rawOutcome as JobOutcome)
       : undefined;
     const filter = { ...(kind ? { kind } : {}), ...(outcome ? { outcome } : {}) };
+    const [jobs, total, days, gateway] = await Promise.all([
+      stores.gatewayJobs.list({ ...filter, limit: JOBS_SHOWN }),
+      stores.gatewayJobs.count(filter),
+      stores.gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000),
+      deps.gateway.state(),
+    ]);
     return page(
       c,
       'pages/gateway',
       { title: 'Model gateway', nav: 'gateway' },
       {
-        jobs: stores.gatewayJobs.list({ ...filter, limit: JOBS_SHOWN }),
-        total: stores.gatewayJobs.count(filter),
-        days: stores.gatewayJobs.perDay(deps.clock.now() - 30 * 86_400_000),
-        gateway: deps.gateway.state(),
+        jobs,
+        total,
+        days,
+        gateway,
         kind: kind ?? '',
         outcome: outcome ?? '',
         outcomes: JOB_OUTCOMES,

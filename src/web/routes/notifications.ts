@@ -16,8 +16,8 @@ import { isHtmx, page, partial } from '../render.js';
 export function notificationRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/notifications', (c) => {
-    const data = notificationOverview(deps, pageParam(c.req.query('page')));
+  app.get('/notifications', async (c) => {
+    const data = await notificationOverview(deps, pageParam(c.req.query('page')));
     if (isHtmx(c)) return partial(c, 'partials/notification-body', data);
     return page(c, 'pages/notifications', { title: 'Notifications', nav: 'notifications' }, data);
   });
