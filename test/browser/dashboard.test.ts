@@ -203,7 +203,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       category: 'behavior',
       observation: 'an old stale memory',
     });
-    rt.knowledge.memory.deactivate([inactive.id]);
+    await rt.knowledge.memory.deactivate([inactive.id]);
     await page.goto(url('/memories'));
     for (const id of ids) await page.check(`input[name=ids][value="${id}"]`);
     expect(await page.locator('#bulk-count').textContent()).toBe('3');

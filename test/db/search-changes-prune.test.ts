@@ -65,7 +65,9 @@ describe('pruning the full-text changes on PostgreSQL', () => {
     const [fan] = a.stores.memories
       .list({ service: 'nas' })
       .filter((m) => /fan/.test(m.observation));
-    a.knowledge.memory.edit(fan!.id, { observation: 'the nas fan was replaced with a quiet one' });
+    await a.knowledge.memory.edit(fan!.id, {
+      observation: 'the nas fan was replaced with a quiet one',
+    });
     // b learns of a's change when a's notification reaches it, as another process would.
     expect(await foundOnceHeard(b, 'replaced')).toEqual([
       'the nas fan was replaced with a quiet one',
@@ -80,7 +82,7 @@ describe('pruning the full-text changes on PostgreSQL', () => {
     // While b is away, a changes what b would have to catch up on...
     await add(a, 'jellyfin transcodes on the gpu');
     const [fan] = a.stores.memories.list({ service: 'nas' });
-    a.knowledge.memory.remove([fan!.id]);
+    await a.knowledge.memory.remove([fan!.id]);
     expect(changeRows(a)).toBe(2);
     // ...and a day later retention no longer waits for b: every change goes.
     expect(a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(2);

@@ -129,7 +129,7 @@ describe('stats store counts', () => {
         seedMemory(t, { service: `svc${i}`, category: 'timing', observation: `takes ${o} minute` })
           .id,
     );
-    t.keeper.deactivate([ids[0]!]);
+    await t.keeper.deactivate([ids[0]!]);
     expect(await t.stores.stats.counts(0)).toMatchObject({
       activeMemories: 2,
       inactiveMemories: 1,
@@ -223,7 +223,7 @@ describe('stats store activity', () => {
     const s2 = session('running', { minutesAgo: 0 });
     const e2 = event('critical', t.clock.now(), s2); // same time as s2: the session comes first
     t.clock.advance(MINUTE_MS);
-    t.keeper.update(m1, { active: false });
+    await t.keeper.update(m1, { active: false });
 
     const items = await t.stores.stats.activity(40);
     expect(items.map((i) => [i.kind, i.id])).toEqual([
@@ -253,7 +253,7 @@ describe('stats store activity', () => {
       { id: m.id, action: 'decayed', confidence: 0.6, active: true, at: t.clock.now() + 1 },
     ]);
     t.clock.advance(MINUTE_MS);
-    t.keeper.remove([m.id]);
+    await t.keeper.remove([m.id]);
     for (let i = 0; i < 50; i += 1) event('info', t.clock.now() - 10 * MINUTE_MS - i);
 
     const items = await t.stores.stats.activity(40);

@@ -32,7 +32,7 @@ describe('archive and restore', () => {
   it('archives with the reason and date kept, in the history too; restore brings it back active', async () => {
     const m = (await add('Takes 60s to start after a restart')).memory;
     app.clock.advance(DAY_MS);
-    const archived = app.keeper.archive(m.id, '  the server was replaced  ');
+    const archived = await app.keeper.archive(m.id, '  the server was replaced  ');
     expect(archived).toMatchObject({
       active: false,
       archivedAt: app.clock.now(),
@@ -43,9 +43,9 @@ describe('archive and restore', () => {
       at: app.clock.now(),
     });
     // Archiving twice changes nothing.
-    app.keeper.archive(m.id, 'again');
+    await app.keeper.archive(m.id, 'again');
     app.clock.advance(DAY_MS);
-    const restored = app.keeper.restore(m.id);
+    const restored = await app.keeper.restore(m.id);
     expect(restored).toMatchObject({ active: true, archivedAt: null, archiveReason: null });
     expect(restored.lastReinforcedAt).toBe(app.clock.now()); // the decay clock restarts
     expect(app.stores.memories.history(m.id).map((h) => [h.action, h.source, h.evidence])).toEqual([
@@ -53,7 +53,7 @@ describe('archive and restore', () => {
       ['archived', 'operator', 'the server was replaced'],
       ['restored', 'operator', null],
     ]);
-    expect(() => app.keeper.restore(m.id)).toThrow(
+    await expect(app.keeper.restore(m.id)).rejects.toThrow(
       /memory 1 is active; there is nothing to restore/,
     );
   });
@@ -61,17 +61,17 @@ describe('archive and restore', () => {
   it('never archives a core memory, and keeps it pinned', async () => {
     const m = (await add('Holds the only copy of the family photos', 'core')).memory;
     expect(m).toMatchObject({ importance: 'core', pinned: true });
-    expect(() => app.keeper.archive(m.id, 'x')).toThrow(
+    await expect(app.keeper.archive(m.id, 'x')).rejects.toThrow(
       /memory 1 is core, and core memories are never archived/,
     );
-    expect(() => app.keeper.setPinned(m.id, false)).toThrow(/core memories stay pinned/);
+    await expect(app.keeper.setPinned(m.id, false)).rejects.toThrow(/core memories stay pinned/);
     expect(app.stores.memories.get(m.id)).toMatchObject({ active: true, pinned: true });
   });
 
   it('a reactivated archived memory is no longer archived', async () => {
     const m = (await add('Takes 60s to start after a restart')).memory;
-    app.keeper.archive(m.id, 'old');
-    expect(app.keeper.reactivate(m.id)).toMatchObject({ active: true, archivedAt: null });
+    await app.keeper.archive(m.id, 'old');
+    expect(await app.keeper.reactivate(m.id)).toMatchObject({ active: true, archivedAt: null });
   });
 
   it('says why a memory is inactive: superseded, decayed, deactivated', async () => {
@@ -90,7 +90,7 @@ describe('archive and restore', () => {
       at: app.clock.now(),
     });
     const off = (await add('Retry DNS once', 'normal', 'pihole')).memory;
-    app.keeper.deactivate([off.id]);
+    await app.keeper.deactivate([off.id]);
     expect(app.keeper.inactiveReason(app.stores.memories.get(off.id)!)!.reason).toBe(
       'deactivated by the operator',
     );
@@ -121,7 +121,7 @@ describe('deliberate reinforcement and importance', () => {
       observation: 'needs the NFS mount',
     });
     // Promotion: a new level, pinned, without the boost of the old one.
-    const core = app.keeper.setImportance(m.id, 'core');
+    const core = await app.keeper.setImportance(m.id, 'core');
     expect(core).toMatchObject({ importance: 'core', importanceBoost: 0, pinned: true });
     expect(app.stores.memories.history(m.id).at(-1)).toMatchObject({
       action: 'edited',
@@ -140,7 +140,7 @@ describe('deliberate reinforcement and importance', () => {
     expect(() => app.keeper.reinforce(m.id, { sessionId: null, evidence: 'a\u0000b' })).toThrow(
       /new_evidence: contains the control character/,
     );
-    app.keeper.deactivate([m.id]);
+    await app.keeper.deactivate([m.id]);
     expect(() => app.keeper.reinforce(m.id, { sessionId: null })).toThrow(/is inactive/);
     expect(app.stores.memories.history(m.id).map((h) => h.action)).toEqual([
       'created',

@@ -124,7 +124,7 @@ describe('the memory judge through the gateway', () => {
     counted.hold('memory-judge');
     const pending = observe(SAME);
     await expect.poll(() => counted.count('memory-judge')).toBe(1);
-    knowledge.memory.deactivate([kept.memory.id]);
+    await knowledge.memory.deactivate([kept.memory.id]);
     counted.release('memory-judge');
     const again = await pending;
     expect(again).toMatchObject({ action: 'created', judged: { verdict: 'same' } });

@@ -74,7 +74,7 @@ describe('memory service: observe', () => {
 
   it('does not reinforce an inactive memory', async () => {
     const m = (await observe('Takes 60s to start after restart')).memory;
-    app.keeper.deactivate([m.id]);
+    await app.keeper.deactivate([m.id]);
     expect((await observe('Takes 60s to start after restart')).action).toBe('created');
   });
 });
@@ -135,7 +135,7 @@ describe('memory service: decay against the store', () => {
     const stale = (await observe('Takes 60s to start after restart')).memory;
     const pinned = (await observe('Needs the NFS share mounted first', 'jellyfin', 'behavior'))
       .memory;
-    app.keeper.setPinned(pinned.id, true);
+    await app.keeper.setPinned(pinned.id, true);
     app.clock.advance(40 * DAY_MS);
     const fresh = (await observe('Web UI answers slowly for a minute', 'caddy')).memory;
     await observe('Web UI answers slowly for a minute', 'caddy'); // reinforced now
@@ -150,11 +150,11 @@ describe('memory service: decay against the store', () => {
 describe('memory service: operator curation', () => {
   it('rejects a bad confidence or empty text and changes nothing', async () => {
     const m = (await observe('Takes 60s to start after restart')).memory;
-    expect(() => app.keeper.edit(m.id, { confidence: 1.5 })).toThrow(
+    await expect(app.keeper.edit(m.id, { confidence: 1.5 })).rejects.toThrow(
       /confidence: must be a number from 0 to 1/,
     );
-    expect(() => app.keeper.edit(m.id, { confidence: Number.NaN })).toThrow(/confidence/);
-    expect(() => app.keeper.edit(m.id, { observation: '   ' })).toThrow(
+    await expect(app.keeper.edit(m.id, { confidence: Number.NaN })).rejects.toThrow(/confidence/);
+    await expect(app.keeper.edit(m.id, { observation: '   ' })).rejects.toThrow(
       /observation: must not be empty/,
     );
     expect(app.stores.memories.get(m.id)).toEqual(m);
@@ -164,7 +164,7 @@ describe('memory service: operator curation', () => {
   it('edits wording and confidence, restarting the decay clock', async () => {
     const m = (await observe('Takes 60s to start')).memory;
     app.clock.advance(50 * DAY_MS);
-    app.keeper.edit(m.id, { observation: 'Takes 90s to start on the NAS', confidence: 0.9 });
+    await app.keeper.edit(m.id, { observation: 'Takes 90s to start on the NAS', confidence: 0.9 });
     app.clock.advance(20 * DAY_MS);
     await app.keeper.decay();
     expect(app.stores.memories.get(m.id)).toMatchObject({
@@ -178,8 +178,8 @@ describe('memory service: operator curation', () => {
     app.clock.advance(70 * DAY_MS);
     await app.keeper.decay();
     expect(app.stores.memories.get(m.id)!.active).toBe(false);
-    expect(() => app.keeper.reactivate(m.id)).toThrow(/at least 0.3/);
-    expect(app.keeper.reactivate(m.id, 0.6)).toMatchObject({ active: true, confidence: 0.6 });
+    await expect(app.keeper.reactivate(m.id)).rejects.toThrow(/at least 0.3/);
+    expect(await app.keeper.reactivate(m.id, 0.6)).toMatchObject({ active: true, confidence: 0.6 });
     expect(app.stores.memories.history(m.id).map((h) => h.action)).toEqual([
       'created',
       'deactivated',
@@ -190,7 +190,7 @@ describe('memory service: operator curation', () => {
   it('deletes memories but keeps their history', async () => {
     const a = (await observe('Takes 60s to start')).memory;
     const b = (await observe('Cache warms for 5 minutes', 'caddy')).memory;
-    expect(app.keeper.remove([a.id, b.id, 9999])).toBe(2);
+    expect(await app.keeper.remove([a.id, b.id, 9999])).toBe(2);
     expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
     expect(app.stores.memories.history(a.id).map((h) => h.action)).toEqual(['created', 'deleted']);
   });
@@ -198,9 +198,9 @@ describe('memory service: operator curation', () => {
   it('leaves a tombstone of every wording a deleted memory had, with when and by whom', async () => {
     const a = (await observe('Takes 60s to start')).memory;
     app.clock.advance(DAY_MS);
-    app.keeper.edit(a.id, { observation: 'Takes 90s to start' });
+    await app.keeper.edit(a.id, { observation: 'Takes 90s to start' });
     app.clock.advance(DAY_MS);
-    expect(app.keeper.remove([a.id], 'API token')).toBe(1);
+    expect(await app.keeper.remove([a.id], 'API token')).toBe(1);
     const hash = (text: string) =>
       memoryKey({
         scope: 'ops',
@@ -247,7 +247,7 @@ describe('memory service: context', () => {
       observation: 'Old news',
       confidence: 0.8,
     });
-    app.keeper.deactivate([off.id]);
+    await app.keeper.deactivate([off.id]);
     const block = await app.knowledge.injection.build({ trigger: null }, 2000);
     expect(block.text.split('\n').filter((l) => l.startsWith('###'))).toEqual([
       '### postgres',

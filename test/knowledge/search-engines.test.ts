@@ -318,7 +318,9 @@ describe('two instances on one PostgreSQL database', () => {
       'network configuration resets after firmware upgrades',
     );
 
-    a.memory.edit(learned.memory.id, { observation: 'the backup job writes to the wrong bucket' });
+    await a.memory.edit(learned.memory.id, {
+      observation: 'the backup job writes to the wrong bucket',
+    });
     expect(await eventually(found(b, 'backup bucket'), (r) => r.length === 1)).toEqual([
       'the backup job writes to the wrong bucket',
     ]);
@@ -326,7 +328,7 @@ describe('two instances on one PostgreSQL database', () => {
       'certificate renewal fails when port 80 is blocked',
     );
 
-    a.memory.remove([learned.memory.id]);
+    await a.memory.remove([learned.memory.id]);
     expect(await eventually(found(b, 'backup bucket'), (r) => r.length === 0)).toEqual([]);
 
     // And the other way round.

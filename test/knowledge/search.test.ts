@@ -94,7 +94,7 @@ describe('hybrid search with the local model', () => {
     const a = await observe(app, 'edge-7', 'certificate renewal fails when port 80 is blocked');
     const b = await observe(app, 'edge-7', 'reloads its config without dropping connections');
     expect((await app.knowledge.search.search('certificate renewal')).results).toHaveLength(1);
-    app.knowledge.memory.remove([a.memory.id, b.memory.id]);
+    await app.knowledge.memory.remove([a.memory.id, b.memory.id]);
     const count = (sql: string) => (app.stores.db.prepare(sql).get() as { n: number }).n;
     // SQLite's full-text table (on PostgreSQL each instance's local copy, read at the next search).
     if (app.stores.db.engine !== 'postgres')

@@ -89,8 +89,8 @@ describe('the vector index beside the store', () => {
     const [network] = (await app.knowledge.search.search('WiFi keeps dropping')).results;
     const [vacuum] = (await app.knowledge.search.search('nightly maintenance slows the database'))
       .results;
-    app.knowledge.memory.remove([network!.memory.id]);
-    app.knowledge.memory.edit(vacuum!.memory.id, {
+    await app.knowledge.memory.remove([network!.memory.id]);
+    await app.knowledge.memory.edit(vacuum!.memory.id, {
       observation: 'the backup job writes to the wrong bucket',
     });
     const later = restart(app);

@@ -59,7 +59,7 @@ describe('import after corrections here', () => {
     a.clock.advance(MINUTE);
     const ninety = await observe(a, 'jellyfin', NINETY);
     expect(ninety.action).toBe('superseded');
-    expect(a.keeper.remove([caddy.memory.id], 'cli (ops)')).toBe(1);
+    expect(await a.keeper.remove([caddy.memory.id], 'cli (ops)')).toBe(1);
     const cli = cliIn(a.dataDir, a.clock, OFF);
 
     const dry = await cli.run(['import', file, '--dry-run']);
@@ -93,7 +93,7 @@ describe('import after corrections here', () => {
     a.clock.advance(MINUTE);
     const file = await exported(a, 'before.jsonl');
     a.clock.advance(MINUTE);
-    a.keeper.edit(timing.memory.id, { observation: NINETY });
+    await a.keeper.edit(timing.memory.id, { observation: NINETY });
     await a.keeper.merge([one.memory.id, two.memory.id], {
       text: 'caddy renews its certificates 30 days before they expire',
     });

@@ -33,7 +33,7 @@ describe('merge', () => {
       confidence: 0.5,
       pinned: true,
     });
-    app.keeper.setImportance(c.id, 'high');
+    await app.keeper.setImportance(c.id, 'high');
     const before = [a, b, c].map((m) => app.stores.memories.history(m.id));
     app.clock.advance(1000);
 

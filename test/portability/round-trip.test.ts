@@ -127,7 +127,7 @@ async function populated(n: number): Promise<TestApp> {
   a.knowledge.services.describe('home-net', 'the house network, "wifi" and all', 'agent');
   a.clock.advance(n * 1000 + 10_000);
   await a.keeper.merge([ids[6]!, ids[16]!, ids[26]!], { text: 'merged wording' });
-  a.keeper.remove([ids[8]!, ids[18]!]);
+  await a.keeper.remove([ids[8]!, ids[18]!]);
   return a;
 }
 

@@ -103,7 +103,7 @@ describe('pages the operator reads', () => {
       observation: 'Takes 60s to start',
     });
     h.clock.advance(2 * 3_600_000); // within the sign-in's 12 h
-    h.keeper.update(m.id, { confidence: 0.9 });
+    await h.keeper.update(m.id, { confidence: 0.9 });
     const res = await h.request(`/memories/${m.id}/history`, { headers: htmxHeaders(auth) });
     const html = await res.text();
     expect(res.status).toBe(200);

@@ -19,7 +19,7 @@ describe('memories page', () => {
   it('lists memories with service, category, observation, confidence, status and source, inactive greyed', async () => {
     const a = add('Takes 60s to start', 'jellyfin', 0.9);
     const b = add('Needs VACUUM weekly', 'postgres');
-    h.keeper.deactivate([b.id]);
+    await h.keeper.deactivate([b.id]);
     const html = await (await h.request('/memories', { headers: { Cookie: auth.cookie } })).text();
     expect(html).toContain('<title>Memories · watchkeeper</title>');
     expect(html).toContain(`id="memory-${a.id}">`);

@@ -157,7 +157,7 @@ describe('API: importance and archive', () => {
   it('filters by importance and archive state, and names a bad filter', async () => {
     const a = await toolMemory('Takes 60s to start after a restart');
     const b = await toolMemory('Retry DNS once', 'pihole', 'high');
-    h.keeper.archive(a.memory.id, 'old');
+    await h.keeper.archive(a.memory.id, 'old');
     const ids = async (query: string) =>
       ((await json(await api(`/memories?${query}`))).memories as { id: number }[]).map((m) => m.id);
     expect(await ids('importance=high')).toEqual([b.memory.id]);

@@ -19,7 +19,7 @@ eachTestSignedIn((web) => ({ h, auth } = web));
 
 const bearer = { Authorization: `Bearer ${TOKEN}` };
 
-function seed() {
+async function seed() {
   const a = seedMemory(h, {
     service: 'jellyfin',
     category: 'timing',
@@ -36,13 +36,13 @@ function seed() {
     category: 'maintenance',
     observation: '=renews certificates',
   });
-  h.keeper.deactivate([b.id]);
+  await h.keeper.deactivate([b.id]);
   return { a, b, c };
 }
 
 describe('export', () => {
   it('streams the current filter as JSONL, and the page links carry the filter', async () => {
-    const { a } = seed();
+    const { a } = await seed();
     const page = await (
       await h.request('/memories?service=jellyfin&status=active', {
         headers: { Cookie: auth.cookie },
@@ -71,7 +71,7 @@ describe('export', () => {
   });
 
   it('exports CSV with quoting and formula-safe cells; a bad filter is a 400 naming it', async () => {
-    seed();
+    await seed();
     const res = await h.request('/api/v1/memories/export?format=csv&status=all', {
       headers: bearer,
     });
@@ -175,7 +175,7 @@ describe('import', () => {
   });
 
   it('does not bring back what the API or the dashboard deleted since the export', async () => {
-    const { a, c } = seed();
+    const { a, c } = await seed();
     const exported = await (
       await h.request('/api/v1/memories/export?status=all', { headers: bearer })
     ).text();
@@ -241,7 +241,7 @@ describe('import', () => {
 
 describe('merge', () => {
   it('merges the selected memories into the first from the bulk bar, with the prompt as wording', async () => {
-    const { a, b, c } = seed();
+    const { a, b, c } = await seed();
     const res = await h.request('/memories/bulk/merge', {
       method: 'POST',
       body: new URLSearchParams([
@@ -270,7 +270,7 @@ describe('merge', () => {
   });
 
   it('merges through the API, naming a missing id and refusing a single one', async () => {
-    const { a, b } = seed();
+    const { a, b } = await seed();
     const post = (body: unknown) =>
       h.request('/api/v1/memories/merge', {
         method: 'POST',

@@ -68,7 +68,7 @@ function critical(createdAt: number, message = 'disk full') {
 const LONG = `Restarted <b>nas</b> after the disk check.\n[EVENT:info:nas] Restarted\n\n\n[MEMORY:timing:nas] Takes 60s\n${'All services answered their health checks. '.repeat(12)}`;
 
 /** Three runs (one escalated to tier 2), three memories, two critical events around the 24 h edge. */
-function fixture() {
+async function fixture() {
   const now = h.clock.now();
   const failed = session('failed', now - 3 * HOUR_MS);
   const done = session('completed', now - 2 * HOUR_MS, { cost: 0.1 });
@@ -81,7 +81,7 @@ function fixture() {
   const [m1] = ['slow start', 'needs vpn', 'flaky dns'].map(
     (o, i) => seedMemory(h, { service: `svc${i}`, category: 'timing', observation: o }).id,
   );
-  h.keeper.deactivate([m1!]);
+  await h.keeper.deactivate([m1!]);
   critical(now - DAY_MS); // exactly 24 h ago: counted
   critical(now - DAY_MS - 1); // just before: not counted
   return { failed, done, root, child, m1: m1! };
@@ -89,7 +89,7 @@ function fixture() {
 
 describe('GET / (overview)', () => {
   it('shows the stat cards for a known fixture', async () => {
-    fixture();
+    await fixture();
     const page = await html('/');
     expect(card(page, 'Runs (chains)')).toEqual({
       value: '3',
@@ -109,7 +109,7 @@ describe('GET / (overview)', () => {
   });
 
   it('counts a run that exited cleanly but reported a critical event as needing a human', async () => {
-    const { done } = fixture();
+    const { done } = await fixture();
     h.stores.events.insert({
       sessionId: done,
       source: 'agent',
@@ -133,7 +133,7 @@ describe('GET / (overview)', () => {
   });
 
   it('counts critical events from exactly 24 h before the injected clock', async () => {
-    fixture();
+    await fixture();
     expect(card(await html('/'), 'Critical events (24 h)').value).toBe('1');
     h.clock.advance(1);
     expect(card(await html('/'), 'Critical events (24 h)').value).toBe('0');
@@ -159,7 +159,7 @@ describe('GET / (overview)', () => {
   });
 
   it('shows the last run: its outcome, tier reached, and the clipped, escaped response', async () => {
-    const { root, child } = fixture();
+    const { root, child } = await fixture();
     const page = await html('/');
     const last = page.slice(page.indexOf('id="last-run"'));
     expect(last).toContain(`<a href="/sessions/${root}">session #${root}</a>`);
@@ -184,7 +184,7 @@ describe('GET / (overview)', () => {
   });
 
   it('merges sessions, events and memory changes in the feed, newest first', async () => {
-    const { failed, root, child, m1 } = fixture();
+    const { failed, root, child, m1 } = await fixture();
     const page = await html('/');
     const feed = page.slice(page.indexOf('id="overview-activity"'));
     const order = [
@@ -202,7 +202,7 @@ describe('GET / (overview)', () => {
   });
 
   it('answers htmx with the stats partial, refreshed every 10 s', async () => {
-    fixture();
+    await fixture();
     const part = await html('/', { 'HX-Request': 'true' });
     expect(part).not.toContain('<html');
     expect(part).toMatch(
@@ -213,7 +213,7 @@ describe('GET / (overview)', () => {
   });
 
   it('serves the activity feed as its own partial', async () => {
-    fixture();
+    await fixture();
     const res = await get('/overview/activity', { 'HX-Request': 'true' });
     expect(res.status).toBe(200);
     const part = await res.text();
@@ -228,7 +228,7 @@ describe('GET / (overview)', () => {
 
 describe('GET /api/v1/stats', () => {
   it('returns the overview numbers in snake_case with ISO times', async () => {
-    const { root, child } = fixture();
+    const { root, child } = await fixture();
     const now = h.clock.now();
     h.runner.status = () => ({
       running: null,
@@ -288,7 +288,7 @@ describe('GET /api/v1/stats', () => {
   });
 
   it('counts outcomes apart from exit codes: a clean exit that reported a critical event needs a human', async () => {
-    const { done } = fixture();
+    const { done } = await fixture();
     h.stores.events.insert({
       sessionId: done,
       source: 'agent',

@@ -121,7 +121,7 @@ describe('GET /api/v1/memories/search', () => {
     expect(await ids('service=caddy')).toEqual([m.caddy.id]);
     expect(await ids('category=timing')).toEqual([m.jellyfin.id]);
     expect(await ids('limit=1')).toHaveLength(1);
-    h.knowledge.memory.deactivate([m.caddy.id]);
+    await h.knowledge.memory.deactivate([m.caddy.id]);
     // Inactive memories are found only when asked for.
     expect(await ids('')).toEqual([m.jellyfin.id]);
     expect(await ids('status=inactive')).toEqual([m.caddy.id]);

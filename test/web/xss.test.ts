@@ -69,7 +69,7 @@ beforeAll(async () => {
     });
     memoryId = seedMemory(h, { service: null, category: 'behavior', observation: payload }).id;
   }
-  h.keeper.edit(memoryId, { observation: `${XSS_CORPUS[6]!} edited` });
+  await h.keeper.edit(memoryId, { observation: `${XSS_CORPUS[6]!} edited` });
   // A service the agent described with a payload, and memories the session was given.
   h.stores.events.insert({
     sessionId,

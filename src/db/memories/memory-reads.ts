@@ -185,14 +185,26 @@ export function memoryReads(db: Db) {
 
     /** The history of each of these memories (oldest first), in one statement. */
     historyOfMany(memoryIds: readonly number[]): Map<number, HistoryRow[]> {
-      const out = new Map<number, HistoryRow[]>();
-      if (memoryIds.length === 0) return out;
-      for (const h of historyOfMany.all(JSON.stringify([...new Set(memoryIds)])) as HistoryRow[]) {
-        const list = out.get(h.memoryId) ?? [];
-        list.push(h);
-        out.set(h.memoryId, list);
-      }
-      return out;
+      if (memoryIds.length === 0) return new Map();
+      return byMemory(historyOfMany.all(JSON.stringify([...new Set(memoryIds)])) as HistoryRow[]);
+    },
+
+    /** The same, awaited. */
+    async historyOfManyAwaited(memoryIds: readonly number[]): Promise<Map<number, HistoryRow[]>> {
+      if (memoryIds.length === 0) return new Map();
+      const ids = JSON.stringify([...new Set(memoryIds)]);
+      return byMemory((await allAwaited(historyOfMany, ids)) as HistoryRow[]);
     },
   };
+}
+
+/** History rows grouped by memory, in the order read. */
+function byMemory(rows: readonly HistoryRow[]): Map<number, HistoryRow[]> {
+  const out = new Map<number, HistoryRow[]>();
+  for (const h of rows) {
+    const list = out.get(h.memoryId) ?? [];
+    list.push(h);
+    out.set(h.memoryId, list);
+  }
+  return out;
 }

@@ -69,6 +69,11 @@ export function memoryWrites(
   const deleteMany = db.prepare(
     'DELETE FROM memories WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))',
   );
+  // Takes the rows a deletion read, while they are as read (their last change's time): the
+  // DELETE after it in the same transaction then deletes what was read, nothing changed since.
+  const holdAsRead = db.prepare(`UPDATE memories SET updated_at = updated_at
+    FROM (SELECT ${ID} AS n_id, ${field('at', 'REAL')} AS n_at FROM json_each(?)) AS batch
+    WHERE id = n_id AND updated_at = n_at`);
   const setInstance = db.prepare('UPDATE memories SET instance = ?, updated_at = ? WHERE id = ?');
 
   /**
@@ -230,22 +235,37 @@ export function memoryWrites(
       const rows = [...befores(ids).values()];
       if (rows.length === 0) return 0;
       deleteMany.run(JSON.stringify(rows.map((r) => r.id)));
-      writeHistory(
-        rows.map((r) => ({
-          id: r.id,
-          action: 'deleted',
-          old: r.confidence,
-          new: null,
-          observation: r.observation,
-          sessionId: null,
-          at,
-          related: null,
-          source: null,
-          evidence: null,
-        })),
-      );
+      writeHistory(rows.map((r) => deletedEntry(r, at)));
       return rows.length;
     }),
+
+    /**
+     * Deletes these rows as read, with their `deleted` history entries and the steps given (the
+     * tombstones), in one awaited transaction. Throws WriteConflict, nothing written, when one of
+     * them changed or went since it was read: read again and retry.
+     */
+    async removeAwaited(
+      rows: readonly MemoryRow[],
+      at: number,
+      alongside: readonly WriteStep[],
+    ): Promise<number> {
+      if (rows.length === 0) return 0;
+      const ids = JSON.stringify(rows.map((r) => r.id));
+      await writeAwaited(db, [
+        {
+          stmt: holdAsRead,
+          params: [JSON.stringify(rows.map((r) => ({ id: r.id, at: r.updatedAt })))],
+          expect: rows.length,
+        },
+        ...alongside,
+        { stmt: deleteMany, params: [ids] },
+        ...historySteps(
+          changes,
+          rows.map((r) => deletedEntry(r, at)),
+        ),
+      ]);
+      return rows.length;
+    },
 
     /** Records when each memory's next decay step falls due (no history: nothing changed). */
     scheduleDecay(updates: readonly { id: number; nextDecayAt: number }[]): void {
@@ -254,3 +274,17 @@ export function memoryWrites(
     },
   };
 }
+
+/** A deleted memory's history entry: its last wording and confidence. */
+const deletedEntry = (r: MemoryRow, at: number): HistoryEntry => ({
+  id: r.id,
+  action: 'deleted',
+  old: r.confidence,
+  new: null,
+  observation: r.observation,
+  sessionId: null,
+  at,
+  related: null,
+  source: null,
+  evidence: null,
+});

@@ -5,7 +5,11 @@
  * bring the memory back.
  */
 import { FLEET } from './memories.js';
+import type { WriteStep } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
+
+/** A deleted memory's tombstone rows: one per distinct hash of its wordings. */
+export type DeletedMemory = Omit<Tombstone, 'contentHash'> & { contentHashes: readonly string[] };
 
 export interface Tombstone {
   memoryId: number;
@@ -31,14 +35,15 @@ export function createTombstoneStore(db: Db) {
     ORDER BY deleted_at, id`);
 
   return {
-    /** Records the deletion of memories: per memory, one row per distinct hash of its wordings. */
-    record(
-      deleted: readonly (Omit<Tombstone, 'contentHash'> & { contentHashes: readonly string[] })[],
-    ): void {
+    /**
+     * The statement that records the deletion of memories, as a step of the write that deletes
+     * them (the memory store's `removeAwaited`).
+     */
+    recordSteps(deleted: readonly DeletedMemory[]): WriteStep[] {
       const rows = deleted.flatMap(({ contentHashes, ...t }) =>
         [...new Set(contentHashes)].map((hash) => ({ ...t, hash })),
       );
-      if (rows.length > 0) insert.run(JSON.stringify(rows));
+      return rows.length > 0 ? [{ stmt: insert, params: [JSON.stringify(rows)] }] : [];
     },
 
     /** The latest deletion the instance sees of a memory with each of these hashes. */

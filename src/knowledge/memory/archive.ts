@@ -14,14 +14,18 @@ export interface InactiveReason {
 }
 
 export function createArchive(ctx: MemoryContext) {
-  const { memories, clock, policy, mustGet } = ctx;
+  const { memories, clock, policy, mustGetAwaited } = ctx;
   return {
     /**
      * Archives a memory (seed 002's archive): inactive, with the date and the reason kept, and
      * back with `restore`. Core memories are never archived.
      */
-    archive(id: number, reason?: string | null, source: MemorySource = 'operator'): MemoryRow {
-      const before = mustGet(id);
+    async archive(
+      id: number,
+      reason?: string | null,
+      source: MemorySource = 'operator',
+    ): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       if (before.importance === 'core') {
         throw new AppError(
           'invalid_input',
@@ -31,7 +35,7 @@ export function createArchive(ctx: MemoryContext) {
       }
       const why = validateNote('reason', reason) ?? 'archived by the operator';
       if (before.archivedAt !== null) return before;
-      return ctx.record({
+      return ctx.recordAwaited({
         id,
         action: 'archived',
         confidence: before.confidence,
@@ -47,8 +51,8 @@ export function createArchive(ctx: MemoryContext) {
      * Brings an archived (or otherwise inactive) memory back: active, its decay clock restarted,
      * its confidence at least the active threshold.
      */
-    restore(id: number, source: MemorySource = 'operator'): MemoryRow {
-      const before = mustGet(id);
+    async restore(id: number, source: MemorySource = 'operator'): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       if (before.active) {
         throw new AppError(
           'invalid_input',
@@ -57,7 +61,7 @@ export function createArchive(ctx: MemoryContext) {
         );
       }
       const now = clock.now();
-      return ctx.record({
+      return ctx.recordAwaited({
         id,
         action: 'restored',
         confidence: Math.max(before.confidence, policy.activeThreshold),

@@ -31,14 +31,14 @@ const validEdit = (edit: MemoryEdit): MemoryEdit => ({
 });
 
 export function createEdits(ctx: MemoryContext, standing: ReturnType<typeof createStanding>) {
-  const { memories, clock, policy, mustGet } = ctx;
+  const { memories, clock, policy, mustGetAwaited } = ctx;
 
   /** Writes a validated edit; it restarts the decay clock, and below 0.3 deactivates. */
-  const writeEdit = (before: MemoryRow, edit: MemoryEdit): void => {
+  const writeEdit = async (before: MemoryRow, edit: MemoryEdit): Promise<void> => {
     const confidence = edit.confidence ?? before.confidence;
     const active = before.active && confidence >= policy.activeThreshold;
     const now = clock.now();
-    memories.change([
+    await memories.changeAwaited([
       {
         id: before.id,
         action: active || !before.active ? 'edited' : 'deactivated',
@@ -53,17 +53,18 @@ export function createEdits(ctx: MemoryContext, standing: ReturnType<typeof crea
 
   return {
     /** Operator edit of wording and/or confidence; restarts the decay clock. */
-    edit(id: number, edit: MemoryEdit): MemoryRow {
-      writeEdit(mustGet(id), validEdit(edit));
-      return mustGet(id);
+    async edit(id: number, edit: MemoryEdit): Promise<MemoryRow> {
+      const valid = validEdit(edit);
+      await writeEdit(await mustGetAwaited(id), valid);
+      return mustGetAwaited(id);
     },
 
     /**
      * One change from the dashboard or API: wording and confidence, active, pinned. Everything is
      * validated before anything is written, so a bad field changes nothing.
      */
-    update(id: number, patch: MemoryPatch): MemoryRow {
-      const before = mustGet(id);
+    async update(id: number, patch: MemoryPatch): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       const edit = validEdit(patch);
       const after = edit.confidence ?? before.confidence;
       if (patch.active === true && after < policy.activeThreshold) {
@@ -73,16 +74,20 @@ export function createEdits(ctx: MemoryContext, standing: ReturnType<typeof crea
           { data: { field: 'confidence' } },
         );
       }
-      if (edit.observation !== undefined || edit.confidence !== undefined) writeEdit(before, edit);
-      if (patch.active === true && !mustGet(id).active) standing.reactivate(id);
-      if (patch.active === false) standing.deactivate([id]);
-      if (patch.pinned !== undefined) standing.setPinned(id, patch.pinned);
-      if (patch.importance !== undefined) standing.setImportance(id, patch.importance);
-      return mustGet(id);
+      if (edit.observation !== undefined || edit.confidence !== undefined) {
+        await writeEdit(before, edit);
+      }
+      if (patch.active === true && !(await mustGetAwaited(id)).active) {
+        await standing.reactivate(id);
+      }
+      if (patch.active === false) await standing.deactivate([id]);
+      if (patch.pinned !== undefined) await standing.setPinned(id, patch.pinned);
+      if (patch.importance !== undefined) await standing.setImportance(id, patch.importance);
+      return mustGetAwaited(id);
     },
 
     /** Deletes memories, each leaving a tombstone that says who deleted it (see removal.ts). */
-    remove(ids: readonly number[], by = 'operator'): number {
+    remove(ids: readonly number[], by = 'operator'): Promise<number> {
       return removeMemories(
         { memories, tombstones: ctx.tombstones, now: () => clock.now() },
         ids,

@@ -3,37 +3,49 @@
  * computes for a record), when and by whom, in the transaction that deletes it, so that an
  * import of an export taken before the deletion does not bring it back. Every way to delete (the
  * CLI, the API, the dashboard) comes through the memory service's `remove`, which calls this.
+ *
+ * Awaited: the rows and their histories are read side by side, then deleted in one transaction
+ * while they are as read; when another writer changed one meanwhile (a new wording the tombstone
+ * would miss), all over again.
  */
-import type { MemoryStore, TombstoneStore } from '../../db/index.js';
+import { type MemoryStore, type TombstoneStore, WriteConflict } from '../../db/index.js';
 import { memoryKey, wordingsOf } from '../../memory/index.js';
 
-export function removeMemories(
+/** Reads and deletes again at most this often when the rows keep changing meanwhile. */
+const ATTEMPTS = 5;
+
+export async function removeMemories(
   deps: { memories: MemoryStore; tombstones: TombstoneStore; now: () => number },
   ids: readonly number[],
   by: string,
-): number {
+): Promise<number> {
   const { memories, tombstones } = deps;
-  return memories.atomically(() => {
+  const unique = [...new Set(ids)];
+  for (let attempt = 1; ; attempt++) {
+    const [rows, histories] = await Promise.all([
+      memories.getManyAwaited(unique),
+      memories.historyOfManyAwaited(unique),
+    ]);
     const now = deps.now();
-    const rows = memories.getMany([...new Set(ids)]);
-    const histories = memories.historyOfMany(rows.map((r) => r.id));
-    tombstones.record(
-      rows.map((row) => ({
-        memoryId: row.id,
-        contentHashes: wordingsOf(row.observation, histories.get(row.id) ?? []).map((text) =>
-          memoryKey({
-            scope: row.scope,
-            service: row.service,
-            category: row.category,
-            text,
-            createdAt: row.createdAt,
-          }),
-        ),
-        deletedAt: now,
-        deletedBy: by,
-        instance: row.instance,
-      })),
-    );
-    return memories.remove(ids, now);
-  });
+    const deleted = rows.map((row) => ({
+      memoryId: row.id,
+      contentHashes: wordingsOf(row.observation, histories.get(row.id) ?? []).map((text) =>
+        memoryKey({
+          scope: row.scope,
+          service: row.service,
+          category: row.category,
+          text,
+          createdAt: row.createdAt,
+        }),
+      ),
+      deletedAt: now,
+      deletedBy: by,
+      instance: row.instance,
+    }));
+    try {
+      return await memories.removeAwaited(rows, now, tombstones.recordSteps(deleted));
+    } catch (err) {
+      if (!(err instanceof WriteConflict) || attempt >= ATTEMPTS) throw err;
+    }
+  }
 }

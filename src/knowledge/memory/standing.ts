@@ -8,10 +8,10 @@ import { roundConfidence, validateConfidence } from '../../memory/index.js';
 import type { MemoryContext } from './context.js';
 
 export function createStanding(ctx: MemoryContext) {
-  const { memories, clock, policy, mustGet } = ctx;
+  const { memories, clock, policy, mustGetAwaited } = ctx;
   return {
-    setPinned(id: number, pinned: boolean): MemoryRow {
-      const before = mustGet(id);
+    async setPinned(id: number, pinned: boolean): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       if (before.pinned === pinned) return before;
       if (!pinned && before.importance === 'core') {
         throw new AppError(
@@ -21,7 +21,7 @@ export function createStanding(ctx: MemoryContext) {
         );
       }
       const now = clock.now();
-      return ctx.record({
+      return ctx.recordAwaited({
         id,
         action: pinned ? 'pinned' : 'unpinned',
         confidence: before.confidence,
@@ -33,10 +33,10 @@ export function createStanding(ctx: MemoryContext) {
       });
     },
 
-    deactivate(ids: readonly number[]): number {
+    async deactivate(ids: readonly number[]): Promise<number> {
       const now = clock.now();
-      const rows = memories.getMany(ids).filter((m) => m.active);
-      return memories.change(
+      const rows = (await memories.getManyAwaited(ids)).filter((m) => m.active);
+      return memories.changeAwaited(
         rows.map((m) => ({
           id: m.id,
           action: 'deactivated' as const,
@@ -48,8 +48,8 @@ export function createStanding(ctx: MemoryContext) {
     },
 
     /** Makes an inactive memory active again; its confidence (given or current) must be >= 0.3. */
-    reactivate(id: number, confidence?: number): MemoryRow {
-      const before = mustGet(id);
+    async reactivate(id: number, confidence?: number): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       const next =
         confidence === undefined
           ? before.confidence
@@ -63,7 +63,7 @@ export function createStanding(ctx: MemoryContext) {
       }
       if (before.active && next === before.confidence) return before;
       const now = clock.now();
-      return ctx.record({
+      return ctx.recordAwaited({
         id,
         action: 'reactivated',
         confidence: next,
@@ -77,14 +77,14 @@ export function createStanding(ctx: MemoryContext) {
      * Sets how much a memory matters. Core memories are pinned (never decayed or archived); a
      * new level starts without the boost of earlier reinforcements.
      */
-    setImportance(
+    async setImportance(
       id: number,
       importance: Importance,
       source: MemorySource = 'operator',
-    ): MemoryRow {
-      const before = mustGet(id);
+    ): Promise<MemoryRow> {
+      const before = await mustGetAwaited(id);
       if (before.importance === importance) return before;
-      return ctx.record({
+      return ctx.recordAwaited({
         id,
         action: 'edited',
         confidence: before.confidence,

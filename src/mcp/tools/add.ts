@@ -61,7 +61,7 @@ export async function memoryAdd(
   let memory = outcome.memory;
   // Said again with more weight: the memory takes the higher importance.
   if (outcome.action === 'reinforced' && RANK[args.importance] > RANK[memory.importance]) {
-    memory = ctx.knowledge.memory.setImportance(memory.id, args.importance, 'tool');
+    memory = await ctx.knowledge.memory.setImportance(memory.id, args.importance, 'tool');
   }
   const now = ctx.clock.now();
   const guessed = [

@@ -41,16 +41,12 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const { stores } = deps;
   const keeper = deps.knowledge.memory;
   const notFound = (id: number) => new AppError('not_found', `memory ${id} does not exist`);
-  const mustGet = (id: number) => {
-    const m = stores.memories.get(id);
-    if (!m) throw notFound(id);
-    return m;
-  };
   // A route with a body answers 404 for a memory that does not exist, whatever the body is.
   const memoryFirst: MiddlewareHandler<AppEnv> = (c, next) =>
-    digitIdFirst(c, () => {
-      mustGet(parseId(c.req.param('id') ?? ''));
-      return next();
+    digitIdFirst(c, async () => {
+      const id = parseId(c.req.param('id') ?? '');
+      if (!(await stores.memories.getAwaited(id))) throw notFound(id);
+      await next();
     });
 
   app.openapi(listMemories, async (c) => {
@@ -99,8 +95,8 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const json = { ...memoryJson(outcome.memory), action: outcome.action };
     return outcome.action === 'reinforced' ? c.json(json, 200) : c.json(json, 201);
   });
-  app.openapi(bulkDelete, (c) =>
-    c.json({ deleted: keeper.remove(parseIds(c.req.valid('json').ids), actorOf(c)) }, 200),
+  app.openapi(bulkDelete, async (c) =>
+    c.json({ deleted: await keeper.remove(parseIds(c.req.valid('json').ids), actorOf(c)) }, 200),
   );
   app.openapi(getMemory, async (c) => {
     const id = parseId(c.req.valid('param').id);
@@ -108,28 +104,26 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     if (!m) throw notFound(id);
     return c.json(memoryJson(m), 200);
   });
-  app.openapi(updateRoute(memoryFirst), (c) => {
+  app.openapi(updateRoute(memoryFirst), async (c) => {
     const id = parseId(c.req.valid('param').id);
-    return c.json(memoryJson(keeper.update(id, parseMemoryPatch(c.req.valid('json')))), 200);
+    const m = await keeper.update(id, parseMemoryPatch(c.req.valid('json')));
+    return c.json(memoryJson(m), 200);
   });
-  app.openapi(deleteMemory, (c) => {
+  app.openapi(deleteMemory, async (c) => {
     const id = parseId(c.req.valid('param').id);
-    if (keeper.remove([id], actorOf(c)) === 0)
+    if ((await keeper.remove([id], actorOf(c))) === 0)
       throw new AppError('not_found', `memory ${id} does not exist`);
     return c.body(null, 204);
   });
   // A body is optional: `{"reason": "..."}`.
-  app.openapi(archiveRoute(memoryFirst), (c) => {
+  app.openapi(archiveRoute(memoryFirst), async (c) => {
     const id = parseId(c.req.valid('param').id);
-    return c.json(
-      memoryJson(keeper.archive(id, parseArchiveReason(c.req.valid('json').reason))),
-      200,
-    );
+    const m = await keeper.archive(id, parseArchiveReason(c.req.valid('json').reason));
+    return c.json(memoryJson(m), 200);
   });
-  app.openapi(restoreMemory, (c) => {
+  app.openapi(restoreMemory, async (c) => {
     const id = parseId(c.req.valid('param').id);
-    mustGet(id);
-    return c.json(memoryJson(keeper.restore(id)), 200);
+    return c.json(memoryJson(await keeper.restore(id)), 200);
   });
   app.openapi(shareRoute('share'), (c) => {
     const id = parseId(c.req.valid('param').id);

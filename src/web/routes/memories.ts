@@ -194,7 +194,10 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
   app.post('/memories/:id{[0-9]+}/archive', async (c) => {
     const id = parseId(c.req.param('id'));
     const form = await c.req.parseBody();
-    const m = keeper.archive(id, parseArchiveReason(form.reason ?? c.req.header('HX-Prompt')));
+    const m = await keeper.archive(
+      id,
+      parseArchiveReason(form.reason ?? c.req.header('HX-Prompt')),
+    );
     deps.log.info('memory archived by the operator', { memory: m.id });
     if (!isHtmx(c)) return c.redirect('/memories', 303);
     c.header('HX-Trigger', 'memories-changed');
@@ -203,8 +206,8 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     });
   });
 
-  app.post('/memories/:id{[0-9]+}/restore', (c) => {
-    const m = keeper.restore(parseId(c.req.param('id')));
+  app.post('/memories/:id{[0-9]+}/restore', async (c) => {
+    const m = await keeper.restore(parseId(c.req.param('id')));
     deps.log.info('memory restored by the operator', { memory: m.id });
     if (!isHtmx(c)) return c.redirect('/memories', 303);
     c.header('HX-Trigger', 'memories-changed');
@@ -232,11 +235,11 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     const id = parseId(c.req.param('id'));
     const form = await c.req.parseBody();
     try {
-      const m = keeper.update(id, parseMemoryPatch(form));
+      const m = await keeper.update(id, parseMemoryPatch(form));
       return partial(c, 'partials/memory-rows', await row(m));
     } catch (err) {
       if (!isAppError(err) || err.code !== 'invalid_input') throw err;
-      const m = stores.memories.get(id);
+      const m = await stores.memories.getAwaited(id);
       if (!m || !isHtmx(c)) return errorFromAppError(c, err);
       // The row stays in edit mode with the operator's values and the reason; nothing changed.
       return partial(c, 'partials/memory-edit-row', { m, error: err.message, values: form }, 422);
@@ -245,9 +248,9 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   /** A bulk action over the selected ids, answered with a flash and a table refresh. */
   const bulk =
-    (verb: string, apply: (ids: number[], c: Context<AppEnv>) => number) =>
+    (verb: string, apply: (ids: number[], c: Context<AppEnv>) => Promise<number>) =>
     async (c: Context<AppEnv>) => {
-      const n = apply(parseIds(await bulkIds(c)), c);
+      const n = await apply(parseIds(await bulkIds(c)), c);
       c.header('HX-Trigger', 'memories-changed');
       return partial(c, 'partials/flash', {
         message: `${verb} ${n} ${n === 1 ? 'memory' : 'memories'}.`,
@@ -262,9 +265,9 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
     bulk('Deactivated', (ids) => keeper.deactivate(ids)),
   );
 
-  app.delete('/memories/:id{[0-9]+}', (c) => {
+  app.delete('/memories/:id{[0-9]+}', async (c) => {
     const id = parseId(c.req.param('id'));
-    if (keeper.remove([id], actorOf(c)) === 0)
+    if ((await keeper.remove([id], actorOf(c))) === 0)
       throw new AppError('not_found', `memory ${id} does not exist`);
     c.header('HX-Trigger', 'memories-changed');
     return c.html('', 200);

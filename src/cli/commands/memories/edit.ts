@@ -17,9 +17,9 @@ export async function editCommand(rest: string[], io: CliIo): Promise<number> {
   const confidence = confidenceOf(str(p, 'confidence'));
   if (text === undefined && confidence === undefined)
     throw usageError('memories edit needs --text and/or --confidence');
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
-    const m = app.knowledge.memory.edit(id!, {
+    const m = await app.knowledge.memory.edit(id!, {
       ...(text !== undefined ? { observation: text } : {}),
       ...(confidence !== undefined ? { confidence } : {}),
     });

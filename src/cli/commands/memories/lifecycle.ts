@@ -10,9 +10,9 @@ import { confidenceOf, requireMemories, withApp } from './shared.js';
 export async function deleteCommand(rest: string[], io: CliIo): Promise<number> {
   const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
   const ids = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, ids);
-    const n = app.knowledge.memory.remove(ids, cliActor(io));
+    const n = await app.knowledge.memory.remove(ids, cliActor(io));
     io.stdout(`${n} memor${n === 1 ? 'y' : 'ies'} deleted\n`);
   });
 }
@@ -20,9 +20,9 @@ export async function deleteCommand(rest: string[], io: CliIo): Promise<number> 
 export async function pinCommand(sub: 'pin' | 'unpin', rest: string[], io: CliIo): Promise<number> {
   const p = parse(rest, {}, 1);
   const [id] = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
-    const m = app.knowledge.memory.setPinned(id!, sub === 'pin');
+    const m = await app.knowledge.memory.setPinned(id!, sub === 'pin');
     io.stdout(`memory ${m.id} ${m.pinned ? 'pinned: it will not decay' : 'unpinned'}\n`);
   });
 }
@@ -30,9 +30,9 @@ export async function pinCommand(sub: 'pin' | 'unpin', rest: string[], io: CliIo
 export async function deactivateCommand(rest: string[], io: CliIo): Promise<number> {
   const p = parse(rest, {}, Number.MAX_SAFE_INTEGER);
   const ids = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, ids);
-    const n = app.knowledge.memory.deactivate(ids);
+    const n = await app.knowledge.memory.deactivate(ids);
     const already = new Set(ids).size - n;
     io.stdout(
       `${n} memor${n === 1 ? 'y' : 'ies'} deactivated${already > 0 ? ` (${already} already inactive)` : ''}\n`,
@@ -44,9 +44,9 @@ export async function reactivateCommand(rest: string[], io: CliIo): Promise<numb
   const p = parse(rest, { confidence: { type: 'string' } }, 1);
   const [id] = toIds(p.positionals);
   const confidence = confidenceOf(str(p, 'confidence'));
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
-    const m = app.knowledge.memory.reactivate(id!, confidence);
+    const m = await app.knowledge.memory.reactivate(id!, confidence);
     io.stdout(`memory ${m.id} active (confidence ${formatConfidence(m.confidence)})\n`);
   });
 }
@@ -54,9 +54,9 @@ export async function reactivateCommand(rest: string[], io: CliIo): Promise<numb
 export async function archiveCommand(rest: string[], io: CliIo): Promise<number> {
   const p = parse(rest, { reason: { type: 'string' } }, 1);
   const [id] = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
-    const m = app.knowledge.memory.archive(id!, str(p, 'reason') ?? null);
+    const m = await app.knowledge.memory.archive(id!, str(p, 'reason') ?? null);
     io.stdout(`memory ${m.id} archived: ${m.archiveReason ?? 'archived'}\n`);
   });
 }
@@ -64,9 +64,9 @@ export async function archiveCommand(rest: string[], io: CliIo): Promise<number>
 export async function restoreCommand(rest: string[], io: CliIo): Promise<number> {
   const p = parse(rest, {}, 1);
   const [id] = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
-    const m = app.knowledge.memory.restore(id!);
+    const m = await app.knowledge.memory.restore(id!);
     io.stdout(`memory ${m.id} restored: active (confidence ${formatConfidence(m.confidence)})\n`);
   });
 }

@@ -1,0 +1,94 @@
+/**
+ * The operator's curation reads and writes awaited, from the dashboard and the API alike: on
+ * PostgreSQL (this file also runs there) editing, pinning, archiving, restoring, deactivating and
+ * deleting memories never holds serve's event loop while the server answers, so an operator
+ * tidying memory does not stall a running session's stream and hooks. Each action's effect is
+ * checked too, as the operator would see it.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { blockingDuring } from '../helpers/postgres.js';
+import {
+  eachTestSignedIn,
+  htmxHeaders,
+  type SignedIn,
+  TOKEN,
+  type WebHarness,
+} from '../helpers/web.js';
+
+let h: WebHarness;
+let auth: SignedIn;
+eachTestSignedIn((web) => ({ h, auth } = web));
+
+const api = (method: string, path: string, body?: unknown): RequestInit & { path: string } => ({
+  path: `/api/v1${path}`,
+  method,
+  headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+
+const dashboard = (method: string, path: string, form?: Record<string, string>) => ({
+  path,
+  method,
+  headers: htmxHeaders(auth),
+  ...(form ? { body: new URLSearchParams(form) } : {}),
+});
+
+describe("the operator's curation", () => {
+  it('holds no statement on the event loop, from the API or the dashboard', async () => {
+    const add = async (service: string, observation: string) =>
+      (await h.knowledge.memory.add({ service, category: 'behavior', observation })).memory.id;
+    const fan = await add('nas', 'the nas fan is loud under load');
+    const disk = await add('nas', 'the nas backup disk fills up on Sundays');
+    const dns = await add('dns', 'pihole forgets its upstream after a reboot');
+    const web = await add('web', 'caddy renews its certificate at midnight');
+    const actions = [
+      api('PUT', `/memories/${fan}`, { observation: 'the nas fan is very loud under load' }),
+      api('PUT', `/memories/${fan}`, { pinned: true, importance: 'high', confidence: 0.9 }),
+      api('POST', `/memories/${disk}/archive`, { reason: 'the disk was replaced' }),
+      api('POST', `/memories/${disk}/restore`),
+      api('PUT', `/memories/${dns}`, { active: false }),
+      api('PUT', `/memories/${dns}`, { active: true, confidence: 0.6 }),
+      dashboard('PUT', `/memories/${dns}`, { observation: 'pihole loses its upstream on reboot' }),
+      dashboard('POST', `/memories/${web}/archive`, { reason: 'moved to traefik' }),
+      dashboard('POST', `/memories/${web}/restore`),
+      dashboard('POST', '/memories/bulk/deactivate', { ids: String(web) }),
+      dashboard('DELETE', `/memories/${web}`),
+      api('DELETE', '/memories/bulk', { ids: [dns] }),
+      api('DELETE', `/memories/${disk}`),
+    ];
+    const blocked: string[] = [];
+    for (const { path, ...init } of actions) {
+      const n = await blockingDuring(h.stores.db, async () => {
+        const res = await h.request(path, init);
+        expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
+        await res.text();
+      });
+      if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
+    }
+    expect(blocked).toEqual([]);
+
+    // What the operator sees after: one memory left, edited, pinned and high; the others gone,
+    // each deleted with a tombstone that says by whom.
+    const left = await h.stores.memories.getAwaited(fan);
+    expect(left).toMatchObject({
+      observation: 'the nas fan is very loud under load',
+      pinned: true,
+      importance: 'high',
+      confidence: 0.9,
+      active: true,
+    });
+    for (const id of [disk, dns, web]) {
+      expect(await h.stores.memories.getAwaited(id)).toBeNull();
+      expect(h.stores.tombstones.ofMemory(id)).not.toEqual([]);
+    }
+    expect(h.stores.memories.history(dns).map((e) => e.action)).toEqual([
+      'created',
+      'deactivated',
+      'edited',
+      'reactivated',
+      'edited',
+      'deleted',
+    ]);
+  });
+});
