@@ -309,6 +309,9 @@ export function createGateway(deps: GatewayDeps) {
       return backend !== null;
     },
 
+    /** Why no model is configured, when none is. */
+    offReason: config.offReason,
+
     /**
      * Whether today's budget (this instance's, or the fleet's cap) is spent: the synchronous
      * check of the background work that starts jobs (summaries, extraction) before it claims.

@@ -71,14 +71,14 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
       return store.describe(name, description, source, clock.now());
     },
 
-    list(): ServiceDetail[] {
-      return store.list().map(detail);
+    async list(): Promise<ServiceDetail[]> {
+      return (await store.list()).map(detail);
     },
 
     /** One service, or a not_found error naming it. */
-    show(rawName: string): ServiceDetail {
+    async show(rawName: string): Promise<ServiceDetail> {
       const name = validateService(rawName);
-      const row = name === null ? undefined : store.list().find((r) => r.name === name);
+      const row = name === null ? undefined : (await store.list()).find((r) => r.name === name);
       if (!row) {
         throw new AppError(
           'not_found',

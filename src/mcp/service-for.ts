@@ -4,9 +4,9 @@ import type { ToolContext } from './context.js';
 import { inferService } from './infer.js';
 
 /** The service a tool call is about: the one given (empty or "general": none), else inferred. */
-export function serviceFor(ctx: ToolContext, given: string | undefined, text: string) {
+export async function serviceFor(ctx: ToolContext, given: string | undefined, text: string) {
   if (given !== undefined) return { service: validateService(given), inferred: false };
-  const known = ctx.stores.services.list().map((s) => s.name);
+  const known = (await ctx.stores.services.list()).map((s) => s.name);
   const service = inferService(text, known);
   return { service, inferred: service !== null };
 }

@@ -36,7 +36,7 @@ const MAX_SUMMARY_CHARS = 2000;
 const MARKER_LINE = /^\s*(?:[-*+]\s+)?\[[A-Z]+:[^\]]*\]/;
 const LEVEL_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 
-export type SummaryGateway = Pick<Gateway, 'run' | 'available' | 'state'>;
+export type SummaryGateway = Pick<Gateway, 'run' | 'available' | 'offReason' | 'budgetReached'>;
 
 /** What the model is asked: every session of the chain, with its events and final response. */
 export function chainSummaryPrompt(
@@ -124,12 +124,11 @@ export function createChainSummarizer(deps: {
 
   const write = async (sessions: readonly SessionRow[]): Promise<void> => {
     const root = sessions[0]!;
-    const state = await gateway?.state();
-    if (!gateway || !gateway.available || !state) {
-      fallback(sessions, state?.offReason ?? 'no summary model is configured', null);
+    if (!gateway || !gateway.available) {
+      fallback(sessions, gateway?.offReason ?? 'no summary model is configured', null);
       return;
     }
-    if (state.budgetReached) {
+    if (gateway.budgetReached()) {
       fallback(sessions, "the model gateway's daily budget is spent", null);
       return;
     }

@@ -33,10 +33,25 @@ function reportedAs(doc: RunbookDoc): string[] {
   return [...new Set([name, bare])];
 }
 
-function lastOutcome(deps: RunbooksDeps, doc: RunbookDoc): CheckOutcome | null {
+/** What sessions last reported under each name: health and events, read side by side. */
+async function reported(deps: RunbooksDeps, docs: readonly RunbookDoc[]) {
+  const names = [...new Set(docs.flatMap(reportedAs))];
+  const [health, events] = await Promise.all([
+    deps.stores.sessionRecords.latestHealthOf(names),
+    deps.stores.events.latestOf(names),
+  ]);
+  return {
+    health: new Map(health.map((h) => [h.service, h])),
+    events: new Map(events.map((e) => [e.service!, e])),
+  };
+}
+
+type Reported = Awaited<ReturnType<typeof reported>>;
+
+function lastOutcome(seen: Reported, doc: RunbookDoc): CheckOutcome | null {
   let best: CheckOutcome | null = null;
   for (const service of reportedAs(doc)) {
-    const health = deps.stores.sessionRecords.healthOf(service, 1)[0];
+    const health = seen.health.get(service);
     if (health && (!best || health.createdAt > best.at)) {
       best = {
         status: health.health,
@@ -45,7 +60,7 @@ function lastOutcome(deps: RunbooksDeps, doc: RunbookDoc): CheckOutcome | null {
         sessionId: health.sessionId,
       };
     }
-    const event = deps.stores.events.list({ service, limit: 1 })[0];
+    const event = seen.events.get(service);
     if (event && (!best || event.createdAt > best.at)) {
       best = {
         status: event.level,
@@ -58,10 +73,10 @@ function lastOutcome(deps: RunbooksDeps, doc: RunbookDoc): CheckOutcome | null {
   return best;
 }
 
-function docsOf(r: Runbooks, source: string, deps: RunbooksDeps) {
+function docsOf(r: Runbooks, source: string, seen: Reported) {
   const pick = (docs: RunbookDoc[]) => docs.filter((d) => d.source === source);
   return {
-    checks: pick(r.checks).map((d) => ({ ...d, outcome: lastOutcome(deps, d) })),
+    checks: pick(r.checks).map((d) => ({ ...d, outcome: lastOutcome(seen, d) })),
     playbooks: pick(r.playbooks),
     skills: pick(r.skills),
   };
@@ -73,9 +88,10 @@ const transport = (config: Record<string, unknown>) =>
 export async function runbooksPage(deps: RunbooksDeps) {
   const r = await discoverRunbooks({ reposDir: deps.config.runbooks.reposDir });
   const inside = (path: string, file: string) => file === path || file.startsWith(`${path}/`);
+  const seen = await reported(deps, r.checks);
   const repositories = r.repositories.map((repo) => ({
     ...repo,
-    ...docsOf(r, repo.path, deps),
+    ...docsOf(r, repo.path, seen),
     servers: r.mcpServers
       .filter((s) => s.source === repo.path)
       .map((s) => ({ name: s.name, transport: transport(s.config), path: s.path })),
@@ -85,7 +101,7 @@ export async function runbooksPage(deps: RunbooksDeps) {
   return {
     reposDir: r.reposDir,
     repositories,
-    library: docsOf(r, BUILT_IN, deps),
+    library: docsOf(r, BUILT_IN, seen),
     warnings: elsewhere.map(formatIssue),
   };
 }

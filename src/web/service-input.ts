@@ -8,15 +8,20 @@ import type { ServiceDetail, Services } from '../knowledge/index.js';
 import { checkServiceName } from '../text-rules.js';
 
 /** The service, or a not_found error (also for a name no service could have). */
-export function knownService(services: Services, raw: string): ServiceDetail {
+export async function knownService(services: Services, raw: string): Promise<ServiceDetail> {
   const checked = checkServiceName(raw);
-  if (!checked.ok || !services.isKnown(checked.name)) {
-    throw new AppError(
+  const notKnown = () =>
+    new AppError(
       'not_found',
       `service "${raw.slice(0, 100)}" is not known (no event, memory or cooldown names it)`,
     );
+  if (!checked.ok) throw notKnown();
+  try {
+    return await services.show(checked.name);
+  } catch (err) {
+    if (isAppError(err) && err.code === 'not_found') throw notKnown();
+    throw err;
   }
-  return services.show(checked.name);
 }
 
 /** Sets the operator's description; nothing changes when it is refused. */

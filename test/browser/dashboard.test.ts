@@ -282,7 +282,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a real browser', () => {
       'the living-room TV box, serves the family films',
     );
     expect(await page.locator('main').textContent()).toContain('The catalog says: media server');
-    expect(rt.knowledge.services.show('plex')).toMatchObject({
+    expect(await rt.knowledge.services.show('plex')).toMatchObject({
       description: 'the living-room TV box, serves the family films',
       descriptionSource: 'operator',
     });

@@ -154,8 +154,10 @@ describe('what a session did', () => {
       ['pihole', 'healthy', null, 'response'],
     ]);
     // A service only a health check named is on the Services list.
-    expect(h.knowledge.services.list().map((s) => s.name)).toContain('pihole');
-    expect(h.stores.sessionRecords.latestHealth().find((c) => c.service === 'nas')).toMatchObject({
+    expect((await h.knowledge.services.list()).map((s) => s.name)).toContain('pihole');
+    expect(
+      (await h.stores.sessionRecords.latestHealth()).find((c) => c.service === 'nas'),
+    ).toMatchObject({
       health: 'down',
       sessionId: out.sessionId,
     });

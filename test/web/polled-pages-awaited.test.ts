@@ -1,6 +1,6 @@
 /**
- * The pages and API answers that open dashboards and scripts poll every few seconds read
- * awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop while
+ * The pages and API answers that open dashboards and scripts poll every few seconds, and the
+ * pages an operator opens beside them (Services, Runbooks, a memory's history), read awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop while
  * the server answers, so a database a network hop away slows each answer by its round trips but
  * never stalls the others, nor a running session's stream and hooks. Each is asked twice with a
  * write between, so that a cache kept until the database changes is read again.
@@ -45,6 +45,10 @@ describe('what dashboards and scripts poll', () => {
       '/cooldowns',
       '/notifications',
       '/gateway',
+      '/services',
+      '/services/nas',
+      '/runbooks',
+      `/memories/${memory.id}/history`,
     ];
     const apis = [
       '/api/v1/sessions',
@@ -57,6 +61,10 @@ describe('what dashboards and scripts poll', () => {
       '/api/v1/cooldowns/overrides',
       '/api/v1/notifications',
       '/api/v1/gateway/jobs',
+      '/api/v1/services',
+      '/api/v1/services/nas',
+      `/api/v1/memories/${memory.id}/history`,
+      '/api/v1/scopes',
       '/metrics',
     ];
     const blocked: Record<string, number[]> = {};

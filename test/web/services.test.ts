@@ -142,7 +142,7 @@ describe('services API', () => {
   it('refuses to describe a service nothing names (404), storing nothing', async () => {
     const res = await put('nosuchservice', { description: 'a thing' });
     expect(res.status).toBe(404);
-    expect(h.knowledge.services.list().map((s) => s.name)).not.toContain('nosuchservice');
+    expect((await h.knowledge.services.list()).map((s) => s.name)).not.toContain('nosuchservice');
   });
 
   it('limits the body of a description (413)', async () => {
@@ -176,7 +176,7 @@ describe('Services page', () => {
     });
     expect(res.status).toBe(303);
     expect(res.headers.get('Location')).toBe('/services/jellyfin?saved=1');
-    expect(h.knowledge.services.show('jellyfin')).toMatchObject({
+    expect(await h.knowledge.services.show('jellyfin')).toMatchObject({
       description: 'the movie box in the attic\nsecond line',
       descriptionSource: 'operator',
     });
@@ -195,7 +195,7 @@ describe('Services page', () => {
     const html = await res.text();
     expect(html).toContain('role="alert">description: contains the control character U+0001');
     expect(html).toContain('yyyyyyyyyy</textarea>');
-    expect(h.knowledge.services.show('jellyfin').descriptionSource).toBe('catalog');
+    expect((await h.knowledge.services.show('jellyfin')).descriptionSource).toBe('catalog');
   });
 
   it('a service nothing names has no page (404)', async () => {

@@ -12,7 +12,7 @@ export async function servicesCommand(argv: string[], io: CliIo): Promise<number
       const p = parse(rest, { json: { type: 'boolean' } });
       const app = openApp(io);
       try {
-        const rows = app.knowledge.services.list();
+        const rows = await app.knowledge.services.list();
         if (flag(p, 'json')) io.stdout(json(rows.map(serviceJson)));
         else if (rows.length === 0) io.stdout('no services seen yet\n');
         else
@@ -39,7 +39,7 @@ export async function servicesCommand(argv: string[], io: CliIo): Promise<number
       if (name === undefined) throw usageError('services show needs a service name');
       const app = openApp(io);
       try {
-        const s = app.knowledge.services.show(name);
+        const s = await app.knowledge.services.show(name);
         if (flag(p, 'json')) {
           io.stdout(json(serviceJson(s)));
           return 0;
@@ -71,7 +71,7 @@ export async function servicesCommand(argv: string[], io: CliIo): Promise<number
       const app = openApp(io);
       try {
         app.knowledge.services.describe(name, text, 'operator');
-        const s = app.knowledge.services.show(name);
+        const s = await app.knowledge.services.show(name);
         io.stdout(
           s.description
             ? `${s.name}: ${s.description} (${s.descriptionSource})\n`

@@ -93,6 +93,12 @@ export function createEventStore(db: Db, instance = 'local') {
     WHERE created_at >= ? AND service IS NOT NULL AND level IN (SELECT value FROM json_each(?))
     GROUP BY service ORDER BY MAX(created_at) DESC LIMIT ?`);
 
+  // The newest event of each of these services (one JSON parameter: any number at once), one
+  // look into the service's index per name.
+  const latestOfServices = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id IN (SELECT
+    (SELECT x.id FROM events x WHERE x.service = j.value ORDER BY x.created_at DESC, x.id DESC
+      LIMIT 1) FROM json_each(?) j)`);
+
   const row = (event: NewEvent) => ({
     sessionId: event.sessionId,
     source: event.source,
@@ -104,6 +110,12 @@ export function createEventStore(db: Db, instance = 'local') {
   });
 
   return {
+    /** The newest event of each of these services that has one, read awaited. */
+    async latestOf(services: readonly string[]): Promise<EventRow[]> {
+      if (services.length === 0) return [];
+      return (await allAwaited(latestOfServices, JSON.stringify(services))) as EventRow[];
+    },
+
     /** Services named by events at these levels since `since`, most recent first. */
     async recentServices(
       since: number,

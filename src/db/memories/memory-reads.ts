@@ -183,6 +183,11 @@ export function memoryReads(db: Db) {
       return history.all(memoryId) as HistoryRow[];
     },
 
+    /** The same, awaited (the dashboard and the API). */
+    async historyAwaited(memoryId: number): Promise<HistoryRow[]> {
+      return (await allAwaited(history, memoryId)) as HistoryRow[];
+    },
+
     /** The history of each of these memories (oldest first), in one statement. */
     historyOfMany(memoryIds: readonly number[]): Map<number, HistoryRow[]> {
       if (memoryIds.length === 0) return new Map();

@@ -53,10 +53,11 @@ export function createScopeStore(db: Db) {
       upsert.run(name, sharedWithOps ? 1 : 0, at);
     },
 
-    list(): ScopeRow[] {
-      return (list.all() as (Omit<ScopeRow, 'sharedWithOps'> & { sharedWithOps: number })[]).map(
-        (r) => ({ ...r, sharedWithOps: r.sharedWithOps === 1 }),
-      );
+    async list(): Promise<ScopeRow[]> {
+      const rows = (await allAwaited(list)) as (Omit<ScopeRow, 'sharedWithOps'> & {
+        sharedWithOps: number;
+      })[];
+      return rows.map((r) => ({ ...r, sharedWithOps: r.sharedWithOps === 1 }));
     },
   };
 }

@@ -83,9 +83,9 @@ export function createServiceStore(db: Db) {
       }[];
     },
 
-    /** Every service seen anywhere, with its counts. */
-    list(): ServiceRow[] {
-      return list.all() as ServiceRow[];
+    /** Every service seen anywhere, with its counts (awaited: pages, the API, the tools). */
+    async list(): Promise<ServiceRow[]> {
+      return (await allAwaited(list)) as ServiceRow[];
     },
 
     /** Whether anything names this service. */

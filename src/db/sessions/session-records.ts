@@ -97,6 +97,10 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
     WHERE c.id = (SELECT id FROM service_checks x WHERE x.service = c.service
       ORDER BY x.created_at DESC, x.id DESC LIMIT 1)
     ORDER BY c.service`);
+  // One look into the service's index per name.
+  const latestOfServices = db.prepare(`SELECT ${CHECK_COLUMNS} FROM service_checks WHERE id IN
+    (SELECT (SELECT x.id FROM service_checks x WHERE x.service = j.value
+      ORDER BY x.created_at DESC, x.id DESC LIMIT 1) FROM json_each(?) j)`);
   const latestOne = db.prepare(`SELECT ${CHECK_COLUMNS} FROM service_checks WHERE service = ?
     ORDER BY created_at DESC, id DESC LIMIT ?`);
 
@@ -164,12 +168,18 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
       return (await allAwaited(checksOf, sessionId)) as ServiceCheckRow[];
     },
     /** The latest health of every service any session checked, by service name. */
-    latestHealth(): ServiceCheckRow[] {
-      return latest.all() as ServiceCheckRow[];
+    async latestHealth(): Promise<ServiceCheckRow[]> {
+      return (await allAwaited(latest)) as ServiceCheckRow[];
     },
+    /** The latest check of each of these services that has one, read awaited. */
+    async latestHealthOf(services: readonly string[]): Promise<ServiceCheckRow[]> {
+      if (services.length === 0) return [];
+      return (await allAwaited(latestOfServices, JSON.stringify(services))) as ServiceCheckRow[];
+    },
+
     /** One service's latest checks, newest first. */
-    healthOf(service: string, limit = 20): ServiceCheckRow[] {
-      return latestOne.all(service, limit) as ServiceCheckRow[];
+    async healthOf(service: string, limit = 20): Promise<ServiceCheckRow[]> {
+      return (await allAwaited(latestOne, service, limit)) as ServiceCheckRow[];
     },
   };
 }

@@ -2,7 +2,7 @@
  * The archive (seed 002): a memory set aside with the date and the reason kept, brought back
  * with `restore`, and why any inactive memory is inactive (the archive scope of memory_query).
  */
-import type { MemoryRow, MemorySource } from '../../db/index.js';
+import type { HistoryRow, MemoryRow, MemorySource } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { formatConfidence, validateNote } from '../../memory/index.js';
 import type { MemoryContext } from './context.js';
@@ -76,16 +76,16 @@ export function createArchive(ctx: MemoryContext) {
     /**
      * Why a memory is inactive, and since when: the operator's archive reason, or what its
      * history says (superseded by another memory, decayed below the threshold, deactivated).
-     * Null for an active memory.
+     * Null for an active memory. `history`: the memory's, when the caller has read it already.
      */
-    inactiveReason(m: MemoryRow): InactiveReason | null {
+    inactiveReason(m: MemoryRow, history?: readonly HistoryRow[]): InactiveReason | null {
       if (m.active) return null;
       if (m.archivedAt !== null) {
         return { reason: m.archiveReason ?? 'archived', at: m.archivedAt };
       }
-      const last = memories
-        .history(m.id)
-        .findLast((h) => h.action === 'superseded' || h.action === 'deactivated');
+      const last = (history ?? memories.history(m.id)).findLast(
+        (h) => h.action === 'superseded' || h.action === 'deactivated',
+      );
       if (!last) return { reason: 'inactive', at: m.updatedAt };
       if (last.action === 'superseded') {
         const by =

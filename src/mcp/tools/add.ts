@@ -43,7 +43,7 @@ export async function memoryAdd(
   toolUseId: string | null,
 ) {
   const content = validateObservation(args.content);
-  const { service, inferred } = serviceFor(ctx, args.service, content);
+  const { service, inferred } = await serviceFor(ctx, args.service, content);
   const category =
     args.category === undefined || args.category.trim() === ''
       ? inferCategory(content)

@@ -48,10 +48,10 @@ interface Hit {
 /** A service counts when the query names it or covers half of what it is called and does. */
 const SERVICE_COVERAGE = 0.5;
 
-function serviceHits(ctx: ToolContext, query: string): Hit[] {
+async function serviceHits(ctx: ToolContext, query: string): Promise<Hit[]> {
   const named = new Set(queryWords(query, 64));
   const hits: Hit[] = [];
-  for (const s of ctx.stores.services.list()) {
+  for (const s of await ctx.stores.services.list()) {
     const coverage = queryCoverage(query, `${s.name} ${s.description ?? ''}`);
     const score = named.has(s.name) ? 1 : coverage;
     if (!named.has(s.name) && coverage < SERVICE_COVERAGE) continue;
@@ -133,7 +133,8 @@ export async function memoryQuery(
     hits = found.hits;
     mode = found.mode;
   }
-  if (args.scope === 'knowledge' || args.scope === 'all') hits.push(...serviceHits(ctx, query));
+  if (args.scope === 'knowledge' || args.scope === 'all')
+    hits.push(...(await serviceHits(ctx, query)));
   hits.sort((a, b) => b.score - a.score);
   hits = hits.slice(0, args.limit);
 

@@ -37,7 +37,7 @@ export async function memoryReinforce(
   args: { content: string; new_evidence?: string },
 ) {
   const content = validateObservation(args.content);
-  const { service } = serviceFor(ctx, undefined, content);
+  const { service } = await serviceFor(ctx, undefined, content);
   const matches = await closestMemories(ctx, content, service);
   const best = matches
     .filter((m) => m.similarity >= reinforceThreshold(m))

@@ -44,7 +44,7 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
       { data: { field: 'claim' } },
     );
   }
-  const { service } = serviceFor(ctx, undefined, claim);
+  const { service } = await serviceFor(ctx, undefined, claim);
   const close = (await closestMemories(ctx, claim, service)).filter(
     (m) => m.similarity >= m.thresholds.related,
   );

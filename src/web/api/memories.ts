@@ -133,9 +133,10 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const id = parseId(c.req.valid('param').id);
     return c.json(memoryJson(keeper.unshare(id)), 200);
   });
-  app.openapi(memoryHistory, (c) => {
+  app.openapi(memoryHistory, async (c) => {
     const id = parseId(c.req.valid('param').id);
-    return c.json({ history: stores.memories.history(id).map(historyJson) }, 200);
+    const history = await stores.memories.historyAwaited(id);
+    return c.json({ history: history.map(historyJson) }, 200);
   });
   return app;
 }

@@ -61,14 +61,16 @@ const shareScope = createRoute({
 export function scopeApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
 
-  app.openapi(listScopes, (c) => c.json({ scopes: deps.stores.scopes.list().map(scopeJson) }, 200));
+  app.openapi(listScopes, async (c) =>
+    c.json({ scopes: (await deps.stores.scopes.list()).map(scopeJson) }, 200),
+  );
 
-  app.openapi(shareScope, (c) => {
+  app.openapi(shareScope, async (c) => {
     const name = parseScope(c.req.valid('param').name, 'name');
     const shared = c.req.valid('json').shared_with_ops;
     deps.conversations.share(name, shared);
     deps.log.info('memory scope sharing changed over the API', { scope: name, shared });
-    const row = deps.stores.scopes.list().find((s) => s.name === name)!;
+    const row = (await deps.stores.scopes.list()).find((s) => s.name === name)!;
     return c.json(scopeJson(row), 200);
   });
 

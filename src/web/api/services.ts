@@ -75,19 +75,21 @@ export function serviceApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter();
   const services = deps.knowledge.services;
   const describe = describeRoute(async (c, next) => {
-    knownService(services, c.req.param('name') ?? '');
+    await knownService(services, c.req.param('name') ?? '');
     await next();
   });
 
-  app.openapi(listServices, (c) => c.json({ services: services.list().map(serviceJson) }, 200));
-  app.openapi(getService, (c) =>
-    c.json(serviceJson(knownService(services, c.req.valid('param').name)), 200),
+  app.openapi(listServices, async (c) =>
+    c.json({ services: (await services.list()).map(serviceJson) }, 200),
   );
-  app.openapi(describe, (c) => {
-    const name = knownService(services, c.req.valid('param').name).name;
+  app.openapi(getService, async (c) =>
+    c.json(serviceJson(await knownService(services, c.req.valid('param').name)), 200),
+  );
+  app.openapi(describe, async (c) => {
+    const name = (await knownService(services, c.req.valid('param').name)).name;
     describeService(services, name, c.req.valid('json').description);
     deps.log.info('service described over the API', { service: name });
-    return c.json(serviceJson(services.show(name)), 200);
+    return c.json(serviceJson(await services.show(name)), 200);
   });
   return app;
 }

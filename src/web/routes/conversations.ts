@@ -45,7 +45,7 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
         progression: stores.summaries.progression(20),
         generation: stores.summaries.generationStats(),
         gate: stores.extractions.gateStats(),
-        scopes: stores.scopes.list(),
+        scopes: await stores.scopes.list(),
         gateway: await deps.gateway.state(),
       },
     );

@@ -172,8 +172,10 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.get('/memories/:id{[0-9]+}/history', async (c) => {
     const id = parseId(c.req.param('id'));
-    const m = await stores.memories.getAwaited(id);
-    const history = stores.memories.history(id);
+    const [m, history] = await Promise.all([
+      stores.memories.getAwaited(id),
+      stores.memories.historyAwaited(id),
+    ]);
     const points = history
       .filter((h) => h.newConfidence !== null)
       .map((h) => ({ at: h.createdAt, value: h.newConfidence! }));
@@ -182,7 +184,7 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
       id,
       history,
       spark: sparkline(points),
-      inactive: m ? keeper.inactiveReason(m) : null,
+      inactive: m ? keeper.inactiveReason(m, history) : null,
       fleet: await fleet(),
     });
   });

@@ -18,7 +18,7 @@ export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const services = deps.knowledge.services;
 
-  const detailPage = (
+  const detailPage = async (
     c: Context<AppEnv>,
     s: ServiceDetail,
     extra: { error?: string; value?: string; saved?: boolean } = {},
@@ -34,34 +34,38 @@ export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
         error: extra.error ?? null,
         value: extra.value ?? s.description ?? s.catalog?.description ?? '',
         saved: extra.saved ?? false,
-        checks: deps.stores.sessionRecords.healthOf(s.name, 10),
+        checks: await deps.stores.sessionRecords.healthOf(s.name, 10),
         healthBadge: HEALTH_BADGE,
       },
       status,
     );
 
-  app.get('/services', (c) =>
-    page(
+  app.get('/services', async (c) => {
+    const [list, health] = await Promise.all([
+      services.list(),
+      deps.stores.sessionRecords.latestHealth(),
+    ]);
+    return page(
       c,
       'pages/services',
       { title: 'Services', nav: 'services' },
       {
-        services: services.list(),
+        services: list,
         // The latest health a session found for each service, with when and which session.
-        health: new Map(deps.stores.sessionRecords.latestHealth().map((h) => [h.service, h])),
+        health: new Map(health.map((h) => [h.service, h])),
         healthBadge: HEALTH_BADGE,
       },
-    ),
-  );
+    );
+  });
 
-  app.get('/services/:name', (c) =>
-    detailPage(c, knownService(services, c.req.param('name')), {
+  app.get('/services/:name', async (c) =>
+    detailPage(c, await knownService(services, c.req.param('name')), {
       saved: c.req.query('saved') === '1',
     }),
   );
 
   app.post('/services/:name', async (c) => {
-    const s = knownService(services, c.req.param('name'));
+    const s = await knownService(services, c.req.param('name'));
     const form = await c.req.parseBody();
     try {
       describeService(services, s.name, form.description);

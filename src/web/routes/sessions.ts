@@ -97,11 +97,6 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
 
   // The route pattern lets only digits through.
   const notFound = (param: string) => new AppError('not_found', `session ${param} does not exist`);
-  const mustGet = (param: string) => {
-    const s = stores.sessions.get(Number(param));
-    if (!s) throw notFound(param);
-    return s;
-  };
   const mustGetAwaited = async (param: string) => {
     const s = await stores.sessions.getAwaited(Number(param));
     if (!s) throw notFound(param);
@@ -222,7 +217,7 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
 
   // The page of the log before byte `before` (a page's start), for "Load earlier entries".
   app.get('/sessions/:id{[0-9]+}/log', async (c) => {
-    const s = mustGet(c.req.param('id'));
+    const s = await mustGetAwaited(c.req.param('id'));
     const raw = c.req.query('before') ?? '';
     if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) {
       return apiError(
@@ -241,12 +236,12 @@ export function sessionRoutes(deps: WebDeps): Hono<AppEnv> {
     return partial(c, 'partials/session-log-page', { s, log });
   });
 
-  app.get('/sessions/:id{[0-9]+}/stream', (c) =>
-    streamSessionLog(c, deps, mustGet(c.req.param('id'))),
+  app.get('/sessions/:id{[0-9]+}/stream', async (c) =>
+    streamSessionLog(c, deps, await mustGetAwaited(c.req.param('id'))),
   );
 
-  app.post('/sessions/:id{[0-9]+}/stop', (c) => {
-    const s = mustGet(c.req.param('id'));
+  app.post('/sessions/:id{[0-9]+}/stop', async (c) => {
+    const s = await mustGetAwaited(c.req.param('id'));
     const elsewhere = otherInstance(s, stores.instance);
     if (elsewhere) return apiError(c, 409, 'other_instance', elsewhere);
     if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {
