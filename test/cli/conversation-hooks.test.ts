@@ -132,7 +132,7 @@ describe('Claude Code hooks (the README snippet)', () => {
     });
     expect(wrong).toMatchObject({ code: 0, stdout: '' });
     expect(wrong.stderr).toMatch(/HTTP 401/);
-    expect(h.stores.conversations.count()).toBe(0);
+    expect(await h.stores.conversations.count()).toBe(0);
 
     const url = web.url;
     await web.close();

@@ -103,7 +103,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
     expect(window).toMatchObject({ status: 'rejected', worth: false, startSeq: 0, endSeq: 3 });
     expect(window!.reason).toMatch(/small talk/);
     expect(conversationMemories()).toEqual([]);
-    expect(app.stores.extractions.gateStats('c1')).toEqual({
+    expect(await app.stores.extractions.gateStats('c1')).toEqual({
       windows: 1,
       worth: 0,
       productive: 0,

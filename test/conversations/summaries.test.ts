@@ -156,7 +156,7 @@ describe('sliding-window summaries (seed 001)', () => {
     s.hold('summary');
     for (let seq = 0; seq <= 5; seq += 1) say('c1', seq);
     app.clock.advance(5 * 60_000 + 1000);
-    expect(app.stores.summaries.stuck(app.clock.now() - 5 * 60_000)).toHaveLength(1);
+    expect(await app.stores.summaries.stuck(app.clock.now() - 5 * 60_000)).toHaveLength(1);
     say('c1', 6);
     say('c1', 7);
     const [first, second] = app.stores.summaries.history('c1').reverse();

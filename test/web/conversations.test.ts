@@ -114,7 +114,7 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
       JSON.stringify({ role: 'user', content: 'x'.repeat(700_000) }),
     );
     expect(huge.status).toBe(413);
-    expect(h.stores.conversations.count()).toBe(0);
+    expect(await h.stores.conversations.count()).toBe(0);
   });
 
   it('needs the bearer token', async () => {

@@ -1,9 +1,10 @@
 /**
  * The pages and API answers that open dashboards and scripts poll every few seconds, and the
- * pages an operator opens beside them (Services, Runbooks, a memory's history), read awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop while
- * the server answers, so a database a network hop away slows each answer by its round trips but
- * never stalls the others, nor a running session's stream and hooks. Each is asked twice with a
- * write between, so that a cache kept until the database changes is read again.
+ * pages an operator opens beside them (Services, Runbooks, Conversations, a memory's history),
+ * read awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop
+ * while the server answers, so a database a network hop away slows each answer by its round
+ * trips but never stalls the others, nor a running session's stream and hooks. Each is asked
+ * twice with a write between, so that a cache kept until the database changes is read again.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -48,6 +49,7 @@ describe('what dashboards and scripts poll', () => {
       '/services',
       '/services/nas',
       '/runbooks',
+      '/conversations',
       `/memories/${memory.id}/history`,
     ];
     const apis = [
@@ -65,6 +67,8 @@ describe('what dashboards and scripts poll', () => {
       '/api/v1/services/nas',
       `/api/v1/memories/${memory.id}/history`,
       '/api/v1/scopes',
+      '/api/v1/conversations',
+      '/api/v1/graph/stats',
       '/metrics',
     ];
     const blocked: Record<string, number[]> = {};

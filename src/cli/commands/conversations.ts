@@ -43,7 +43,7 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
     const { stores } = app;
     if (sub === 'list') {
       const limit = str(p, 'limit') ? toInt('--limit', str(p, 'limit')!, 1, 100_000) : 50;
-      const rows = stores.conversations.list({ limit });
+      const rows = await stores.conversations.list({ limit });
       if (asJson) {
         io.stdout(json(rows.map(conversationListJson)));
         return 0;
@@ -71,7 +71,7 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
     const conv = mustGet(app, p.positionals[0]);
     if (sub === 'summaries') {
       const history = stores.summaries.history(conv.id);
-      const generation = stores.summaries.generationStats(conv.id);
+      const generation = await stores.summaries.generationStats(conv.id);
       if (asJson) {
         io.stdout(
           json({
@@ -106,9 +106,9 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
     const limit = str(p, 'messages') ? toInt('--messages', str(p, 'messages')!, 1, 100_000) : 20;
     const cursor = str(p, 'cursor');
     // The same bounded page as the API: a long conversation never comes out whole.
-    const detail = (() => {
+    const detail = await (async () => {
       try {
-        return conversationDetailJson(app, conv, limit, cursor);
+        return await conversationDetailJson(app, conv, limit, cursor);
       } catch (err) {
         if (isAppError(err) && err.code === 'usage') throw usageError(`--${err.message}`);
         throw err;

@@ -3,6 +3,7 @@
  * appended in one transaction with the conversation's counters, so two writers can never take
  * the same number, and a client that sends its own number gets the same row back on a retry.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
@@ -191,8 +192,8 @@ export function createConversationStore(db: Db, instance = 'local') {
     },
 
     /** Conversations, most recently active first, with their summary and memory counts. */
-    list(opts: { limit?: number; offset?: number } = {}): ConversationListRow[] {
-      const rows = cached(`SELECT ${CONVERSATION_C},
+    async list(opts: { limit?: number; offset?: number } = {}): Promise<ConversationListRow[]> {
+      const stmt = cached(`SELECT ${CONVERSATION_C},
           (SELECT COUNT(*) FROM conversation_summaries s WHERE s.conversation_id = c.id) AS summaries,
           (SELECT COUNT(*) FROM conversation_summaries s
             WHERE s.conversation_id = c.id AND s.status = 'processing') AS processing,
@@ -207,15 +208,16 @@ export function createConversationStore(db: Db, instance = 'local') {
           WHERE s.conversation_id = c.id AND s.status = 'completed'
           ORDER BY s.end_seq DESC, s.id DESC LIMIT 1)
         LEFT JOIN memory_scopes sc ON sc.name = c.scope
-        ORDER BY c.updated_at DESC, c.id LIMIT ? OFFSET ?`).all(
-        opts.limit ?? 100,
-        opts.offset ?? 0,
-      ) as (Omit<ConversationListRow, 'sharedWithOps'> & { sharedWithOps: number })[];
+        ORDER BY c.updated_at DESC, c.id LIMIT ? OFFSET ?`);
+      const rows = (await allAwaited(stmt, opts.limit ?? 100, opts.offset ?? 0)) as (Omit<
+        ConversationListRow,
+        'sharedWithOps'
+      > & { sharedWithOps: number })[];
       return rows.map((r) => ({ ...r, sharedWithOps: r.sharedWithOps === 1 }));
     },
 
-    count(): number {
-      return (countAll.get() as { n: number }).n;
+    async count(): Promise<number> {
+      return ((await getAwaited(countAll)) as { n: number }).n;
     },
 
     /** Moves the extraction cursor forward (never back). */

@@ -3,6 +3,7 @@
  * reason (kept so its precision can be reviewed), the extractor's candidates, and the memories
  * they created or reinforced.
  */
+import { getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const MEMORY_TYPES = [
@@ -139,8 +140,8 @@ export function createExtractionStore(db: Db) {
     },
 
     /** The gate's record: windows seen, said yes, yes and productive, failed. */
-    gateStats(conversationId: string | null = null): GateStats {
-      return stats.get(conversationId, conversationId) as GateStats;
+    async gateStats(conversationId: string | null = null): Promise<GateStats> {
+      return (await getAwaited(stats, conversationId, conversationId)) as GateStats;
     },
 
     /** How many memories each conversation's extraction stored or reinforced. */

@@ -5,6 +5,7 @@
  * instance of a fleet tries. A processing row carries the instance writing it: one that starts
  * up fails only its own leftovers.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const SUMMARY_STATUSES = ['processing', 'completed', 'failed'] as const;
@@ -143,18 +144,18 @@ export function createSummaryStore(db: Db, instance = 'local') {
     },
 
     /** Processing rows older than `before` (seed 001's stuck query). */
-    stuck(before: number, conversationId: string | null = null): SummaryRow[] {
-      return stuck.all(before, conversationId, conversationId) as SummaryRow[];
+    async stuck(before: number, conversationId: string | null = null): Promise<SummaryRow[]> {
+      return (await allAwaited(stuck, before, conversationId, conversationId)) as SummaryRow[];
     },
 
     /** The newest completed windows (seed 001's progression query). */
-    progression(limit = 20, conversationId: string | null = null): SummaryRow[] {
-      return progression.all(conversationId, conversationId, limit) as SummaryRow[];
+    async progression(limit = 20, conversationId: string | null = null): Promise<SummaryRow[]> {
+      return (await allAwaited(progression, conversationId, conversationId, limit)) as SummaryRow[];
     },
 
     /** Average and longest generation time of completed summaries (seed 001's last query). */
-    generationStats(conversationId: string | null = null): GenerationStats {
-      return generation.get(conversationId, conversationId) as GenerationStats;
+    async generationStats(conversationId: string | null = null): Promise<GenerationStats> {
+      return (await getAwaited(generation, conversationId, conversationId)) as GenerationStats;
     },
 
     /** Completed-summary counts by conversation, for lists. */

@@ -48,7 +48,7 @@ export function getConversationRoute(
   });
 }
 
-export function conversationDetailJson(
+export async function conversationDetailJson(
   deps: Pick<WebDeps, 'stores'>,
   conv: ConversationRow,
   limit: number,
@@ -66,6 +66,6 @@ export function conversationDetailJson(
     messages: page.messages.map(messageJson),
     next_cursor: page.nextCursor,
     memories: stores.extractions.memories(conv.id).map(conversationMemoryJson),
-    gate: gateStatsJson(stores.extractions.gateStats(conv.id)),
+    gate: gateStatsJson(await stores.extractions.gateStats(conv.id)),
   };
 }

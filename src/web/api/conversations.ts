@@ -33,12 +33,16 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const { stores } = deps;
   const conversations = deps.conversations;
 
-  app.openapi(listConversations, (c) => {
+  app.openapi(listConversations, async (c) => {
     const { limit, offset } = paging(c, 100);
+    const [rows, total] = await Promise.all([
+      stores.conversations.list({ limit, offset }),
+      stores.conversations.count(),
+    ]);
     return c.json(
       {
-        conversations: stores.conversations.list({ limit, offset }).map(conversationListJson),
-        total: stores.conversations.count(),
+        conversations: rows.map(conversationListJson),
+        total,
         limit,
         offset,
       },
@@ -78,19 +82,20 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return c.json(contextJson(ctx), 200);
   });
 
-  app.openapi(getSummaries, (c) => {
+  app.openapi(getSummaries, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
     conversations.get(id);
-    return c.json(summariesJson(deps, id), 200);
+    return c.json(await summariesJson(deps, id), 200);
   });
 
-  app.openapi(getExtractions, (c) => {
+  app.openapi(getExtractions, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
     conversations.get(id);
+    const gate = await stores.extractions.gateStats(id);
     return c.json(
       {
         conversation_id: id,
-        gate: gateStatsJson(stores.extractions.gateStats(id)),
+        gate: gateStatsJson(gate),
         windows: stores.extractions.windows(id).map(extractionWindowJson),
         memories: stores.extractions.memories(id).map(conversationMemoryJson),
       },
@@ -98,11 +103,11 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     );
   });
 
-  app.openapi(getConversation, (c) => {
+  app.openapi(getConversation, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
     const { cursor } = c.req.valid('query');
     const { limit } = paging(c, 200, 10_000);
-    return c.json(conversationDetailJson(deps, conversations.get(id), limit, cursor), 200);
+    return c.json(await conversationDetailJson(deps, conversations.get(id), limit, cursor), 200);
   });
 
   return app;

@@ -187,7 +187,7 @@ export function graphApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return c.json({ proof: deps.endpointProof(c.req.valid('query').challenge) }, 200);
   });
 
-  app.openapi(stats, (c) => c.json(countsJson(graphOf(deps).stats()), 200));
+  app.openapi(stats, async (c) => c.json(countsJson(await graphOf(deps).stats()), 200));
 
   app.openapi(index, (c) => {
     const body = c.req.valid('json');

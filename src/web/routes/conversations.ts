@@ -33,21 +33,22 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
   app.get('/conversations', async (c) => {
     const now = deps.clock.now();
     const staleAfterMs = deps.conversations.options.staleAfterMs;
+    const [conversations, total, stuck, progression, generation, gate, scopes, gateway] =
+      await Promise.all([
+        stores.conversations.list({ limit: 200 }),
+        stores.conversations.count(),
+        stores.summaries.stuck(now - staleAfterMs),
+        stores.summaries.progression(20),
+        stores.summaries.generationStats(),
+        stores.extractions.gateStats(),
+        stores.scopes.list(),
+        deps.gateway.state(),
+      ]);
     return page(
       c,
       'pages/conversations',
       { title: 'Conversations', nav: 'conversations' },
-      {
-        conversations: stores.conversations.list({ limit: 200 }),
-        total: stores.conversations.count(),
-        stuck: stores.summaries.stuck(now - staleAfterMs),
-        staleAfterMs,
-        progression: stores.summaries.progression(20),
-        generation: stores.summaries.generationStats(),
-        gate: stores.extractions.gateStats(),
-        scopes: await stores.scopes.list(),
-        gateway: await deps.gateway.state(),
-      },
+      { conversations, total, stuck, staleAfterMs, progression, generation, gate, scopes, gateway },
     );
   });
 
@@ -67,11 +68,11 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
         shownMessages: MESSAGES_SHOWN,
         summaries: stores.summaries.history(id),
         latest: stores.summaries.latestCompleted(id),
-        stuckIds: new Set(stores.summaries.stuck(now - staleAfterMs, id).map((s) => s.id)),
-        generation: stores.summaries.generationStats(id),
+        stuckIds: new Set((await stores.summaries.stuck(now - staleAfterMs, id)).map((s) => s.id)),
+        generation: await stores.summaries.generationStats(id),
         memories: stores.extractions.memories(id),
         windows: stores.extractions.windows(id),
-        gate: stores.extractions.gateStats(id),
+        gate: await stores.extractions.gateStats(id),
         gateway: await deps.gateway.state(),
         staleAfterMs,
       },

@@ -70,7 +70,7 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
       'pages/graph',
       { title: 'Memory graph', nav: 'graph' },
       {
-        counts: graph.stats(),
+        counts: await graph.stats(),
         sessions: sources.list({ limit: 50 }),
         intents: INTENTS,
         intent,

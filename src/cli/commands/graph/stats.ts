@@ -9,7 +9,7 @@ export async function statsCommand(argv: string[], io: CliIo): Promise<number> {
   const p = parse(argv, { json: { type: 'boolean' } });
   const { app, graph } = openGraph(io);
   try {
-    const c = graph.stats();
+    const c = await graph.stats();
     if (flag(p, 'json')) {
       io.stdout(json(countsJson(c)));
       return 0;

@@ -32,16 +32,21 @@ export function contextJson(ctx: ConversationContext) {
 }
 
 /** Seed 001's observability queries for one conversation. */
-export function summariesJson(deps: WebDeps, id: string) {
+export async function summariesJson(deps: WebDeps, id: string) {
   const { summaries } = deps.stores;
   const staleAfterMs = deps.conversations.options.staleAfterMs;
   const stuckBefore = deps.clock.now() - staleAfterMs;
+  const [stuck, progression, generation] = await Promise.all([
+    summaries.stuck(stuckBefore, id),
+    summaries.progression(20, id),
+    summaries.generationStats(id),
+  ]);
   return {
     conversation_id: id,
     history: summaries.history(id).map(summaryJson),
-    stuck: summaries.stuck(stuckBefore, id).map(summaryJson),
-    progression: summaries.progression(20, id).map(summaryJson),
-    generation: generationJson(summaries.generationStats(id)),
+    stuck: stuck.map(summaryJson),
+    progression: progression.map(summaryJson),
+    generation: generationJson(generation),
     stale_after_ms: staleAfterMs,
   };
 }
