@@ -74,13 +74,13 @@ describe('memory fleet scope', () => {
     const k = clusterA();
     const m = (await observe(k, 'Caddy reloads its config in two seconds', 'caddy', 'timing'))
       .memory;
-    const shared = k.memory.share(m.id);
+    const shared = await k.memory.share(m.id);
     expect(shared.instance).toBe(FLEET);
     // Sharing again changes nothing and writes no history.
-    expect(k.memory.share(m.id).instance).toBe(FLEET);
-    const back = k.memory.unshare(m.id);
+    expect((await k.memory.share(m.id)).instance).toBe(FLEET);
+    const back = await k.memory.unshare(m.id);
     expect(back.instance).toBe('cluster-a');
-    expect(k.memory.unshare(m.id).instance).toBe('cluster-a');
+    expect((await k.memory.unshare(m.id)).instance).toBe('cluster-a');
     const history = app.stores.memories.history(m.id).map((h) => [h.action, h.evidence]);
     expect(history).toEqual([
       ['created', null],
@@ -89,9 +89,9 @@ describe('memory fleet scope', () => {
     ]);
     // Unsharing another instance's memory that was shared gives it to this instance.
     const theirs = written('cluster-b', 'Redis keeps its dump in /data');
-    k.memory.share(theirs.id);
-    expect(k.memory.unshare(theirs.id).instance).toBe('cluster-a');
-    expect(() => k.memory.share(999_999)).toThrow(/memory 999999 does not exist/);
+    await k.memory.share(theirs.id);
+    expect((await k.memory.unshare(theirs.id)).instance).toBe('cluster-a');
+    await expect(k.memory.share(999_999)).rejects.toThrow(/memory 999999 does not exist/);
   });
 
   it("keeps another instance's memories out of the session block and the search; the fleet's are in", async () => {
@@ -126,7 +126,7 @@ describe('memory fleet scope', () => {
 
     // Shared, the other instance's memory reaches this instance's next block.
     const theirs = app.stores.memories.list({ instance: 'cluster-b', pinned: false })[0]!;
-    k.memory.share(theirs.id);
+    await k.memory.share(theirs.id);
     const after = (await k.injection.build({ trigger: 'postgres backup' }, 2000)).text;
     expect(after).toContain('cron at 2am');
     // Every instance's memories are in the list (the dashboard's), and filter by instance.

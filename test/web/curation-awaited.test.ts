@@ -1,9 +1,9 @@
 /**
  * The operator's curation reads and writes awaited, from the dashboard and the API alike: on
- * PostgreSQL (this file also runs there) editing, pinning, archiving, restoring, deactivating and
- * deleting memories never holds serve's event loop while the server answers, so an operator
- * tidying memory does not stall a running session's stream and hooks. Each action's effect is
- * checked too, as the operator would see it.
+ * PostgreSQL (this file also runs there) editing, pinning, sharing, archiving, restoring,
+ * deactivating and deleting memories never holds serve's event loop while the server answers, so
+ * an operator tidying memory does not stall a running session's stream and hooks. Each action's
+ * effect is checked too, as the operator would see it.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -45,6 +45,8 @@ describe("the operator's curation", () => {
     const actions = [
       api('PUT', `/memories/${fan}`, { observation: 'the nas fan is very loud under load' }),
       api('PUT', `/memories/${fan}`, { pinned: true, importance: 'high', confidence: 0.9 }),
+      api('POST', `/memories/${fan}/share`),
+      dashboard('POST', `/memories/${fan}/unshare`),
       api('POST', `/memories/${disk}/archive`, { reason: 'the disk was replaced' }),
       api('POST', `/memories/${disk}/restore`),
       api('PUT', `/memories/${dns}`, { active: false }),
@@ -77,7 +79,10 @@ describe("the operator's curation", () => {
       importance: 'high',
       confidence: 0.9,
       active: true,
+      instance: h.knowledge.memory.instance,
     });
+    expect(h.stores.memories.history(fan).map((e) => e.action)).toContain('shared');
+    expect(h.stores.memories.history(fan).map((e) => e.action)).toContain('unshared');
     for (const id of [disk, dns, web]) {
       expect(await h.stores.memories.getAwaited(id)).toBeNull();
       expect(h.stores.tombstones.ofMemory(id)).not.toEqual([]);

@@ -74,7 +74,9 @@ export function memoryWrites(
   const holdAsRead = db.prepare(`UPDATE memories SET updated_at = updated_at
     FROM (SELECT ${ID} AS n_id, ${field('at', 'REAL')} AS n_at FROM json_each(?)) AS batch
     WHERE id = n_id AND updated_at = n_at`);
-  const setInstance = db.prepare('UPDATE memories SET instance = ?, updated_at = ? WHERE id = ?');
+  // Only while the row is as it was read (its last change's time).
+  const setInstanceAsRead = db.prepare(`UPDATE memories SET instance = ?, updated_at = ?
+    WHERE id = ? AND updated_at = CAST(? AS REAL)`);
 
   /**
    * The rows of these ids that exist, by id: one memory by its key (a point read, which locks that
@@ -156,18 +158,26 @@ export function memoryWrites(
       Number((await writeAwaited(db, createSteps(m)))[0]!.lastInsertRowid),
 
     /**
-     * Moves a memory to another instance, with a `shared` history entry when that is the fleet
-     * (FLEET), `unshared` otherwise, whose evidence says by which instance. Returns false when
-     * it does not exist.
+     * Moves a memory to another instance, from the row as the caller read it, with a `shared`
+     * history entry when that is the fleet (FLEET), `unshared` otherwise, whose evidence says by
+     * which instance: one awaited transaction. Throws WriteConflict, nothing written, when the
+     * row changed or went since it was read.
      */
-    setInstance: db.transaction(
-      (id: number, instance: string, at: number, evidence: string): boolean => {
-        const before = reads.get(id);
-        if (!before) return false;
-        setInstance.run(instance, at, id);
-        writeHistory([
+    async setInstanceAwaited(
+      before: MemoryRow,
+      instance: string,
+      at: number,
+      evidence: string,
+    ): Promise<void> {
+      await writeAwaited(db, [
+        {
+          stmt: setInstanceAsRead,
+          params: [instance, at, before.id, before.updatedAt],
+          expect: 1,
+        },
+        ...historySteps(changes, [
           {
-            id,
+            id: before.id,
             action: instance === FLEET ? 'shared' : 'unshared',
             old: before.confidence,
             new: before.confidence,
@@ -178,10 +188,9 @@ export function memoryWrites(
             source: 'operator',
             evidence,
           },
-        ]);
-        return true;
-      },
-    ),
+        ]),
+      ]);
+    },
 
     /**
      * Runs reads and the changes computed from them in one transaction, so that another

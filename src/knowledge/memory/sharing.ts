@@ -3,13 +3,39 @@
  * share rule names its service or category; the operator shares and unshares. Dedup compares
  * only with what this instance sees (its memories and the fleet's).
  */
-import { FLEET, type MemoryRow } from '../../db/index.js';
+import { FLEET, type MemoryRow, WriteConflict } from '../../db/index.js';
 import type { MemoryContext } from './context.js';
 
 export { placement, type ShareRules } from './placement.js';
 
+/** Reads and writes again at most this often when the memory keeps changing meanwhile. */
+const ATTEMPTS = 5;
+
 export function createSharing(ctx: MemoryContext) {
-  const { memories, clock, instance, mustGet } = ctx;
+  const { memories, clock, instance, mustGetAwaited } = ctx;
+
+  /**
+   * Moves a memory to `to` unless `stays` says it is where it belongs, awaited: read, then one
+   * transaction while the row is as read; again when another writer changed it meanwhile.
+   */
+  const move = async (
+    id: number,
+    stays: (m: MemoryRow) => boolean,
+    to: string,
+    evidence: (m: MemoryRow) => string,
+  ): Promise<MemoryRow> => {
+    for (let attempt = 1; ; attempt++) {
+      const before = await mustGetAwaited(id);
+      if (stays(before)) return before;
+      try {
+        await memories.setInstanceAwaited(before, to, clock.now(), evidence(before));
+        return await mustGetAwaited(id);
+      } catch (err) {
+        if (!(err instanceof WriteConflict) || attempt >= ATTEMPTS) throw err;
+      }
+    }
+  };
+
   return {
     /** This sidecar's instance name. */
     instance,
@@ -23,24 +49,23 @@ export function createSharing(ctx: MemoryContext) {
     },
 
     /** Shares a memory with every instance of the fleet (a no-op when it already is). */
-    share(id: number): MemoryRow {
-      const before = mustGet(id);
-      if (before.instance === FLEET) return before;
-      memories.setInstance(
+    share(id: number): Promise<MemoryRow> {
+      return move(
         id,
+        (m) => m.instance === FLEET,
         FLEET,
-        clock.now(),
-        `shared with the fleet by instance ${instance} (learned by ${before.instance})`,
+        (m) => `shared with the fleet by instance ${instance} (learned by ${m.instance})`,
       );
-      return mustGet(id);
     },
 
     /** Gives a shared memory back to this instance alone (a no-op when it is not shared). */
-    unshare(id: number): MemoryRow {
-      const before = mustGet(id);
-      if (before.instance !== FLEET) return before;
-      memories.setInstance(id, instance, clock.now(), `unshared: kept by instance ${instance}`);
-      return mustGet(id);
+    unshare(id: number): Promise<MemoryRow> {
+      return move(
+        id,
+        (m) => m.instance !== FLEET,
+        instance,
+        () => `unshared: kept by instance ${instance}`,
+      );
     },
   };
 }

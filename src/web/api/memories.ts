@@ -125,13 +125,13 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const id = parseId(c.req.valid('param').id);
     return c.json(memoryJson(await keeper.restore(id)), 200);
   });
-  app.openapi(shareRoute('share'), (c) => {
+  app.openapi(shareRoute('share'), async (c) => {
     const id = parseId(c.req.valid('param').id);
-    return c.json(memoryJson(keeper.share(id)), 200);
+    return c.json(memoryJson(await keeper.share(id)), 200);
   });
-  app.openapi(shareRoute('unshare'), (c) => {
+  app.openapi(shareRoute('unshare'), async (c) => {
     const id = parseId(c.req.valid('param').id);
-    return c.json(memoryJson(keeper.unshare(id)), 200);
+    return c.json(memoryJson(await keeper.unshare(id)), 200);
   });
   app.openapi(memoryHistory, async (c) => {
     const id = parseId(c.req.valid('param').id);

@@ -218,9 +218,9 @@ export function memoryRoutes(deps: WebDeps): Hono<AppEnv> {
 
   /** Share with the whole fleet, or give back to this instance: a flash and a table refresh. */
   for (const action of ['share', 'unshare'] as const) {
-    app.post(`/memories/:id{[0-9]+}/${action}`, (c) => {
+    app.post(`/memories/:id{[0-9]+}/${action}`, async (c) => {
       const id = parseId(c.req.param('id'));
-      const m = action === 'share' ? keeper.share(id) : keeper.unshare(id);
+      const m = await (action === 'share' ? keeper.share(id) : keeper.unshare(id));
       deps.log.info(`memory ${action}d by the operator`, { memory: m.id, instance: m.instance });
       if (!isHtmx(c)) return c.redirect('/memories', 303);
       c.header('HX-Trigger', 'memories-changed');

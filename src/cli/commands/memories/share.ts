@@ -12,10 +12,11 @@ export async function shareCommand(
 ): Promise<number> {
   const p = parse(rest, { json: { type: 'boolean' } }, 1);
   const [id] = toIds(p.positionals);
-  return withApp(io, (app) => {
+  return withApp(io, async (app) => {
     requireMemories(app, [id!]);
     const before = app.stores.memories.get(id!)!;
-    const m = sub === 'share' ? app.knowledge.memory.share(id!) : app.knowledge.memory.unshare(id!);
+    const memory = app.knowledge.memory;
+    const m = await (sub === 'share' ? memory.share(id!) : memory.unshare(id!));
     if (flag(p, 'json')) io.stdout(json(memoryJson(m)));
     else if (m.instance === before.instance)
       io.stdout(
