@@ -4,6 +4,7 @@
  * the catalog could describe), and the list below joins both.
  */
 import { allAwaited, runAwaited } from '../engine.js';
+import { tableWatch } from '../postgres/change-watch.js';
 import { type Db } from '../open.js';
 
 export type DescriptionSource = 'operator' | 'agent' | 'catalog';
@@ -55,6 +56,9 @@ export function createServiceStore(db: Db) {
     WHERE name IN (SELECT m.service FROM json_each(?) j
       CROSS JOIN memories m ON m.id = CAST(j.value AS BIGINT))
     AND description IS NOT NULL`);
+  // On PostgreSQL the described services are kept until the table changes (every search asks).
+  const describedChanged = tableWatch(db, 'services');
+  let describedRead: Promise<Described[]> | null = null;
   const known = db.prepare(`SELECT 1 FROM services WHERE name = @name
     UNION ALL SELECT 1 FROM memories WHERE service = @name
     UNION ALL SELECT 1 FROM events WHERE service = @name
@@ -76,11 +80,15 @@ export function createServiceStore(db: Db) {
 
     /** The services that have a description, with when it last changed (awaited: a search). */
     async describedAwaited(): Promise<{ name: string; description: string; updatedAt: number }[]> {
-      return (await allAwaited(described)) as {
-        name: string;
-        description: string;
-        updatedAt: number;
-      }[];
+      if (describedChanged() || describedRead === null) {
+        const read = allAwaited(described) as Promise<(Described & { updatedAt: number })[]>;
+        describedRead = read;
+        // A failed read is not kept: the next search reads again.
+        read.catch(() => {
+          if (describedRead === read) describedRead = null;
+        });
+      }
+      return (await describedRead) as (Described & { updatedAt: number })[];
     },
 
     /** Every service seen anywhere, with its counts (awaited: pages, the API, the tools). */
