@@ -58,11 +58,7 @@ export function startHeartbeat(o: HeartbeatOptions): () => void {
     outage: ownOutage(o),
     ...(o.timers ? { timers: o.timers } : {}),
   });
-  try {
-    o.sessions.heartbeat(o.sessionId, o.clock.now());
-  } catch (err) {
-    warn(err);
-  }
+  o.sessions.heartbeat(o.sessionId, o.clock.now()).catch(warn);
   loop.start();
   return () => void loop.stop();
 }

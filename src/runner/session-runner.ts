@@ -43,11 +43,8 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
     let stopHeartbeat: (() => void) | null = null;
     let heartbeatHandedOff = false;
     const beatNow = () => {
-      try {
-        stores.sessions.heartbeat(sessionId, clock.now());
-      } catch {
-        // the next tick tries again
-      }
+      // A failed beat: the next tick tries again.
+      stores.sessions.heartbeat(sessionId, clock.now()).catch(() => undefined);
     };
     try {
       stopHeartbeat = startHeartbeat({

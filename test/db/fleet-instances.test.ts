@@ -110,7 +110,7 @@ describe('instances on sessions, events and cooldown actions', () => {
     expect(f.b.sessions.running()).toEqual([{ id: sb, pgid: null }]);
     // Neither can end the other's session, nor beat for it.
     expect(f.a.sessions.markInterrupted(sb, f.clock.now(), 'not mine')).toBe(false);
-    expect(f.a.sessions.heartbeat(sb, f.clock.now())).toBe(false);
+    expect(await f.a.sessions.heartbeat(sb, f.clock.now())).toBe(false);
 
     const recovered = await recoverInterruptedSessions({
       sessions: f.a.sessions,
@@ -124,7 +124,7 @@ describe('instances on sessions, events and cooldown actions', () => {
     expect(f.a.sessions.get(sb)).toMatchObject({ status: 'running', error: null });
   });
 
-  it('marks a silent instance’s running session interrupted once its lease expires, and once only', () => {
+  it('marks a silent instance’s running session interrupted once its lease expires, and once only', async () => {
     const t0 = f.clock.now();
     const stale = start(f.a, t0);
     f.clock.advance(LEASE_MS / 2);
@@ -145,7 +145,7 @@ describe('instances on sessions, events and cooldown actions', () => {
 
     // cluster-a stops beating; cluster-b keeps beating for its own session.
     f.clock.set(t0 + LEASE_MS + 1);
-    expect(f.b.sessions.heartbeat(own, f.clock.now())).toBe(true);
+    expect(await f.b.sessions.heartbeat(own, f.clock.now())).toBe(true);
     expect(bSweeper.sweep()).toEqual([
       {
         sessionId: stale,
@@ -171,14 +171,14 @@ describe('instances on sessions, events and cooldown actions', () => {
 
     // A heartbeat keeps the lease: the fresh session lives as long as it beats.
     f.clock.set(t0 + LEASE_MS + LEASE_MS / 4);
-    expect(f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(true);
-    expect(f.b.sessions.heartbeat(own, f.clock.now() + LEASE_MS)).toBe(true);
+    expect(await f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(true);
+    expect(await f.b.sessions.heartbeat(own, f.clock.now() + LEASE_MS)).toBe(true);
     f.clock.advance(LEASE_MS - 1);
     expect(bSweeper.sweep()).toEqual([]);
     f.clock.advance(2);
     expect(bSweeper.sweep().map((e) => e.sessionId)).toEqual([fresh]);
     // The late heartbeat of an ended session changes nothing.
-    expect(f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(false);
+    expect(await f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(false);
     expect(f.b.sessions.get(own)).toMatchObject({ status: 'running' });
   });
 

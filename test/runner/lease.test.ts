@@ -23,7 +23,7 @@ describe('heartbeat', () => {
     const clock = fakeClock();
     const beats: [number, number][] = [];
     const stop = startHeartbeat({
-      sessions: { heartbeat: (id, at) => (beats.push([id, at]), true) },
+      sessions: { heartbeat: async (id, at) => (beats.push([id, at]), true) },
       sessionId: 7,
       clock,
       leaseMs: LEASE_MS,
@@ -43,13 +43,13 @@ describe('heartbeat', () => {
     expect(beats).toHaveLength(2);
   });
 
-  it('keeps beating after a failed write, and says so in the log', () => {
+  it('keeps beating after a failed write, and says so in the log', async () => {
     vi.useFakeTimers();
     const warnings: string[] = [];
     let calls = 0;
     const stop = startHeartbeat({
       sessions: {
-        heartbeat: () => {
+        heartbeat: async () => {
           calls += 1;
           if (calls === 1) throw new Error('database unreachable');
           return true;
@@ -60,7 +60,7 @@ describe('heartbeat', () => {
       leaseMs: LEASE_MS,
       log: { ...silentLogger, warn: (m) => warnings.push(m) },
     });
-    vi.advanceTimersByTime(leaseTickMs(LEASE_MS));
+    await vi.advanceTimersByTimeAsync(leaseTickMs(LEASE_MS));
     stop();
     expect(calls).toBe(2);
     expect(warnings).toEqual(['writing the session heartbeat failed']);

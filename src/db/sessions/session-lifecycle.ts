@@ -2,7 +2,7 @@
  * A session's life in the sessions table: started, identified, kept alive by heartbeats, finished,
  * or interrupted by the start-up sweep or when its instance's lease runs out.
  */
-import { allAwaited, type Db } from '../engine.js';
+import { allAwaited, type Db, runAwaited } from '../engine.js';
 import type { ExpiredLease, RunningSession, SessionFinish, SessionStart } from './session-types.js';
 
 /** What the lease sweep writes on a session whose instance stopped beating. */
@@ -93,9 +93,12 @@ export function sessionLifecycle(db: Db, instance: string) {
     running(): RunningSession[] {
       return running.all(instance) as RunningSession[];
     },
-    /** This instance's running session is alive at `at`; false when it is no longer running. */
-    heartbeat(id: number, at: number): boolean {
-      return beat.run(at, id, instance).changes === 1;
+    /**
+     * This instance's running session is alive at `at`; false when it is no longer running.
+     * Awaited: a running session beats every quarter of its lease, from serve's event loop.
+     */
+    async heartbeat(id: number, at: number): Promise<boolean> {
+      return (await runAwaited(beat, at, id, instance)).changes === 1;
     },
     /**
      * Marks `interrupted` every running session, of any instance, whose last heartbeat (or start,
