@@ -71,7 +71,7 @@ export async function importTranscript(
     startedAt: clock.now(),
   });
   const logRelative = join('sessions', `${sessionId}.ndjson`);
-  stores.sessions.setLogPath(sessionId, logRelative);
+  await stores.sessions.setLogPath(sessionId, logRelative);
   const ingest = createSessionIngest({ stores, knowledge, clock, sessionId, tier });
   let ingestFailure: string | null = null;
   const parser = new StreamParser({

@@ -56,7 +56,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
         ...(deps.outage ? { outage: deps.outage } : {}),
       });
       const logRelative = join('sessions', `${sessionId}.ndjson`);
-      stores.sessions.setLogPath(sessionId, logRelative);
+      await stores.sessions.setLogPath(sessionId, logRelative);
       feed.open(sessionId);
       req.onStarted?.(sessionId);
       log.info('session started', {

@@ -68,7 +68,7 @@ beforeAll(async () => {
   mkdirSync(join(dataDir, 'sessions'), { recursive: true });
   const log = join(dataDir, 'sessions', `${wkSession}.ndjson`);
   copyFileSync(REAL_LOG, log);
-  rt.stores.sessions.setLogPath(wkSession, join('sessions', `${wkSession}.ndjson`));
+  await rt.stores.sessions.setLogPath(wkSession, join('sessions', `${wkSession}.ndjson`));
   rt.stores.sessions.finish(wkSession, {
     status: 'completed',
     endedAt: Date.UTC(2026, 2, 10, 0, 5),

@@ -25,10 +25,13 @@ let sessionsDir: string;
 let stores: Stores;
 
 /** A finished session started `daysAgo` days before NOW, with its raw log and stderr log. */
-function session(daysAgo: number, status: 'completed' | 'running' = 'completed'): number {
+async function session(
+  daysAgo: number,
+  status: 'completed' | 'running' = 'completed',
+): Promise<number> {
   const at = NOW - daysAgo * DAY_MS;
   const id = stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt: at });
-  stores.sessions.setLogPath(id, `sessions/${id}.ndjson`);
+  await stores.sessions.setLogPath(id, `sessions/${id}.ndjson`);
   if (status !== 'running') stores.sessions.finish(id, { status, endedAt: at + 60_000 });
   logFile(`${id}.ndjson`, 1000, daysAgo);
   logFile(`${id}.stderr.log`, 24, daysAgo);
@@ -61,9 +64,9 @@ beforeEach(async () => {
   sessionsDir = join(dataDir, 'sessions');
   mkdirSync(sessionsDir);
   stores = openStores(join(dataDir, 'watchkeeper.db'));
-  const old = session(200);
-  const recent = session(10);
-  const stuck = session(300, 'running');
+  const old = await session(200);
+  const recent = await session(10);
+  const stuck = await session(300, 'running');
   event(200, old, 'old event');
   event(10, old, 'recent event of an old session');
   event(5, recent, 'recent event');

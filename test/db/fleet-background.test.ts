@@ -38,11 +38,11 @@ function logFile(instance: string, name: string, daysAgo: number): string {
 }
 
 /** A finished session of `instance` that ended `daysAgo` days before NOW, with its raw logs. */
-function session(instance: string, daysAgo: number): { id: number; log: string } {
+async function session(instance: string, daysAgo: number): Promise<{ id: number; log: string }> {
   const stores = fleet.of[instance]!;
   const at = NOW - daysAgo * DAY_MS;
   const id = stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt: at });
-  stores.sessions.setLogPath(id, `sessions/${id}.ndjson`);
+  await stores.sessions.setLogPath(id, `sessions/${id}.ndjson`);
   stores.sessions.finish(id, { status: 'completed', endedAt: at + 60_000 });
   logFile(instance, `${id}.stderr.log`, daysAgo);
   return { id, log: logFile(instance, `${id}.ndjson`, daysAgo) };
@@ -103,9 +103,9 @@ function prune(instance: string) {
 
 describe('retention in a fleet', () => {
   it('prunes only its own sessions, events and logs; the shared rows once, by whoever runs', async () => {
-    const oldA = session('a', 200);
-    const oldB = session('b', 200);
-    const recentA = session('a', 10);
+    const oldA = await session('a', 200);
+    const oldB = await session('b', 200);
+    const recentA = await session('a', 10);
     event(a, 200, 'old event on a');
     event(b, 200, 'old event on b');
     await deliveredNotification(a, 200);
@@ -132,11 +132,11 @@ describe('retention in a fleet', () => {
   });
 
   it('keeps an old log that a session names by its recorded path, whatever the file is called', async () => {
-    const kept = session('a', 10);
+    const kept = await session('a', 10);
     // A session copied in under a new id keeps its log under its old name.
     const log = logFile('a', '7.ndjson', 200);
     const stderr = logFile('a', '7.stderr.log', 200);
-    a.sessions.setLogPath(kept.id, 'sessions/7.ndjson');
+    await a.sessions.setLogPath(kept.id, 'sessions/7.ndjson');
     const orphan = logFile('a', '8.ndjson', 200);
 
     const report = await prune('a');
@@ -175,9 +175,9 @@ describe('start-up leftovers in a fleet', () => {
     expect(a.summaries.get(onA.id)).toMatchObject({ status: 'processing' });
   });
 
-  it('an instance fails only its own pending chain summaries', () => {
-    const onA = session('a', 1).id;
-    const onB = session('b', 1).id;
+  it('an instance fails only its own pending chain summaries', async () => {
+    const onA = (await session('a', 1)).id;
+    const onB = (await session('b', 1)).id;
     a.sessionRecords.summaryPending(onA, NOW);
     b.sessionRecords.summaryPending(onB, NOW);
 

@@ -212,7 +212,7 @@ describe('a watchkeeper session log', () => {
     const log = join(app.dataDir, 'sessions', `${id}.ndjson`);
     copyFileSync(REAL_LOG, log);
     // As the runner records it: the session's log, relative to the data folder.
-    app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
+    await app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
     const report = await app.graph.index(log);
     expect(report).toMatchObject({ session: `wk-${id}`, kind: 'watchkeeper', status: 'indexed' });
     const ideas = ideaRows(app);

@@ -33,7 +33,7 @@ describe('session logs are named by watchkeeper records', () => {
     mkdirSync(join(app.dataDir, 'sessions'), { recursive: true });
     const recorded = join(app.dataDir, 'sessions', `${id}.ndjson`);
     copyFileSync(REAL_LOG, recorded);
-    app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
+    await app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
     // Named like a session that exists, but not its recorded log: one in the sessions folder,
     // one anywhere else.
     const other = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 0 });

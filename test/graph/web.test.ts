@@ -179,7 +179,7 @@ describe("a watchkeeper session's topics and ideas", () => {
     const log = join(h.dataDir, 'sessions', `${id}.ndjson`);
     copyFileSync(REAL_LOG, log);
     // As the runner records it: relative to the data folder.
-    h.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
+    await h.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
     h.stores.sessions.finish(id, { status: 'completed', endedAt: Date.UTC(2026, 2, 10, 0, 5) });
     const page = await get(`/sessions/${id}`);
     expect(page.body).toContain(`hx-get="/graph/watchkeeper/${id}"`);

@@ -52,9 +52,9 @@ const marker = (sessionId: number) => ({
   WATCHKEEPER_DATA_DIR: app.dataDir,
 });
 
-function running(pgid: number | null): number {
+async function running(pgid: number | null): Promise<number> {
   const id = app.stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt: 1000 });
-  if (pgid !== null) app.stores.sessions.setPgid(id, pgid);
+  if (pgid !== null) await app.stores.sessions.setPgid(id, pgid);
   return id;
 }
 
@@ -69,9 +69,9 @@ const recover = (killGraceMs = 2000) =>
 
 describe.skipIf(!canInspectGroups())('start-up recovery', () => {
   it("marks a running session interrupted and ends its process group, the tools' too", async () => {
-    const id = running(null);
+    const id = await running(null);
     const pgid = await group(marker(id));
-    app.stores.sessions.setPgid(id, pgid);
+    await app.stores.sessions.setPgid(id, pgid);
     const members = groupMembers(pgid);
     const done = app.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: 500 });
     app.stores.sessions.finish(done, { status: 'completed', endedAt: 600 });
@@ -91,16 +91,16 @@ describe.skipIf(!canInspectGroups())('start-up recovery', () => {
   });
 
   it('kills a group that ignores SIGTERM once the grace period is over', async () => {
-    const id = running(null);
+    const id = await running(null);
     const pgid = await group(marker(id), 'trap "" TERM; sleep 300 & wait');
-    app.stores.sessions.setPgid(id, pgid);
+    await app.stores.sessions.setPgid(id, pgid);
     expect(await recover(300)).toEqual([{ sessionId: id, pgid, leftover: 'ended' }]);
     expect(groupMembers(pgid)).toEqual([]);
   });
 
   it('leaves alone a group that does not carry the session marker (a reused id)', async () => {
     const other = await group({ WATCHKEEPER_SESSION_ID: '99', WATCHKEEPER_DATA_DIR: app.dataDir });
-    const id = running(other);
+    const id = await running(other);
     expect(await recover()).toEqual([{ sessionId: id, pgid: other, leftover: 'not-ours' }]);
     for (const pid of groupMembers(other)) expect(alive(pid)).toBe(true);
     expect(groupMembers(other)).toHaveLength(2);
@@ -113,10 +113,10 @@ describe.skipIf(!canInspectGroups())('start-up recovery', () => {
   });
 
   it('marks sessions whose CLI never started or is already gone', async () => {
-    const never = running(null);
+    const never = await running(null);
     const leader = spawn('/bin/true', [], { detached: true, stdio: 'ignore' });
     await new Promise((r) => leader.on('exit', r));
-    const exited = running(leader.pid!);
+    const exited = await running(leader.pid!);
     expect(await recover()).toEqual([
       { sessionId: never, pgid: null, leftover: 'none' },
       { sessionId: exited, pgid: leader.pid, leftover: 'none' },

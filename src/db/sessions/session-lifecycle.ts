@@ -59,23 +59,29 @@ export function sessionLifecycle(db: Db, instance: string) {
   const interrupt = db.prepare(`UPDATE sessions SET status = 'interrupted', ended_at = ?, error = ?
     WHERE id = ? AND status = 'running' AND instance = ?`);
 
+  const row = (input: SessionStart) => ({
+    trigger: input.trigger,
+    tier: input.tier,
+    model: input.model ?? null,
+    prompt: input.prompt ?? null,
+    parentSessionId: input.parentSessionId ?? null,
+    logPath: input.logPath ?? null,
+    startedAt: input.startedAt,
+    simulated: input.simulated ? 1 : 0,
+    instance,
+  });
+
   return {
     start(input: SessionStart): number {
-      const info = insert.run({
-        trigger: input.trigger,
-        tier: input.tier,
-        model: input.model ?? null,
-        prompt: input.prompt ?? null,
-        parentSessionId: input.parentSessionId ?? null,
-        logPath: input.logPath ?? null,
-        startedAt: input.startedAt,
-        simulated: input.simulated ? 1 : 0,
-        instance,
-      });
-      return Number(info.lastInsertRowid);
+      return Number(insert.run(row(input)).lastInsertRowid);
     },
-    setLogPath(id: number, logPath: string): void {
-      setLogPath.run(logPath, id);
+    /** The same, awaited (a session the runner starts, from serve's event loop). */
+    async startAwaited(input: SessionStart): Promise<number> {
+      return Number((await runAwaited(insert, row(input))).lastInsertRowid);
+    },
+    /** Awaited, as the rest of a running session's own writes. */
+    async setLogPath(id: number, logPath: string): Promise<void> {
+      await runAwaited(setLogPath, logPath, id);
     },
     /** This instance's session whose log is `logPath` (as recorded: relative to the data folder). */
     idByLogPath(logPath: string): number | null {
@@ -83,8 +89,8 @@ export function sessionLifecycle(db: Db, instance: string) {
       return row ? Number(row.id) : null;
     },
     /** Records the process group the CLI was spawned in, so a later start-up can end it. */
-    setPgid(id: number, pgid: number): void {
-      setPgid.run(pgid, id);
+    async setPgid(id: number, pgid: number): Promise<void> {
+      await runAwaited(setPgid, pgid, id);
     },
     /**
      * This instance's sessions still marked `running` (only one runner per instance holds the

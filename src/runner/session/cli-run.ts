@@ -71,7 +71,12 @@ export async function runCli(p: {
     onSpawn: (pid) => {
       // Detached: the CLI leads its own group, so its pid is the group id a later start-up
       // ends if this process is killed before the session finishes.
-      stores.sessions.setPgid(sessionId, pid);
+      stores.sessions.setPgid(sessionId, pid).catch((err: unknown) =>
+        deps.log.warn('recording the session CLI process group failed', {
+          session: sessionId,
+          error: err as Error,
+        }),
+      );
       deps.onSpawn?.(sessionId, p.requestedAt, clock.now());
     },
     onStdout: (chunk) => tee.write(chunk),

@@ -23,7 +23,7 @@ export async function startSession(deps: SessionRunnerDeps, req: SessionRequest)
     ),
     config.cooldowns,
   );
-  const sessionId = stores.sessions.start({
+  const sessionId = await stores.sessions.startAwaited({
     trigger: req.trigger,
     tier: req.tier,
     model: tierConfig.model,
