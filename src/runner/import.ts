@@ -126,7 +126,7 @@ export async function importTranscript(
     error,
     ...transcriptFields(t, parser.stats),
   });
-  recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
+  await recordHealth(deps, sessionId, ingest.healthMarkers, t.finalText, clock.now());
   const previousImports =
     t.cliSessionId === null
       ? []

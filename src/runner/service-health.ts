@@ -120,17 +120,17 @@ export function healthFromResponse(text: string | null): ServiceCheck[] {
  * Stores the services a session checked (its markers, then its final response) and makes each
  * a known service, so that one only a health check named is on the Services page.
  */
-export function recordHealth(
+export async function recordHealth(
   deps: { stores: Pick<Stores, 'sessionRecords'>; knowledge: Pick<Knowledge, 'services'> },
   sessionId: number,
   markers: readonly ServiceCheck[],
   finalText: string | null,
   at: number,
-): void {
+): Promise<void> {
   const checks = mergeChecks(markers, healthFromResponse(finalText));
   if (checks.length === 0) return;
-  deps.stores.sessionRecords.recordChecks(sessionId, checks, at);
-  for (const c of checks) deps.knowledge.services.seen(c.service, at);
+  await deps.stores.sessionRecords.recordChecks(sessionId, checks, at);
+  for (const c of checks) await deps.knowledge.services.seenAwaited(c.service, at);
 }
 
 /** One check per service: markers win over the final response; the last mention wins. */

@@ -99,7 +99,7 @@ export function createSessionRunner(deps: SessionRunnerDeps) {
       const { result, status, error } = run;
       const { ingest, parser } = run.intake;
       const t = ingest.transcript;
-      heartbeatHandedOff = recordSessionRow({
+      heartbeatHandedOff = await recordSessionRow({
         deps,
         sessionId,
         finished: { status, endedAt: clock.now(), exitCode: result.exitCode, error },

@@ -28,8 +28,8 @@ export interface FinishWhenBackOptions {
   status: string;
   error: string;
   endedAt: number;
-  /** Writes the row (and what goes with it); throws as the stores do. */
-  finish: () => void;
+  /** Writes the row (and what goes with it), awaited; rejects as the stores do. */
+  finish: () => Promise<void>;
   /** Told once the row is written, or once giving up on it. */
   done: () => void;
   log: Logger;
@@ -44,7 +44,7 @@ export function finishWhenBack(o: FinishWhenBackOptions): void {
     await o.outbox.flush();
     if (o.outbox.holding || !(await o.probe())) return later();
     try {
-      o.finish();
+      await o.finish();
     } catch (err) {
       if (isUnreachableError(err)) return later();
       o.log.error('recording the session after the database returned failed', {
@@ -79,10 +79,12 @@ export function finishWhenBack(o: FinishWhenBackOptions): void {
  * The end of a session: its row written now (`record`), or, when markers are still held or the
  * write meets a lost database, by `finishWhenBack`. True when it was handed to the background.
  */
-export function recordNowOrWhenBack(o: FinishWhenBackOptions & { record: () => void }): boolean {
+export async function recordNowOrWhenBack(
+  o: FinishWhenBackOptions & { record: () => Promise<void> },
+): Promise<boolean> {
   if (!o.outbox.holding) {
     try {
-      o.record();
+      await o.record();
       return false;
     } catch (err) {
       if (!isUnreachableError(err)) throw err;

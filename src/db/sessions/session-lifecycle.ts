@@ -153,24 +153,33 @@ export function sessionLifecycle(db: Db, instance: string) {
       setCli.run(cliSessionId, model, id);
     },
     finish(id: number, f: SessionFinish): void {
-      finish.run({
-        id,
-        status: f.status,
-        endedAt: f.endedAt,
-        exitCode: f.exitCode ?? null,
-        resultSubtype: f.resultSubtype ?? null,
-        isError: f.isError === undefined || f.isError === null ? null : f.isError ? 1 : 0,
-        costUsd: f.costUsd ?? null,
-        numTurns: f.numTurns ?? null,
-        durationMs: f.durationMs ?? null,
-        durationApiMs: f.durationApiMs ?? null,
-        usage: f.usage ? JSON.stringify(f.usage) : null,
-        response: f.response ?? null,
-        error: f.error ?? null,
-        cliSessionId: f.cliSessionId ?? null,
-        model: f.model ?? null,
-        streamStats: f.streamStats ? JSON.stringify(f.streamStats) : null,
-      });
+      finish.run(finished(id, f));
     },
+    /** The same, awaited (the runner's own sessions, from serve's event loop). */
+    async finishAwaited(id: number, f: SessionFinish): Promise<void> {
+      await runAwaited(finish, finished(id, f));
+    },
+  };
+}
+
+/** A finished session's row values, as the UPDATE names them. */
+function finished(id: number, f: SessionFinish) {
+  return {
+    id,
+    status: f.status,
+    endedAt: f.endedAt,
+    exitCode: f.exitCode ?? null,
+    resultSubtype: f.resultSubtype ?? null,
+    isError: f.isError === undefined || f.isError === null ? null : f.isError ? 1 : 0,
+    costUsd: f.costUsd ?? null,
+    numTurns: f.numTurns ?? null,
+    durationMs: f.durationMs ?? null,
+    durationApiMs: f.durationApiMs ?? null,
+    usage: f.usage ? JSON.stringify(f.usage) : null,
+    response: f.response ?? null,
+    error: f.error ?? null,
+    cliSessionId: f.cliSessionId ?? null,
+    model: f.model ?? null,
+    streamStats: f.streamStats ? JSON.stringify(f.streamStats) : null,
   };
 }

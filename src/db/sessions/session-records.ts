@@ -3,7 +3,7 @@
  * summary (kept on the chain's first session), the services it checked with their health, and
  * the token counts read from its result line's usage.
  */
-import { allAwaited, getAwaited } from '../engine.js';
+import { allAwaited, getAwaited, writeAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export const HEALTH_STATES = ['healthy', 'degraded', 'down', 'unreachable'] as const;
@@ -154,13 +154,16 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
       for (const r of rows) out.set(r.sessionId, r);
       return out;
     },
-    recordChecks: db.transaction(
-      (sessionId: number, checks: readonly ServiceCheck[], at: number): void => {
-        for (const c of checks) {
-          insertCheck.run(sessionId, c.service, c.health, c.detail, c.source, at);
-        }
-      },
-    ),
+    /** A session's health checks, in one awaited transaction. */
+    async recordChecks(sessionId: number, checks: readonly ServiceCheck[], at: number) {
+      await writeAwaited(
+        db,
+        checks.map((c) => ({
+          stmt: insertCheck,
+          params: [sessionId, c.service, c.health, c.detail, c.source, at],
+        })),
+      );
+    },
     checks(sessionId: number): ServiceCheckRow[] {
       return checksOf.all(sessionId) as ServiceCheckRow[];
     },

@@ -25,7 +25,7 @@ export function notifySessionEnd(deps: SessionRunnerDeps, sessionId: number): vo
 }
 
 /** True when the row was handed to the background (it then stops the heartbeat itself). */
-export function recordSessionRow(p: {
+export async function recordSessionRow(p: {
   deps: SessionRunnerDeps;
   sessionId: number;
   finished: {
@@ -40,12 +40,15 @@ export function recordSessionRow(p: {
   outbox: MarkerOutbox;
   probe: () => Promise<boolean>;
   stopHeartbeat: () => void;
-}): boolean {
+}): Promise<boolean> {
   const { deps, sessionId, finished, transcript: t } = p;
   const { stores, clock } = deps;
-  const recordRow = () => {
-    stores.sessions.finish(sessionId, { ...finished, ...transcriptFields(t, p.stats) });
-    recordHealth(deps, sessionId, p.healthMarkers, t.finalText, clock.now());
+  const recordRow = async () => {
+    await stores.sessions.finishAwaited(sessionId, {
+      ...finished,
+      ...transcriptFields(t, p.stats),
+    });
+    await recordHealth(deps, sessionId, p.healthMarkers, t.finalText, clock.now());
   };
   return recordNowOrWhenBack({
     sessionId,
@@ -56,8 +59,8 @@ export function recordSessionRow(p: {
     error: finished.error ?? '',
     endedAt: finished.endedAt,
     record: recordRow,
-    finish: () => {
-      recordRow();
+    finish: async () => {
+      await recordRow();
       notifySessionEnd(deps, sessionId);
     },
     done: p.stopHeartbeat,
@@ -66,14 +69,18 @@ export function recordSessionRow(p: {
 }
 
 /** A session that ends before or outside its CLI run: failed, with the reason. */
-export function failSession(
+export async function failSession(
   deps: SessionRunnerDeps,
   req: SessionRequest,
   sessionId: number,
   error: string,
   logMessage: string,
-): SessionOutcome {
-  deps.stores.sessions.finish(sessionId, { status: 'failed', endedAt: deps.clock.now(), error });
+): Promise<SessionOutcome> {
+  await deps.stores.sessions.finishAwaited(sessionId, {
+    status: 'failed',
+    endedAt: deps.clock.now(),
+    error,
+  });
   deps.feed.close(sessionId, 'failed');
   deps.log.warn(logMessage, { session: sessionId, error });
   emitAlert(
