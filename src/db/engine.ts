@@ -2,6 +2,7 @@
  * The synchronous database interface the stores use: the part of better-sqlite3's Database they
  * need, implemented by both engines (open.ts for SQLite, postgres/database.ts for PostgreSQL).
  */
+import { setTimeout } from 'node:timers/promises';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -82,6 +83,31 @@ export const insertedId = (i: number) => ({ insertedId: i });
  * it). Nothing of the write was kept; read again and retry.
  */
 export class WriteConflict extends Error {}
+
+/**
+ * Another writer changed the rows between a read and the write computed from it: a step's
+ * `expect` saw it, or PostgreSQL still could not order the two transactions (40001) after the
+ * worker's own retries.
+ */
+export const movedMeanwhile = (err: unknown): boolean =>
+  err instanceof WriteConflict || (err as { code?: unknown } | null)?.code === '40001';
+
+/**
+ * Runs `attempt` (a read, then a write guarded on what it read) again while its write finds the
+ * rows moved meanwhile, `times` at most, with a random pause that grows after each conflict: two
+ * instances that met would otherwise read and write again at the same moment. The last conflict
+ * is thrown.
+ */
+export async function retryWhileMoved<T>(attempt: () => Promise<T>, times: number): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!movedMeanwhile(err) || n >= times) throw err;
+      await setTimeout(Math.random() * Math.min(100, 2 ** n));
+    }
+  }
+}
 
 /** Replaces the `insertedId` references of a step's parameters (SQLite; the worker does its own). */
 function resolved(params: unknown[], results: RunResult[]): unknown[] {

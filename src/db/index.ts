@@ -72,7 +72,7 @@ export {
   statementCache,
   warmTextSearch,
 } from './open.js';
-export { allAwaited, getAwaited, runAwaited, WriteConflict } from './engine.js';
+export { allAwaited, getAwaited, retryWhileMoved, runAwaited } from './engine.js';
 export { isPostgresUrl, redactUrl } from './postgres/url.js';
 export {
   databaseLabel,

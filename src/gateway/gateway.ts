@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Clock } from '../clock.js';
 import type { GatewayConfig } from '../config/index.js';
-import type { EventStore, GatewayJobStore, JobOutcome } from '../db/index.js';
+import type { EventStore, GatewayJobStore, JobOutcome, Spending } from '../db/index.js';
 import { isAppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { parseModelJson, toJsonSchema, validateOutput } from './schema.js';
@@ -84,15 +84,20 @@ export function createGateway(deps: GatewayDeps) {
   let budgetWaiting = 0;
   let budgetEventDay: number | null = null;
 
-  // An instance's budget counts its own jobs; the optional fleet cap, every instance's.
-  const spentToday = () => jobs.ownSpentSince(startOfDay(clock.now()));
-  const fleetSpentToday = () =>
-    config.fleetBudgetUsd > 0 ? jobs.spentSince(startOfDay(clock.now())) : null;
+  // An instance's budget counts its own jobs; the optional fleet cap, every instance's (null
+  // without a cap).
+  const spentOf = (s: Spending) => ({
+    own: s.own,
+    fleet: config.fleetBudgetUsd > 0 ? s.fleet : null,
+  });
   /** Which budget is spent, if one is, with what was spent against it. */
   const budgetSpent = (
-    own = spentToday(),
-    fleet = fleetSpentToday(),
-  ): { budget: number; spent: number; fleet: boolean } | null => {
+    { own, fleet } = spentOf(jobs.spendingSince(startOfDay(clock.now()))),
+  ): {
+    budget: number;
+    spent: number;
+    fleet: boolean;
+  } | null => {
     if (config.dailyBudgetUsd > 0 && own >= config.dailyBudgetUsd)
       return { budget: config.dailyBudgetUsd, spent: own, fleet: false };
     if (fleet !== null && fleet >= config.fleetBudgetUsd)
@@ -320,9 +325,7 @@ export function createGateway(deps: GatewayDeps) {
 
     /** What the dashboard and the API show; its spending is read awaited, in one statement. */
     async state(): Promise<GatewayState> {
-      const spending = await jobs.spendingSince(startOfDay(clock.now()));
-      const own = spending.own;
-      const fleet = config.fleetBudgetUsd > 0 ? spending.fleet : null;
+      const { own, fleet } = spentOf(await jobs.spendingSinceAwaited(startOfDay(clock.now())));
       return {
         backend: config.backend,
         available: backend !== null,
@@ -332,7 +335,7 @@ export function createGateway(deps: GatewayDeps) {
         spentTodayUsd: own,
         fleetBudgetUsd: config.fleetBudgetUsd > 0 ? config.fleetBudgetUsd : null,
         fleetSpentTodayUsd: fleet,
-        budgetReached: budgetSpent(own, fleet) !== null,
+        budgetReached: budgetSpent({ own, fleet }) !== null,
         running: slots.held,
         waiting: slots.waiting + budgetWaiting,
       };

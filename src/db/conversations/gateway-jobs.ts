@@ -82,6 +82,12 @@ function whereOf(f: JobFilter): { sql: string; params: string[] } {
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
+/** Dollars spent: by this instance's jobs, and by every instance's. */
+export interface Spending {
+  own: number;
+  fleet: number;
+}
+
 export function createGatewayJobStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
   const insert = db.prepare(`INSERT INTO gateway_jobs
@@ -91,11 +97,6 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
     cost_usd = @costUsd, duration_ms = @durationMs, attempts = @attempts, error = @error,
     finished_at = @at WHERE id = @id`);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM gateway_jobs WHERE id = ?`);
-  const spent = db.prepare(
-    'SELECT coalesce(sum(cost_usd), 0) AS usd FROM gateway_jobs WHERE created_at >= ?',
-  );
-  const ownSpent = db.prepare(`SELECT coalesce(sum(cost_usd), 0) AS usd FROM gateway_jobs
-    WHERE created_at >= ? AND instance = ?`);
   // Both budgets' spending at once: this instance's jobs and every instance's.
   const spending = db.prepare(`SELECT coalesce(sum(cost_usd), 0) AS fleet,
     coalesce(sum(CASE WHEN instance = ? THEN cost_usd END), 0) AS own
@@ -142,22 +143,14 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
       return ((await getAwaited(stmt, ...params)) as { n: number }).n;
     },
 
-    /** Dollars spent by every instance's jobs created at or after `since`. */
-    spentSince(since: number): number {
-      return (spent.get(since) as { usd: number }).usd;
+    /** Dollars spent by this instance's jobs and by every instance's, created at or after `since`. */
+    spendingSince(since: number): Spending {
+      return spending.get(instance, since) as Spending;
     },
 
-    /** Dollars spent by this instance's jobs created at or after `since`. */
-    ownSpentSince(since: number): number {
-      return (ownSpent.get(since, instance) as { usd: number }).usd;
-    },
-
-    /**
-     * Dollars spent by this instance's jobs and by every instance's, created at or after `since`
-     * (awaited: the dashboard's and the API's reads; the gateway's own checks use the two above).
-     */
-    async spendingSince(since: number): Promise<{ own: number; fleet: number }> {
-      return (await getAwaited(spending, instance, since)) as { own: number; fleet: number };
+    /** The same, awaited (the dashboard's and the API's reads). */
+    async spendingSinceAwaited(since: number): Promise<Spending> {
+      return (await getAwaited(spending, instance, since)) as Spending;
     },
 
     /** Jobs and cost per UTC day since `since`, newest day first (awaited). */

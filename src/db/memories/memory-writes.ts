@@ -7,15 +7,14 @@
  * parameter (`json_each`), so that with PostgreSQL on another host a bulk action on 50 memories
  * waits for as many network round trips as one on a single memory (test/db/round-trips.test.ts).
  */
-import { setTimeout } from 'node:timers/promises';
-
 import {
   type Db,
   insertedId,
+  movedMeanwhile,
+  retryWhileMoved,
   runAwaited,
   runSteps,
   writeAwaited,
-  WriteConflict,
   writeNow,
   type WriteStep,
 } from '../engine.js';
@@ -35,14 +34,7 @@ import { FLEET, type MemoryChange, type MemoryRow, type NewMemory } from './memo
  * How often an awaited change is tried (read, then written) before it reads and writes in one
  * synchronous transaction instead, when another instance changed its rows meanwhile each time.
  */
-const AWAITED_ATTEMPTS = 4;
-
-/**
- * Another instance changed the rows between the read and the write: the guard saw it, or
- * PostgreSQL still could not order the two transactions after the worker's own retries.
- */
-const movedMeanwhile = (err: unknown) =>
-  err instanceof WriteConflict || (err as { code?: unknown } | null)?.code === '40001';
+const AWAITED_ATTEMPTS = 3;
 
 /** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
 export function memoryWrites(
@@ -212,21 +204,18 @@ export function memoryWrites(
       if (list.length === 0) return 0;
       const ids = list.map((c) => c.id);
       return inTurn(ids, async () => {
-        for (let attempt = 1; attempt < AWAITED_ATTEMPTS; attempt++) {
-          const plan = planChanges(changes, await beforesAwaited(ids), list);
-          try {
+        try {
+          return await retryWhileMoved(async () => {
+            const plan = planChanges(changes, await beforesAwaited(ids), list);
             await writeAwaited(db, plan.steps);
             return plan.count;
-          } catch (err) {
-            if (!movedMeanwhile(err)) throw err;
-            // A random pause, longer after each conflict: two instances that met would
-            // otherwise read and write again at the same moment.
-            await setTimeout(Math.random() * Math.min(100, 2 ** attempt));
-          }
+          }, AWAITED_ATTEMPTS);
+        } catch (err) {
+          if (!movedMeanwhile(err)) throw err;
+          // Rows another instance keeps changing: read and write in one transaction, which
+          // PostgreSQL orders with the other's (the event loop waits for this one).
+          return applyChanges(list);
         }
-        // Rows another instance keeps changing: read and write in one transaction, which
-        // PostgreSQL orders with the other's (the event loop waits for this one).
-        return applyChanges(list);
       });
     },
 

@@ -8,7 +8,7 @@
  * while they are as read; when another writer changed one meanwhile (a new wording the tombstone
  * would miss), all over again.
  */
-import { type MemoryStore, type TombstoneStore, WriteConflict } from '../../db/index.js';
+import { type MemoryStore, retryWhileMoved, type TombstoneStore } from '../../db/index.js';
 import { memoryKey, wordingsOf } from '../../memory/index.js';
 
 /** Reads and deletes again at most this often when the rows keep changing meanwhile. */
@@ -21,7 +21,7 @@ export async function removeMemories(
 ): Promise<number> {
   const { memories, tombstones } = deps;
   const unique = [...new Set(ids)];
-  for (let attempt = 1; ; attempt++) {
+  return retryWhileMoved(async () => {
     const [rows, histories] = await Promise.all([
       memories.getManyAwaited(unique),
       memories.historyOfManyAwaited(unique),
@@ -42,10 +42,6 @@ export async function removeMemories(
       deletedBy: by,
       instance: row.instance,
     }));
-    try {
-      return await memories.removeAwaited(rows, now, tombstones.recordSteps(deleted));
-    } catch (err) {
-      if (!(err instanceof WriteConflict) || attempt >= ATTEMPTS) throw err;
-    }
-  }
+    return memories.removeAwaited(rows, now, tombstones.recordSteps(deleted));
+  }, ATTEMPTS);
 }

@@ -3,7 +3,7 @@
  * share rule names its service or category; the operator shares and unshares. Dedup compares
  * only with what this instance sees (its memories and the fleet's).
  */
-import { FLEET, type MemoryRow, WriteConflict } from '../../db/index.js';
+import { FLEET, type MemoryRow, retryWhileMoved } from '../../db/index.js';
 import type { MemoryContext } from './context.js';
 
 export { placement, type ShareRules } from './placement.js';
@@ -23,18 +23,13 @@ export function createSharing(ctx: MemoryContext) {
     stays: (m: MemoryRow) => boolean,
     to: string,
     evidence: (m: MemoryRow) => string,
-  ): Promise<MemoryRow> => {
-    for (let attempt = 1; ; attempt++) {
+  ): Promise<MemoryRow> =>
+    retryWhileMoved(async () => {
       const before = await mustGetAwaited(id);
       if (stays(before)) return before;
-      try {
-        await memories.setInstanceAwaited(before, to, clock.now(), evidence(before));
-        return await mustGetAwaited(id);
-      } catch (err) {
-        if (!(err instanceof WriteConflict) || attempt >= ATTEMPTS) throw err;
-      }
-    }
-  };
+      await memories.setInstanceAwaited(before, to, clock.now(), evidence(before));
+      return mustGetAwaited(id);
+    }, ATTEMPTS);
 
   return {
     /** This sidecar's instance name. */
