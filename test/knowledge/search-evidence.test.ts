@@ -99,13 +99,69 @@ describe('search with embeddings off', () => {
   });
 });
 
+describe("a memory's context", () => {
+  const said = async (a: KnowledgeApp, service: string, ...lines: string[]) => {
+    const ids: number[] = [];
+    for (const line of lines) ids.push((await observe(a, line, { service })).memory.id);
+    return ids;
+  };
+  const matching = (a: KnowledgeApp, words: string) =>
+    a.stores.search.lexical(words, { status: 'all' }, 10).map((h) => h.id);
+
+  it('finds a reply by the words said just before it, below what holds them itself', async () => {
+    app = knowledgeApp(null);
+    const [question, reply] = await said(
+      app,
+      'chat',
+      'Mel: what did you paint last weekend?',
+      'Caroline: a sunset over the lake, in oils',
+      'Mel: lovely, I went hiking with the kids',
+    );
+    // Another service's memory between them in the store is neither's context.
+    await said(app, 'nas', 'the pool scrub runs every sunday night');
+    const [other] = await said(app, 'nas', 'smart reports no errors on any disk');
+    expect(matching(app, '"paint"').slice(0, 2)).toEqual([question, reply]);
+    expect(matching(app, '"scrub"')).not.toContain(reply);
+    expect(matching(app, '"paint"')).not.toContain(other);
+  });
+
+  it('keeps the context in step when a memory beside it is edited or deleted', async () => {
+    app = knowledgeApp(null);
+    const [question, reply, after] = await said(
+      app,
+      'chat',
+      'Mel: what did you paint last weekend?',
+      'Caroline: a sunset over the lake, in oils',
+      'Mel: lovely, I went hiking with the kids',
+    );
+    await app.knowledge.memory.edit(question!, { observation: 'Mel: how was the weekend?' });
+    expect(matching(app, '"paint"')).toEqual([]);
+    expect(matching(app, '"weekend"')).toContain(reply);
+    await app.knowledge.memory.remove([reply!]);
+    // The question and the turn after the reply are now side by side.
+    expect(matching(app, '"hiking"')).toEqual([after, question]);
+    expect(matching(app, '"sunset"')).toEqual([]);
+  });
+
+  it('does not count words said beside a memory as words it holds', async () => {
+    app = knowledgeApp(null);
+    await said(app, 'chat', 'Mel: what did you paint last weekend?', 'Caroline: a sunset');
+    const { counts } = app.stores.search.wordCounts(['paint', 'sunset']);
+    expect(Object.fromEntries(counts)).toEqual({ paint: 1, sunset: 1 });
+  });
+});
+
 describe('hybrid search with the local model', () => {
   it('surfaces a memory found by meaning alone beside lexical matches of another', async () => {
     app = knowledgeApp(localEmbedder());
+    // Of two services: neither is the other's context.
     await observe(app, 'smartctl reports reallocated sectors on the disk in bay 2', {
       confidence: 0.4,
+      service: 'nas',
     });
-    await observe(app, 'the usb drive is mounted at /mnt/backup every night');
+    await observe(app, 'the usb drive is mounted at /mnt/backup every night', {
+      service: 'backup',
+    });
     const answer = await app.knowledge.search.search('is any hard drive failing');
     expect(answer.mode).toBe('hybrid');
     const smart = answer.results.find((r) => r.memory.observation.startsWith('smartctl'));

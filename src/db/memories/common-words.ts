@@ -12,6 +12,8 @@ import type Database from 'better-sqlite3';
 
 import type { Db } from '../engine.js';
 
+/** The columns of what a memory holds itself (memories_fts also has its context, near and far). */
+const OWN_COLUMNS = '{observation service category description}';
 /** Below this many rows no word is left out. */
 const MIN_ROWS = 1000;
 /** Words remembered at once (a tool call brings new ones: commands, paths). */
@@ -34,6 +36,7 @@ export function wordCounts(fts: () => Db | Database.Database) {
       rows = size;
     }
     const cap = rows < MIN_ROWS ? rows : Math.floor(rows / 4) + 1;
+    // A memory's own columns: a word said beside a memory (its context) is not in it.
     const count = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)',
     );
@@ -41,7 +44,7 @@ export function wordCounts(fts: () => Db | Database.Database) {
     for (const word of words) {
       let n = known.get(word);
       if (n === undefined) {
-        n = (count.get(`"${word}"`, cap) as { n: number }).n;
+        n = (count.get(`${OWN_COLUMNS} : "${word}"`, cap) as { n: number }).n;
         known.set(word, n);
       }
       counts.set(word, n);

@@ -36,16 +36,24 @@ export interface LexicalHit {
 }
 
 /**
+ * Weights of a memory's context in bm25(): the memories right beside it, and the two beyond
+ * (migration 0023). Chosen on the development split of LoCoMo with `npm run bench -- --only
+ * search-quality`, as the memory graph's turn columns were.
+ */
+export const NEAR_WEIGHT = 0.5;
+export const FAR_WEIGHT = 0.25;
+
+/**
  * bm25() with its column weights: the observation's own words, the service name, the category,
- * and the service's description (a match on what the service is, not on what was observed). A
- * column the match is filtered on weighs nothing: every row has the same value there, and FTS5
- * scores a phrase by the length of the whole row, so it would rank long memories of the service
- * below short ones for no other reason.
+ * the service's description (a match on what the service is, not on what was observed), and the
+ * memory's near and far context. A column the match is filtered on weighs nothing: every row has
+ * the same value there, and FTS5 scores a phrase by the length of the whole row, so it would rank
+ * long memories of the service below short ones for no other reason.
  */
 function bm25Of(filter: SearchFilter): string {
   const service = filter.service === undefined ? 2.0 : 0;
   const category = filter.category === undefined ? 0.3 : 0;
-  return `bm25(memories_fts, 1.0, ${service}, ${category}, 0.6)`;
+  return `bm25(memories_fts, 1.0, ${service}, ${category}, 0.6, ${NEAR_WEIGHT}, ${FAR_WEIGHT})`;
 }
 
 function filterSql(

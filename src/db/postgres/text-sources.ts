@@ -1,7 +1,7 @@
 /**
  * The full-text tables of a SQLite store, as this instance's local index rebuilds them from the
  * shared PostgreSQL rows (local-text-index.ts): the same FTS5 columns and tokenizers as the SQLite
- * migrations declare (0006, 0010, 0014), and the PostgreSQL statements that read what each row
+ * migrations declare (0006, 0010, 0014, 0023), and the PostgreSQL statements that read what each row
  * holds, so that a match and its bm25 rank are the same on both engines.
  */
 
@@ -22,11 +22,27 @@ export interface TextSource {
 }
 
 /**
- * A memory is indexed with its service ('general' when none), category and what its service is
- * (SQLite's memories_index_* and services_index_* triggers).
+ * The observation of the memory `offset` places before (`<`) or after (`>`) m in its context: of
+ * the same service (or none, a branch of its own so that both read idx_memories_neighbours),
+ * scope and source.
+ */
+const beside = (side: '<' | '>', offset: 0 | 1) => {
+  const order = `ORDER BY p.id${side === '<' ? ' DESC' : ''} LIMIT 1 OFFSET ${offset}`;
+  const rest = `p.scope = m.scope AND p.source = m.source AND p.id ${side} m.id ${order}`;
+  return `coalesce((SELECT p.observation FROM memories p WHERE p.service = m.service AND ${rest}),
+    (SELECT p.observation FROM memories p
+      WHERE m.service IS NULL AND p.service IS NULL AND ${rest}))`;
+};
+
+/**
+ * A memory is indexed with its service ('general' when none), category, what its service is, and
+ * its near and far context: the memories beside it of the same service, scope and source (SQLite's
+ * memory_context view and memories_index_* and services_index_* triggers).
  */
 const MEMORY_ROWS = `SELECT m.id, m.observation, coalesce(m.service, 'general') AS service,
-  m.category, coalesce(s.description, '') AS description
+  m.category, coalesce(s.description, '') AS description,
+  concat_ws(' ', ${beside('<', 0)}, ${beside('>', 0)}) AS near,
+  concat_ws(' ', ${beside('<', 1)}, ${beside('>', 1)}) AS far
   FROM memories m LEFT JOIN services s ON s.name = m.service`;
 
 /** An idea with the words around it (idea_context: SQLite's turn, near and far columns). */
@@ -56,7 +72,7 @@ export const TEXT_SOURCES: Record<TextTable, TextSource> = {
   memories_fts: source(
     MEMORY_ROWS,
     'm',
-    ['observation', 'service', 'category', 'description'],
+    ['observation', 'service', 'category', 'description', 'near', 'far'],
     'porter unicode61',
   ),
   ideas_fts: source(IDEA_ROWS, 'i', ['content', 'turn', 'near', 'far'], 'porter unicode61'),
