@@ -2,8 +2,7 @@
 -- memory of the same service, scope and source are its near context, the two beyond those its
 -- far context. Each instance's local full-text copy reads both with the memory
 -- (src/db/postgres/text-sources.ts); a memory written, edited or deleted changes the context of
--- the two memories on each side of it, which are stamped as changed here so that every instance
--- reads them again.
+-- the two memories on each side of it, which every instance must read again.
 
 -- The neighbours of a memory, read back and forth by id.
 CREATE INDEX idx_memories_neighbours ON memories (service NULLS FIRST, scope NULLS FIRST,
@@ -32,32 +31,23 @@ LANGUAGE sql STABLE AS $$
     ORDER BY p.id LIMIT 2)
 $$;
 
+-- A memory written or edited is read again by every instance, which reads the memories beside it
+-- with it (text-sources.ts): no neighbour is stamped then, so that instances adding memories of
+-- one service at once never wait on each other's stamps. A memory deleted, or moved to another
+-- service, scope or source (no operation does that today), leaves neighbours that only this
+-- stamp tells of.
 CREATE FUNCTION wk_memory_context_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   ids bigint[];
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(n.id) INTO ids FROM new_rows r
-      CROSS JOIN LATERAL wk_memory_neighbours(r.service, r.scope, r.source, r.id) n;
-  ELSIF TG_OP = 'DELETE' THEN
+  IF TG_OP = 'DELETE' THEN
     SELECT array_agg(n.id) INTO ids FROM old_rows r
       CROSS JOIN LATERAL wk_memory_neighbours(r.service, r.scope, r.source, r.id) n;
   ELSE
-    -- Only rows whose words or place changed (a reinforcement changes neither): the neighbours
-    -- where each was and where it is now, and the row itself (its own context moved with it).
-    SELECT array_agg(n.id) INTO ids FROM (
-      SELECT o.service AS o_service, o.scope AS o_scope, o.source AS o_source,
-        r.service, r.scope, r.source, r.id
-      FROM new_rows r JOIN old_rows o ON o.id = r.id
-      WHERE (r.observation, r.service, r.scope, r.source)
-        IS DISTINCT FROM (o.observation, o.service, o.scope, o.source)) c
-      CROSS JOIN LATERAL (
-        SELECT w.id FROM wk_memory_neighbours(c.o_service, c.o_scope, c.o_source, c.id) w
-        UNION ALL
-        SELECT w.id FROM wk_memory_neighbours(c.service, c.scope, c.source, c.id) w
-        UNION ALL
-        SELECT c.id) n;
+    SELECT array_agg(n.id) INTO ids FROM new_rows r JOIN old_rows o ON o.id = r.id
+      CROSS JOIN LATERAL wk_memory_neighbours(o.service, o.scope, o.source, o.id) n
+      WHERE (r.service, r.scope, r.source) IS DISTINCT FROM (o.service, o.scope, o.source);
   END IF;
   IF ids IS NOT NULL THEN
     PERFORM wk_search_changed('memories_fts', ids);
@@ -66,9 +56,6 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER wk_memory_context_insert AFTER INSERT ON memories
-  REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION wk_memory_context_changed();
 CREATE TRIGGER wk_memory_context_delete AFTER DELETE ON memories
   REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION wk_memory_context_changed();

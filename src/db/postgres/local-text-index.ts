@@ -314,15 +314,19 @@ export class LocalTextIndex {
     return 'done';
   }
 
-  /** Replaces the rows of these ids with the rows given (those of them that still exist). */
+  /**
+   * Replaces the rows of these ids with the rows given (those of them that still exist, and any
+   * other row read with them: a memory's neighbours).
+   */
   private write(
     state: TableState,
     columns: readonly string[],
     ids: readonly number[],
     rows: Record<string, unknown>[],
   ): void {
+    const replaced = new Set([...ids, ...rows.map((r) => Number(r.id))]);
     this.local.transaction(() => {
-      for (const id of ids) state.remove.run(id);
+      for (const id of replaced) state.remove.run(id);
       for (const r of rows) state.insert.run(r.id, ...columns.map((c) => r[c] ?? null));
     })();
   }

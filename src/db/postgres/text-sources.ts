@@ -13,8 +13,9 @@ export interface TextSource {
   columns: readonly string[];
   tokenize: string;
   /**
-   * A SELECT of `id` and the columns for the ids of `$1` (a bigint[]), for the rows that exist.
-   * Kept in step by the triggers of migrations/postgres/0003_search_cursor.sql.
+   * A SELECT of `id` and the columns for the ids of `$1` (a bigint[]), for the rows that exist,
+   * and any other row their change changed (a memory's neighbours). Kept in step by the triggers
+   * of migrations/postgres/0003_search_cursor.sql.
    */
   byIds: string;
   /** The same for every row after the id `$1`, in id order, `$2` at most (the first load). */
@@ -69,12 +70,20 @@ function source(
 }
 
 export const TEXT_SOURCES: Record<TextTable, TextSource> = {
-  memories_fts: source(
-    MEMORY_ROWS,
-    'm',
-    ['observation', 'service', 'category', 'description', 'near', 'far'],
-    'porter unicode61',
-  ),
+  memories_fts: {
+    ...source(
+      MEMORY_ROWS,
+      'm',
+      ['observation', 'service', 'category', 'description', 'near', 'far'],
+      'porter unicode61',
+    ),
+    // A memory changed, and the memories beside it, whose context it is (a deleted one's are
+    // stamped by migration 0010's trigger).
+    byIds: `${MEMORY_ROWS} WHERE m.id IN (SELECT unnest($1::bigint[])
+      UNION SELECT n.id FROM memories x
+        CROSS JOIN LATERAL wk_memory_neighbours(x.service, x.scope, x.source, x.id) n
+        WHERE x.id = ANY($1::bigint[]))`,
+  },
   ideas_fts: source(IDEA_ROWS, 'i', ['content', 'turn', 'near', 'far'], 'porter unicode61'),
   spans_fts: source(SPAN_ROWS, 's', ['name', 'summary'], 'porter unicode61'),
   events_fts: source(EVENT_ROWS, 'e', ['message', 'service'], 'unicode61'),
