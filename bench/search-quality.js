@@ -7,7 +7,8 @@
  * FTS5 BM25 baseline built in the same run (bench/quality/).
  *
  * BENCH_SEARCH_QUALITY_SLICE=1 runs the small slice `npm test` guards
- * (test/bench/search-quality-slice.test.ts): no LoCoMo, a third of the ops set (sliceOf).
+ * (test/bench/search-quality-slice.test.ts): a third of the ops set (sliceOf), and LoCoMo's first
+ * development conversation with embeddings off.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { loadLocomo } from './locomo.js';
 import { judgePairs, loadDedupSets } from './quality/dedup.js';
 import { importDocs } from './quality/import-file.js';
-import { locomoRecall } from './quality/locomo-recall.js';
+import { DEV_CONVERSATIONS, locomoRecall } from './quality/locomo-recall.js';
 import { tally } from './quality/metrics.js';
 import { askOps, loadOpsSet, opsBaseline, opsDocs } from './quality/ops-retrieval.js';
 import { qualityRows } from './quality/rows.js';
@@ -89,10 +90,12 @@ export async function runSearchQualityBench(ctx) {
   const slice = process.env.BENCH_SEARCH_QUALITY_SLICE === '1';
   const ops = loadOpsSet();
   const all = { ops, pairs: loadDedupSets(ops), claims: loadClaims() };
-  const locomo = slice ? null : loadLocomo();
+  const locomo = loadLocomo();
   const sets = slice ? sliceOf(all) : all;
   // The first 200 LoCoMo questions, asked of the ops memories: what surfaces should be nothing.
-  sets.unrelated = (locomo?.locomo ?? []).flatMap((c) => c.qa.map((q) => q.question)).slice(0, 200);
+  sets.unrelated = slice
+    ? []
+    : (locomo?.locomo ?? []).flatMap((c) => c.qa.map((q) => q.question)).slice(0, 200);
   const t = tally();
   const started = performance.now();
   const timed = {
@@ -105,10 +108,14 @@ export async function runSearchQualityBench(ctx) {
     await Promise.all(
       MODES.map(([path, embeddings]) => opsMode(timed, t, dir, path, embeddings, sets)),
     );
-    if (locomo) {
+    if (locomo && slice) {
+      // The slice: the first development conversation, searched with embeddings off.
+      const [conv] = DEV_CONVERSATIONS;
+      facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), [conv], ['off']);
+    } else if (locomo) {
       const convs = locomo.locomo.map((_, i) => i);
       facts.locomo = await locomoRecall(timed, t, locomo, join(dir, 'locomo'), convs);
-    } else if (!slice) ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
+    } else ctx.log('LoCoMo not found beside the repo (../shared/bench-data): skipped');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

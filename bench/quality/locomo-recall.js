@@ -67,8 +67,11 @@ async function askGraph(t, serve, convs) {
   }
 }
 
-/** Fills `t` (paths hybrid, off, graph, fts5) for the conversations at `indexes`. */
-export async function locomoRecall(ctx, t, data, dir, indexes) {
+/**
+ * Fills `t` (paths hybrid, off, graph, fts5) for the conversations at `indexes`; `paths` names
+ * those of the product to run (the slice runs `off` alone).
+ */
+export async function locomoRecall(ctx, t, data, dir, indexes, paths = ['graph', 'hybrid', 'off']) {
   const picked = indexes.map((i) => [i, data.locomo[i]]);
   const projects = join(dir, 'projects');
   const convs = writeTranscripts(
@@ -100,44 +103,49 @@ export async function locomoRecall(ctx, t, data, dir, indexes) {
   mkdirSync(env.WATCHKEEPER_DATA_DIR, { recursive: true });
   const lanes = [
     // The graph's store is its own, so that its indexing runs beside the memories' import.
-    async () => {
-      ctx.log('LoCoMo: graph index...');
-      await cli(env, ['graph', 'index', projects, '--json']);
-      done('graph index');
-      const serve = await startServe(env.WATCHKEEPER_DATA_DIR, 'local');
-      try {
-        await serve.untilHybrid('probe');
-        await askGraph(t, serve, convs);
-        done('graph remember');
-      } finally {
-        await serve.close();
-      }
-    },
+    paths.includes('graph') &&
+      (async () => {
+        ctx.log('LoCoMo: graph index...');
+        await cli(env, ['graph', 'index', projects, '--json']);
+        done('graph index');
+        const serve = await startServe(env.WATCHKEEPER_DATA_DIR, 'local');
+        try {
+          await serve.untilHybrid('probe');
+          await askGraph(t, serve, convs);
+          done('graph remember');
+        } finally {
+          await serve.close();
+        }
+      }),
     ...[
       ['hybrid', 'local'],
       ['off', 'off'],
-    ].map(([path, embeddings]) => async () => {
-      const dataDir = join(dir, path);
-      mkdirSync(dataDir, { recursive: true });
-      const serve = await startServe(dataDir, embeddings);
-      try {
-        if (path === 'hybrid') await serve.untilHybrid('probe');
-        ctx.log(`LoCoMo ${path}: importing ${docs.length} turns...`);
-        // A file per conversation: one request stays well inside fetch's time limit.
-        for (const c of convs)
-          await importDocs(
-            serve,
-            docs.filter((d) => d.service === serviceOf(c)),
-          );
-        done(`${path} import`);
-        await askSearch(t, path, serve, convs);
-        done(`${path} search`);
-      } finally {
-        await serve.close();
-      }
-    }),
+    ].map(
+      ([path, embeddings]) =>
+        paths.includes(path) &&
+        (async () => {
+          const dataDir = join(dir, path);
+          mkdirSync(dataDir, { recursive: true });
+          const serve = await startServe(dataDir, embeddings);
+          try {
+            if (path === 'hybrid') await serve.untilHybrid('probe');
+            ctx.log(`LoCoMo ${path}: importing ${docs.length} turns...`);
+            // A file per conversation: one request stays well inside fetch's time limit.
+            for (const c of convs)
+              await importDocs(
+                serve,
+                docs.filter((d) => d.service === serviceOf(c)),
+              );
+            done(`${path} import`);
+            await askSearch(t, path, serve, convs);
+            done(`${path} search`);
+          } finally {
+            await serve.close();
+          }
+        }),
+    ),
   ];
-  await Promise.all(lanes.map((lane) => lane()));
+  await Promise.all(lanes.filter(Boolean).map((lane) => lane()));
   return {
     turns: docs.length,
     questions: convs.reduce((n, c) => n + c.questions.length, 0),

@@ -2,7 +2,8 @@
  * A regression guard on recall, dedup and verify quality: the search-quality bench's small slice
  * (bench/search-quality.js with BENCH_SEARCH_QUALITY_SLICE=1: a third of the ops set's memories
  * and the development queries and claims about them, the development half of the new dedup
- * pairs; with the local model and with embeddings off) run the way the bench runs it, through `serve`'s API and the MCP
+ * pairs, with the local model and with embeddings off; LoCoMo's first development conversation
+ * with embeddings off) run the way the bench runs it, through `serve`'s API and the MCP
  * server. The model is deterministic, so the figures are too; the test asserts floors a little
  * under today's figures, never exact ones, so that a change for the better passes and a
  * regression does not.
@@ -46,6 +47,11 @@ describe('the search-quality slice', () => {
     expect(at('ops.hybrid.MRR')).toBeGreaterThanOrEqual(at('ops.fts5.MRR') - 0.05);
     expect(at('ops.hybrid.recall@5')).toBeGreaterThanOrEqual(0.48);
     expect(at('ops.off.MRR')).toBeGreaterThanOrEqual(0.28);
+    // A LoCoMo conversation: a turn is searched with the turns beside it (its context), which
+    // lifts recall well above the words of each turn alone.
+    expect(at('locomo.off.cat1-4.recall@10')).toBeGreaterThanOrEqual(
+      at('locomo.fts5.cat1-4.recall@10') + 0.04,
+    );
     // Dedup (% of pairs judged as a careful reader would).
     for (const mode of ['off', 'hybrid']) {
       expect(at(`dedup.${mode}.paraphrase`)).toBeGreaterThanOrEqual(80);
