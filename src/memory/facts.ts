@@ -225,3 +225,13 @@ export function valuesCovered(text: string, other: string): boolean {
   const held = new Set(extractFacts(other).map(key));
   return extractFacts(text).every((f) => f.kind === 'negation' || held.has(key(f)));
 }
+
+/**
+ * Whether two observations state the same values: each states at least one (a negation is not a
+ * value) and every value of each is one the other states. Close in meaning and agreeing on every
+ * value, a re-observation is the same fact in other words ("60 s" and "a minute").
+ */
+export function sameValues(a: string, b: string): boolean {
+  const stated = (t: string) => extractFacts(t).some((f) => f.kind !== 'negation');
+  return stated(a) && stated(b) && valuesCovered(a, b) && valuesCovered(b, a);
+}

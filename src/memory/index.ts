@@ -63,7 +63,14 @@ export {
   validateTime,
 } from './validate.js';
 export { type Contradiction, findContradiction, valueOfOtherSubject } from './contradiction.js';
-export { extractFacts, type Fact, type FactKind, NUMBER_WORDS, valuesCovered } from './facts.js';
+export {
+  extractFacts,
+  type Fact,
+  type FactKind,
+  NUMBER_WORDS,
+  sameValues,
+  valuesCovered,
+} from './facts.js';
 export {
   bestFusedScore,
   type Candidate,

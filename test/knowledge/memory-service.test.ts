@@ -52,6 +52,22 @@ describe('memory service: observe', () => {
     expect(again).toMatchObject({ action: 'reinforced', memory: { id: first.memory.id } });
   });
 
+  it('reinforces a looser rewording that states the same values in other units', async () => {
+    const first = await observe(
+      'jellyfin takes about 60 s to come back after a restart; health checks fail until then',
+    );
+    // Close (Dice 0.47), short of a duplicate (0.5): "a minute" is its "60 s".
+    const again = await observe(
+      'after a restart jellyfin needs a minute before its health checks pass',
+    );
+    expect(again).toMatchObject({ action: 'reinforced', memory: { id: first.memory.id } });
+    // As close, with no value to compare: a memory of its own.
+    const other = await observe(
+      'after a restart jellyfin rescans the library before health checks pass',
+    );
+    expect(other.action).toBe('created');
+  });
+
   it('keeps a value of another thing apart, neither reinforcing nor superseding', async () => {
     const scan = await observe('The jellyfin library scan takes about 20 minutes');
     const restart = await observe('A jellyfin restart takes about 60 seconds');

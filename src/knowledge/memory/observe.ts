@@ -1,10 +1,11 @@
 /**
  * Observing: every write of a memory (a marker, the operator, a memory tool, an extraction)
  * comes here. An observation close in meaning to an active memory of the same service
- * reinforces it whatever its category; one close in topic that states a different fact (another
- * number, duration, version, port, or a negation) supersedes it; anything else is new. Where
- * the rules cannot tell (close, short of a duplicate, no contradiction they read) and a model is
- * configured, the model's verdict decides (memory/judge.ts), recorded in the history.
+ * reinforces it whatever its category (so does one close in topic stating the same values);
+ * one close in topic that states a different fact (another number, duration, version, port, or
+ * a negation) supersedes it; anything else is new. Where the rules cannot tell (close, short of
+ * a duplicate, no contradiction they read) and a model is configured, the model's verdict
+ * decides (memory/judge.ts), recorded in the history.
  */
 import type { MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
@@ -15,6 +16,7 @@ import {
   judgedEvidence,
   type JudgeVerdict,
   roundConfidence,
+  sameValues,
   validateConfidence,
   validateObservation,
   valueOfOtherSubject,
@@ -138,6 +140,10 @@ export function createObserving(ctx: MemoryContext) {
       const contradiction = findContradiction(match.memory.observation, observation);
       if (contradiction) return supersede(match, { contradiction }, null);
       if (match.similarity >= match.duplicate) return reinforce(match, {}, null);
+      // Close, short of a duplicate, and stating the same values ("60 s", "a minute"): the same
+      // fact in other words. Chosen on the bench's development pairs, where it reinforces 89%
+      // of the paraphrases (74% without) and merges no distinct fact that was kept apart.
+      if (sameValues(match.memory.observation, observation)) return reinforce(match, {}, null);
       // Close, short of a duplicate, no contradiction the rules read: the model's turn.
       const shown = near.filter((c) => c.similarity >= c.related);
       const verdict = ctx.judge
