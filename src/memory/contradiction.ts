@@ -16,9 +16,17 @@
  * paraphrases and on pairs that differ in exactly one fact.
  */
 
-import { extractFacts, type Fact, type FactKind, NEGATION } from './facts.js';
+import { extractFacts, type Fact, type FactKind } from './facts.js';
+import {
+  negatesSharedPredicate,
+  NEGATION_WORDS,
+  restAlike,
+  saysStopped,
+  stoppedOfShared,
+  words,
+} from './negation.js';
 import { porterStem } from './porter.js';
-import { differentSubjects, NAMES_NOTHING, subjectOf, wordBefore } from './subject.js';
+import { countedThing, differentSubjects, subjectOf, wordBefore } from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -45,111 +53,18 @@ const OPPOSITES: [string, string][] = [
 /** How alike the rest of the two sentences must be for a negation or opposite to count. */
 const SAME_SENTENCE = 0.6;
 
-/** Words of a sentence, lower-cased, for comparing what surrounds a negation or opposite. */
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[a-z0-9_.=-]+/g) ?? [];
-}
-
-/** Dice coefficient of the two word sets with these words left out. */
-function restAlike(a: string[], b: string[], leaveOut: ReadonlySet<string>): number {
-  const wa = new Set(a.filter((w) => !leaveOut.has(w)));
-  const wb = new Set(b.filter((w) => !leaveOut.has(w)));
-  if (wa.size + wb.size === 0) return 1;
-  let shared = 0;
-  for (const w of wa) if (wb.has(w)) shared += 1;
-  return (2 * shared) / (wa.size + wb.size);
-}
-
-const NEGATION_WORDS = new Set([
-  'not',
-  'never',
-  'no',
-  'cannot',
-  "can't",
-  'cant',
-  "won't",
-  'wont',
-  "doesn't",
-  'doesnt',
-  "don't",
-  'dont',
-  "isn't",
-  'isnt',
-  "aren't",
-  "wasn't",
-  "didn't",
-  'without',
-  'only',
-]);
-
-/** Words between a negation and what it negates ("is not yet able to start"). */
-const BEFORE_PREDICATE = new Set([
-  'a',
-  'able',
-  'actually',
-  'always',
-  'am',
-  'an',
-  'any',
-  'are',
-  'be',
-  'been',
-  'being',
-  'did',
-  'do',
-  'does',
-  'ever',
-  'get',
-  'gets',
-  'got',
-  'had',
-  'has',
-  'have',
-  'is',
-  'longer',
-  'really',
-  'still',
-  'the',
-  'to',
-  'was',
-  'were',
-  'yet',
-]);
+/** Opposites that say how often a verb holds: they oppose only said of the same verb. */
+const OF_A_VERB = new Set(['always', 'never']);
 
 /**
- * Whether what the negation in `negated` negates (the first word after it that is not an
- * auxiliary) is a word `other` states too, compared by stem: "no longer depends on redis"
- * negates "depends on redis", "never scheduled" does not negate "stay Pending". True when the
- * negation ends the sentence (nothing to compare), and for "no longer", which says a change
- * whatever verb follows it.
+ * Whether `p` in `a` and `q` in `b` are said of the same verb, when they say how often one holds
+ * ("never blocks" against "always blocks", not "always let through").
  */
-function negatesSharedPredicate(negated: string, other: string): boolean {
-  const lower = negated.toLowerCase();
-  const m = NEGATION.exec(lower);
-  // "no longer" says a change whatever verb follows ("no longer uses" against "stores on").
-  if (!m || m[0] === 'no longer') return true;
-  const after = words(lower.slice(m.index + m[0].length)).filter((w) => !BEFORE_PREDICATE.has(w));
-  const predicate = after[0];
-  if (predicate === undefined) return true;
-  const stems = new Set(words(other).map(porterStem));
-  return stems.has(porterStem(predicate));
-}
-
-/**
- * Whether "no longer" in `negated` is said of something `other` states: a word of its clause
- * after the verb ("no longer depends on prowlarr; ..." against "gets its indexers from
- * prowlarr"). Such a sentence is a change of that fact however differently the rest is worded.
- */
-function noLongerOfShared(negated: string, other: string): boolean {
-  const lower = negated.toLowerCase();
-  const at = lower.indexOf('no longer');
-  if (at < 0) return false;
-  const clause = lower.slice(at + 'no longer'.length).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
-  const said = words(clause)
-    .slice(1)
-    .filter((w) => !BEFORE_PREDICATE.has(w) && !NAMES_NOTHING.has(w));
-  const stems = new Set(words(other).map(porterStem));
-  return said.some((w) => stems.has(porterStem(w)));
+function sameVerbAfter(a: string[], p: string, b: string[], q: string): boolean {
+  if (!OF_A_VERB.has(p)) return true;
+  const after = (ws: string[], w: string) => ws[ws.indexOf(w) + 1];
+  const [x, y] = [after(a, p), after(b, q)];
+  return x !== undefined && y !== undefined && porterStem(x) === porterStem(y);
 }
 
 /** An opposite setting: one sentence says `on` where the other says `off`, the rest alike. */
@@ -166,7 +81,10 @@ function oppositeSetting(oldText: string, newText: string): Contradiction | null
       [y, x],
     ] as const) {
       if (sa.has(p) && !sa.has(q) && sb.has(q) && !sb.has(p)) {
-        if (restAlike(split(a), split(b), new Set([p, q])) >= SAME_SENTENCE) {
+        if (
+          restAlike(split(a), split(b), new Set([p, q])) >= SAME_SENTENCE &&
+          sameVerbAfter(a, p, b, q)
+        ) {
           return { kind: 'negation', old: p, new: q };
         }
       }
@@ -210,10 +128,37 @@ function valueChange(
     return {
       change: { kind, old: a.map((f) => f.text).join(', '), new: b.map((f) => f.text).join(', ') },
       otherSubject:
-        !sameThing && differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at)),
+        (!sameThing &&
+          differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at))) ||
+        (kind === 'number' && differentCounts(oldText, a, bv, newText, b, av)),
     };
   }
   return null;
+}
+
+/**
+ * Whether the numbers that differ count different things ("lists 0 torrents" against "runs at
+ * most 5 downloads"): each side's differing numbers name what they count, and none is the
+ * other's. A number that names nothing after it says nothing either way.
+ */
+function differentCounts(
+  oldText: string,
+  a: Fact[],
+  bv: ReadonlySet<string>,
+  newText: string,
+  b: Fact[],
+  av: ReadonlySet<string>,
+): boolean {
+  const things = (text: string, facts: Fact[], other: ReadonlySet<string>) =>
+    new Set(
+      facts
+        .filter((f) => !other.has(f.value))
+        .map((f) => countedThing(text, f.at, f.text.length))
+        .filter((t): t is string => t !== null),
+    );
+  const ta = things(oldText, a, bv);
+  const tb = things(newText, b, av);
+  return ta.size > 0 && tb.size > 0 && ![...ta].some((t) => tb.has(t));
 }
 
 /**
@@ -251,19 +196,31 @@ export function findContradiction(oldText: string, newText: string): Contradicti
   if (opposite) return opposite;
   const oldNeg = oldFacts.some((f) => f.kind === 'negation');
   const newNeg = newFacts.some((f) => f.kind === 'negation');
+  const change = {
+    kind: 'negation' as const,
+    old: oldNeg ? 'negated' : 'affirmed',
+    new: newNeg ? 'negated' : 'affirmed',
+  };
+  // One says a fact the other states stopped holding ("stopped using redis" against "uses
+  // redis"), however it is worded; not against a sentence that denies it already.
+  const oldStopped = saysStopped(oldText);
+  const newStopped = saysStopped(newText);
+  if (oldStopped !== newStopped) {
+    const [stopped, other, otherNeg] = oldStopped
+      ? [oldText, newText, newNeg]
+      : [newText, oldText, oldNeg];
+    if (!otherNeg && stoppedOfShared(stopped, other)) {
+      return {
+        kind: 'negation',
+        old: oldStopped ? 'negated' : 'affirmed',
+        new: newStopped ? 'negated' : 'affirmed',
+      };
+    }
+  }
   const alike = restAlike(words(oldText), words(newText), NEGATION_WORDS);
   const negated = oldNeg ? oldText : newText;
   const affirmed = oldNeg ? newText : oldText;
-  if (
-    oldNeg !== newNeg &&
-    ((alike >= SAME_SENTENCE && negatesSharedPredicate(negated, affirmed)) ||
-      noLongerOfShared(negated, affirmed))
-  ) {
-    return {
-      kind: 'negation',
-      old: oldNeg ? 'negated' : 'affirmed',
-      new: newNeg ? 'negated' : 'affirmed',
-    };
-  }
+  if (oldNeg !== newNeg && alike >= SAME_SENTENCE && negatesSharedPredicate(negated, affirmed))
+    return change;
   return null;
 }

@@ -120,6 +120,16 @@ export function wordBefore(text: string, at: number): string {
 }
 
 /**
+ * What a bare number counts: the word right after it ("5 downloads", "lists 0 torrents"),
+ * stemmed; null when none does ("is 300", "on 6432 in ...", "2-4 minutes").
+ */
+export function countedThing(text: string, at: number, length: number): string | null {
+  const word = /^\s+([a-z][a-z_-]*)/i.exec(text.slice(at + length))?.[1]?.toLowerCase();
+  if (!word || NAMES_NOTHING.has(word) || ENDS_SUBJECT.has(word)) return null;
+  return porterStem(word);
+}
+
+/**
  * Whether two subjects name different things: after the words they start with alike ("jellyfin
  * library scan" against "jellyfin restart"), each head is a word the other does not hold. A
  * missing subject ("takes 60 s to start") is no evidence of a different one.

@@ -41,6 +41,26 @@ describe('memory tools by meaning', () => {
     expect(data(fresh).status).toBe('new');
   });
 
+  it('memory_verify: confirmed by the memory that says it, though another of the service is closer', async () => {
+    const add = (content: string) =>
+      mcp.call('memory_add', { content, service: 'qbittorrent', category: 'behavior' });
+    await add(
+      'after an unclean shutdown qbittorrent rechecks resume data for 2-4 minutes; the WebUI answers but lists 0 torrents until then',
+    );
+    await add('at most 5 downloads are active; the rest sit as "queued", which is not a fault');
+    const r = await mcp.call('memory_verify', {
+      claim: 'qbittorrent runs at most 5 downloads at once and queues the rest',
+    });
+    const answer = r.structuredContent as {
+      status: string;
+      matches: { observation: string; similarity: number }[];
+    };
+    expect(answer.status).toBe('confirmed');
+    expect(answer.matches[0]!.observation).toMatch(/^at most 5 downloads are active/);
+    // The closest memory of the service states another fact (what the WebUI lists).
+    expect(answer.matches[1]!.similarity).toBeGreaterThan(answer.matches[0]!.similarity);
+  });
+
   it('memory_reinforce matches by cosine at 0.75 or more', async () => {
     const r = await mcp.call('memory_reinforce', {
       content: 'Takes about 60 seconds to start after a restart',

@@ -186,6 +186,22 @@ describe('the memory tools over stdio', () => {
     expect(data(more)).toMatchObject({ status: 'related', matches: [{ id: 1 }] });
     expect(related.text).toMatch(/^RELATED: memory knows the topic but does not say this/);
 
+    // Another fact of the service closer to the claim than the memory that says it: still
+    // confirmed, by the memory that says it; a count of another thing is no conflict.
+    await mcp.call('memory_add', {
+      content: 'when it runs transcodes jellyfin lists 0 libraries at once',
+      service: 'jellyfin',
+    });
+    await mcp.call('memory_add', {
+      content: 'jellyfin runs at most 2 transcodes at once',
+      service: 'jellyfin',
+    });
+    const counted = await mcp.call('memory_verify', {
+      claim: 'jellyfin runs at most 2 transcodes at once and queues the rest',
+    });
+    expect(data(counted)).toMatchObject({ status: 'confirmed', matches: [{ id: 3 }, { id: 2 }] });
+    expect(data(counted).matches![1]).not.toHaveProperty('contradiction');
+
     const fresh = await mcp.call('memory_verify', { claim: 'postgres vacuum runs weekly' });
     expect(data(fresh)).toMatchObject({ status: 'new', matches: [] });
     expect(fresh.text).toBe('NEW: nothing in memory is close to this claim (all below 0.3).');

@@ -140,6 +140,24 @@ describe('values of different things are facts of their own', () => {
   });
 
   it.each([
+    [
+      'after an unclean shutdown the web UI lists 0 torrents until the recheck ends',
+      'qbittorrent runs at most 5 downloads at once',
+    ],
+    ['the pool has 6 disks', 'the pool serves 40 clients'],
+  ])('"%s" and "%s" count different things', (a, b) => {
+    expect(findContradiction(a, b)).toBeNull();
+  });
+
+  it.each([
+    ['restic keeps 7 daily snapshots', 'restic keeps 14 daily snapshots'],
+    ['the pool has 6 disks', 'the pool now has 8 disks'],
+    ['max_connections is 100', 'max_connections is 300 now'],
+  ])('"%s" and "%s" count the same thing', (a, b) => {
+    expect(findContradiction(a, b)?.kind).toBe('number');
+  });
+
+  it.each([
     ['jellyfin takes 60 s to start', "jellyfin's startup now takes 5 minutes"],
     ['the library scan takes 20 minutes', 'the jellyfin library scan takes 45 minutes'],
   ])('"%s" and "%s" still state another value of the same thing', (a, b) => {
@@ -212,5 +230,61 @@ describe('"no longer" of something the other states', () => {
         'grafana no longer sends alerts by email',
       ),
     ).toBeNull();
+  });
+});
+
+describe('a fact said to have stopped, in other words than "no longer"', () => {
+  it.each([
+    ['nextcloud uses redis for file locking', 'nextcloud stopped using redis for file locking'],
+    [
+      'home assistant talks to the zigbee stick over /dev/ttyUSB0',
+      'home assistant does not talk to the zigbee stick directly anymore; zigbee2mqtt does',
+    ],
+    ['the nightly dump is copied to the nas', "the nightly dump isn't copied to the nas any more"],
+  ])('"%s" is changed by "%s"', (a, b) => {
+    expect(findContradiction(a, b)).toEqual({ kind: 'negation', old: 'affirmed', new: 'negated' });
+  });
+
+  it('is no change of a sentence that already denies it', () => {
+    expect(
+      findContradiction('the api does not use redis', 'the api does not use redis anymore'),
+    ).toBeNull();
+  });
+});
+
+describe('a negation said in other words', () => {
+  it.each([
+    [
+      'the nas does not spin down its disks while plex is scanning',
+      'while plex scans, the nas keeps its disks spinning',
+    ],
+    [
+      'pods without resource limits are not scheduled on the small nodes',
+      'the small nodes refuse pods that lack resource limits',
+    ],
+    [
+      "sonarr won't import files that are still being written",
+      "files still being written are skipped by sonarr's import",
+    ],
+    [
+      'pihole never blocks the domains on its allowlist',
+      'domains on the pihole allowlist are always let through',
+    ],
+  ])('"%s" and "%s" state the same fact', (a, b) => {
+    expect(findContradiction(a, b)).toBeNull();
+  });
+
+  it.each([
+    ['the nas spins down its disks at night', 'the nas does not spin down its disks at night'],
+    [
+      'sonarr imports files that are still being written',
+      "sonarr won't import files that are still being written",
+    ],
+    [
+      'pihole never blocks the domains on its allowlist',
+      'pihole always blocks the domains on its allowlist',
+    ],
+  ])('"%s" and "%s" still contradict', (a, b) => {
+    expect(findContradiction(a, b)?.kind).toBe('negation');
   });
 });

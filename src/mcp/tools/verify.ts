@@ -1,8 +1,9 @@
 /**
  * memory_verify: check a claim against memory before acting on it or storing it. `conflict`
  * when a memory on the same topic states a different value (the supersession rule: numbers,
- * durations, versions, ports, negation); `confirmed` at or above the model's dedup threshold;
- * `related` between the related and dedup thresholds; `new` below. When the claim names a
+ * durations, versions, ports, negation); `confirmed` at or above the model's dedup threshold
+ * (or from the related one, stating the same values); `related` between the related and dedup
+ * thresholds; `new` below. When the claim names a
  * known service, only that service's memories (and general ones) are compared.
  */
 import { z } from 'zod';
@@ -11,6 +12,7 @@ import { AppError } from '../../errors.js';
 import {
   type Contradiction,
   findContradiction,
+  sameValues,
   valueOfOtherSubject,
   valuesCovered,
 } from '../../memory/index.js';
@@ -50,32 +52,37 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
   );
   const conflicts: { match: Match; contradiction: Contradiction }[] = [];
   for (const match of close) {
+    // A value of another thing is no conflict (as it supersedes nothing when observed).
+    if (valueOfOtherSubject(match.memory.observation, claim)) continue;
     const contradiction = findContradiction(match.memory.observation, claim);
     if (contradiction) conflicts.push({ match, contradiction });
   }
   const best = close[0];
   // Confirmed only when the memory holds every value the claim states, and states it of the
   // same thing ("a resilver takes two days" is not what "a scrub takes nine hours" says),
-  // however close the words.
+  // however close the words; short of a duplicate, when both state the same values (as a
+  // re-observation then reinforces the memory).
   const confirms = (m: Match) =>
-    m.similarity >= m.thresholds.duplicate &&
-    valuesCovered(claim, m.memory.observation) &&
+    (m.similarity >= m.thresholds.duplicate
+      ? valuesCovered(claim, m.memory.observation)
+      : sameValues(claim, m.memory.observation)) &&
     !valueOfOtherSubject(m.memory.observation, claim);
+  // The closest memory that says it (the closest of all may be another fact of the service).
+  const confirming = close.find(confirms);
   const verdict: Verdict =
     conflicts.length > 0
       ? 'conflict'
-      : best && confirms(best)
+      : confirming
         ? 'confirmed'
         : best
           ? 'related'
           : 'new';
   const now = ctx.clock.now();
   const conflictOf = new Map(conflicts.map((c) => [c.match.memory.id, c.contradiction]));
-  // Conflicting memories first: they are what the caller must look at.
-  const shown = [
-    ...close.filter((m) => conflictOf.has(m.memory.id)),
-    ...close.filter((m) => !conflictOf.has(m.memory.id)),
-  ].slice(0, SHOWN);
+  // Conflicting memories first: they are what the caller must look at; then the one that
+  // confirms the claim.
+  const rank = (m: Match) => (conflictOf.has(m.memory.id) ? 0 : m === confirming ? 1 : 2);
+  const shown = [...close].sort((a, b) => rank(a) - rank(b)).slice(0, SHOWN);
   const lines = shown.map((m) => {
     const c = conflictOf.get(m.memory.id);
     const differs = c ? `differs: ${c.kind} ${c.old} here, ${c.new} in the claim` : null;
@@ -91,7 +98,7 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
           'new value supersedes the old memory.'
         );
       case 'confirmed':
-        return `CONFIRMED: memory already says this (${similarityText(best!)}, at least ${t.duplicate}).`;
+        return `CONFIRMED: memory already says this (${similarityText(confirming!)}).`;
       case 'related':
         return (
           `RELATED: memory knows the topic but does not say this (closest ${similarityText(best!)}, ` +
