@@ -70,13 +70,7 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
   // The closest memory that says it (the closest of all may be another fact of the service).
   const confirming = close.find(confirms);
   const verdict: Verdict =
-    conflicts.length > 0
-      ? 'conflict'
-      : confirming
-        ? 'confirmed'
-        : best
-          ? 'related'
-          : 'new';
+    conflicts.length > 0 ? 'conflict' : confirming ? 'confirmed' : best ? 'related' : 'new';
   const now = ctx.clock.now();
   const conflictOf = new Map(conflicts.map((c) => [c.match.memory.id, c.contradiction]));
   // Conflicting memories first: they are what the caller must look at; then the one that
