@@ -6,8 +6,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath, URLSearchParams } from 'node:url';
 
-import { freePort } from '../wrk.js';
-
 const BIN = fileURLToPath(new URL('../../bin/watchkeeper.js', import.meta.url));
 const TOKEN = 'bench-quality-token-0123456789';
 
@@ -31,22 +29,53 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGTERM');
 });
 
+/** The dashboard's address in serve's "watchkeeper serving" log line, once it is written. */
+function servingAddress(text) {
+  for (const line of text.split('\n')) {
+    const start = line.indexOf('{"level":');
+    if (start < 0) continue;
+    try {
+      const entry = JSON.parse(line.slice(start));
+      if (entry.msg === 'watchkeeper serving') return String(entry.dashboard).replace(/\/$/, '');
+    } catch {
+      // a line still being written
+    }
+  }
+  return null;
+}
+
 export async function startServe(dataDir, embeddings) {
-  const port = await freePort();
+  // Port 0: serve binds a free port itself and logs it. A port picked here and handed over could
+  // be taken meanwhile by another process (a test's server), which would then answer instead.
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...benchEnv(dataDir, embeddings),
-      WATCHKEEPER_PORT: String(port),
+      WATCHKEEPER_PORT: '0',
       WATCHKEEPER_AUTH_TOKEN: TOKEN,
+      WATCHKEEPER_LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);
   let log = '';
-  child.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  let address = null;
+  let pending = '';
+  child.stderr.on('data', (d) => {
+    const text = d.toString();
+    log = (log + text).slice(-4000);
+    if (address !== null) return;
+    pending += text;
+    address = servingAddress(pending);
+    if (address !== null) pending = '';
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   void exited.then(() => running.delete(child));
+  for (let i = 0; address === null; i += 1) {
+    if (child.exitCode !== null) throw new Error(`serve exited at start:\n${log}`);
+    if (i > 600) throw new Error(`serve never said where it serves:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const base = `${address}/api/v1`;
 
   /** A JSON body, or a string sent as it is with `type`. */
   async function api(method, path, body, type = 'application/json') {

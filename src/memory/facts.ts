@@ -144,9 +144,17 @@ const NUMBER = new RegExp(`\\b(?:${DIGITS})\\b`, 'g');
 /** "1,000" as 1000. */
 const numberOf = (digits: string) => Number(digits.replaceAll(',', ''));
 const PERIOD_WORD = new RegExp(`\\b(${Object.keys(PERIOD_WORDS).join('|')})\\b`, 'gi');
-// "every night", "every 2 weeks", "every other day", "every fifteen minutes"
+// "every night", "each hour", "every 2 weeks", "every other day", "every fifteen minutes",
+// "every couple of hours", "every half hour"
 const EVERY = new RegExp(
-  `\\bevery\\s+(?:(other)\\s+|(\\d+(?:\\.\\d+)?|${COUNT_WORDS})\\s+)?([a-z]+)\\b`,
+  `\\b(?:every|each)\\s+(?:(other)\\s+|(\\d+(?:\\.\\d+)?|${COUNT_WORDS}|couple\\s+of|half(?:\\s+an?)?)\\s+)?([a-z]+)\\b`,
+  'gi',
+);
+/** "every couple of hours", "every half hour": the counts written as words of their own. */
+const EVERY_COUNTS: Record<string, number> = { couple: 2, half: 0.5 };
+// "twice weekly", "3 times daily"
+const TIMES_PERIOD = new RegExp(
+  `\\b(once|twice|thrice|(\\d+|[a-z]+)\\s+times)\\s+(${Object.keys(PERIOD_WORDS).join('|')})\\b`,
   'gi',
 );
 // "once a day", "twice an hour", "3 times a week", "three times per month"
@@ -182,10 +190,15 @@ export function extractFacts(text: string): Fact[] {
   for (const m of lower.matchAll(PORT)) take(m, 'port', String(Number(m[1])));
   for (const m of lower.matchAll(PERCENT)) take(m, 'percent', String(Number(m[1])));
   // Before durations: "every 5 minutes" is how often, not how long.
+  for (const m of lower.matchAll(TIMES_PERIOD)) {
+    const times = TIMES[m[1]!] ?? (m[2] === undefined ? null : countOf(m[2]));
+    if (times) take(m, 'frequency', String(PERIOD_WORDS[m[3]!]! / times));
+  }
   for (const m of lower.matchAll(PERIOD_WORD)) take(m, 'frequency', String(PERIOD_WORDS[m[1]!]));
   for (const m of lower.matchAll(EVERY)) {
     const unit = PERIOD_UNITS[m[3]!];
-    const count = m[1] ? 2 : m[2] === undefined ? 1 : countOf(m[2]);
+    const word = m[2]?.split(/\s/)[0];
+    const count = m[1] ? 2 : word === undefined ? 1 : (EVERY_COUNTS[word] ?? countOf(word));
     if (unit !== undefined && count !== null) take(m, 'frequency', String(count * unit));
   }
   for (const m of lower.matchAll(TIMES_PER)) {

@@ -82,6 +82,9 @@ describe('the contradiction rule on how often', () => {
     ['The sync runs every 5 minutes', 'The sync runs every 10 minutes'],
     ['Certificates renew every other day', 'Certificates renew daily'],
     ['Logs rotate twice a day', 'Logs rotate once a week'],
+    ['The scrub runs each sunday', 'The scrub runs each night'],
+    ['Metrics are pushed every half hour', 'Metrics are pushed each hour'],
+    ['The report is mailed twice weekly', 'The report is mailed weekly'],
   ])('"%s" vs "%s" differ in how often', (a, b) => {
     expect(findContradiction(a, b)?.kind).toBe('frequency');
   });
@@ -91,6 +94,9 @@ describe('the contradiction rule on how often', () => {
     ['Backups run weekly', 'Backups run once a week'],
     ['Logs rotate twice a day', 'Logs rotate every 12 hours'],
     ['The sync runs every 5 minutes', 'The sync runs every five minutes and takes a while'],
+    ['The check runs every couple of hours', 'The check runs every 2 hours'],
+    ['Metrics are pushed every half hour', 'Metrics are pushed every 30 minutes'],
+    ['The report is mailed 3 times daily', 'The report is mailed every 8 hours'],
   ])('"%s" and "%s" say the same how often', (a, b) => {
     expect(findContradiction(a, b)).toBeNull();
   });
