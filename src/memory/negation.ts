@@ -23,6 +23,7 @@ export function restAlike(a: string[], b: string[], leaveOut: ReadonlySet<string
   return (2 * shared) / (wa.size + wb.size);
 }
 
+/** The words of a negation, left out when comparing the rest of two sentences. */
 export const NEGATION_WORDS = new Set([
   'not',
   'never',
@@ -91,7 +92,7 @@ export function saysStopped(text: string): boolean {
   return STOPPED.test(text.toLowerCase());
 }
 
-/** Stems of the words of a text, each with its position. */
+/** Stems of the words of a text, in order. */
 const stemsOf = (text: string) => words(text).map(porterStem);
 
 /**
