@@ -1,30 +1,35 @@
--- A memory is searched with its context, as the memory graph searches a turn with the turns
--- around it: what was learned right before and after it (the previous and next memory of the
--- same service, scope and source) is its near context, the two beyond those its far context.
--- A question's answer is often said next to the words the question uses ("what did she paint?"
--- matches the question, "a sunset" is the reply). memories_fts gains the two columns, which
--- bm25() weighs below a memory's own words (src/db/memories/search.ts).
+-- A memory learned in order with others (the turns of a conversation, the records of an imported
+-- file) is searched with its context, as the memory graph searches a turn with the turns around
+-- it: what was learned right before and after it (the previous and next memory of the same
+-- service, scope and source) is its near context, the two beyond those its far context. A
+-- question's answer is often said next to the words the question uses ("what did she paint?"
+-- matches the question, "a sunset" is the reply). Markers, tool calls and the operator's own
+-- memories are facts learned one at a time: they have none. memories_fts gains the two columns,
+-- which bm25() weighs below a memory's own words (src/db/memories/search.ts).
 
 -- The neighbours of a memory, read back and forth by id.
 CREATE INDEX idx_memories_neighbours ON memories (service, scope, source, id);
 
--- Each memory's near and far context (a memory alone in its service has none).
+-- Each memory's near and far context (none for a memory learned on its own, or alone in its
+-- service).
 CREATE VIEW memory_context AS
 SELECT m.id,
-  trim(coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
+  CASE WHEN m.source IN ('conversation', 'import') THEN
+    trim(coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
       AND p.scope = m.scope AND p.source = m.source AND p.id < m.id ORDER BY p.id DESC LIMIT 1), '')
     || ' ' ||
     coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
       AND p.scope = m.scope AND p.source = m.source AND p.id > m.id ORDER BY p.id LIMIT 1), ''))
-    AS near,
-  trim(coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
+    ELSE '' END AS near,
+  CASE WHEN m.source IN ('conversation', 'import') THEN
+    trim(coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
       AND p.scope = m.scope AND p.source = m.source AND p.id < m.id
       ORDER BY p.id DESC LIMIT 1 OFFSET 1), '')
     || ' ' ||
     coalesce((SELECT p.observation FROM memories p WHERE p.service IS m.service
       AND p.scope = m.scope AND p.source = m.source AND p.id > m.id
       ORDER BY p.id LIMIT 1 OFFSET 1), ''))
-    AS far
+    ELSE '' END AS far
 FROM memories m;
 
 DROP TRIGGER memories_index_insert;
@@ -53,7 +58,7 @@ CREATE TRIGGER memories_index_insert AFTER INSERT ON memories BEGIN
   UPDATE memories_fts SET
     near = (SELECT c.near FROM memory_context c WHERE c.id = memories_fts.rowid),
     far = (SELECT c.far FROM memory_context c WHERE c.id = memories_fts.rowid)
-  WHERE rowid IN (
+  WHERE new.source IN ('conversation', 'import') AND rowid IN (
     SELECT id FROM (SELECT p.id FROM memories p WHERE p.service IS new.service
       AND p.scope = new.scope AND p.source = new.source AND p.id < new.id
       ORDER BY p.id DESC LIMIT 2)
@@ -69,7 +74,7 @@ CREATE TRIGGER memories_index_delete AFTER DELETE ON memories BEGIN
   UPDATE memories_fts SET
     near = (SELECT c.near FROM memory_context c WHERE c.id = memories_fts.rowid),
     far = (SELECT c.far FROM memory_context c WHERE c.id = memories_fts.rowid)
-  WHERE rowid IN (
+  WHERE old.source IN ('conversation', 'import') AND rowid IN (
     SELECT id FROM (SELECT p.id FROM memories p WHERE p.service IS old.service
       AND p.scope = old.scope AND p.source = old.source AND p.id < old.id
       ORDER BY p.id DESC LIMIT 2)
@@ -95,7 +100,8 @@ BEGIN
   UPDATE memories_fts SET
     near = (SELECT c.near FROM memory_context c WHERE c.id = memories_fts.rowid),
     far = (SELECT c.far FROM memory_context c WHERE c.id = memories_fts.rowid)
-  WHERE rowid IN (
+  WHERE (old.source IN ('conversation', 'import') OR new.source IN ('conversation', 'import'))
+    AND rowid IN (
     SELECT id FROM (SELECT p.id FROM memories p WHERE p.service IS old.service
       AND p.scope = old.scope AND p.source = old.source AND p.id < old.id
       ORDER BY p.id DESC LIMIT 2)

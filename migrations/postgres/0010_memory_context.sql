@@ -1,6 +1,6 @@
--- A memory is searched with its context (SQLite's 0023_memory_context): the previous and next
--- memory of the same service, scope and source are its near context, the two beyond those its
--- far context. Each instance's local full-text copy reads both with the memory
+-- A memory learned in order with others (a conversation's, an imported file's) is searched with
+-- its context (SQLite's 0023_memory_context): the previous and next memory of the same service,
+-- scope and source are its near context, the two beyond those its far context. Each instance's local full-text copy reads both with the memory
 -- (src/db/postgres/text-sources.ts); a memory written, edited or deleted changes the context of
 -- the two memories on each side of it, which every instance must read again.
 
@@ -8,25 +8,29 @@
 CREATE INDEX idx_memories_neighbours ON memories (service NULLS FIRST, scope NULLS FIRST,
   source NULLS FIRST, id);
 
--- The two memories on each side of a position. A memory without a service is beside the others
--- without one: each case its own branch, so that both read the index (IS NOT DISTINCT FROM
--- would not).
+-- The two memories on each side of a position, for the sources whose memories have context. A
+-- memory without a service is beside the others without one: each case its own branch, so that
+-- both read the index (IS NOT DISTINCT FROM would not).
 CREATE FUNCTION wk_memory_neighbours(of_service text, of_scope text, of_source text, at bigint)
 RETURNS TABLE (id bigint)
 LANGUAGE sql STABLE AS $$
-  (SELECT p.id FROM memories p WHERE p.service = of_service COLLATE "C"
+  (SELECT p.id FROM memories p WHERE of_source IN ('conversation', 'import')
+    AND p.service = of_service COLLATE "C"
     AND p.scope = of_scope COLLATE "C" AND p.source = of_source COLLATE "C" AND p.id < at
     ORDER BY p.id DESC LIMIT 2)
   UNION ALL
-  (SELECT p.id FROM memories p WHERE p.service = of_service COLLATE "C"
+  (SELECT p.id FROM memories p WHERE of_source IN ('conversation', 'import')
+    AND p.service = of_service COLLATE "C"
     AND p.scope = of_scope COLLATE "C" AND p.source = of_source COLLATE "C" AND p.id > at
     ORDER BY p.id LIMIT 2)
   UNION ALL
-  (SELECT p.id FROM memories p WHERE of_service IS NULL AND p.service IS NULL
+  (SELECT p.id FROM memories p WHERE of_source IN ('conversation', 'import')
+    AND of_service IS NULL AND p.service IS NULL
     AND p.scope = of_scope COLLATE "C" AND p.source = of_source COLLATE "C" AND p.id < at
     ORDER BY p.id DESC LIMIT 2)
   UNION ALL
-  (SELECT p.id FROM memories p WHERE of_service IS NULL AND p.service IS NULL
+  (SELECT p.id FROM memories p WHERE of_source IN ('conversation', 'import')
+    AND of_service IS NULL AND p.service IS NULL
     AND p.scope = of_scope COLLATE "C" AND p.source = of_source COLLATE "C" AND p.id > at
     ORDER BY p.id LIMIT 2)
 $$;

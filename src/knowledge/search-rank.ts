@@ -27,7 +27,8 @@ export const COVERED_WORDS = 64;
 /**
  * How much of the query's weight each lexical match covers: its words, service and description
  * (`found`: how many of the store's memories hold each query word; `descriptions`: what the
- * lexical matches' services are, read in one statement beside their rows); and which lead.
+ * lexical matches' services are, read in one statement beside their rows); and which lead, by
+ * their words and their near context (`near`).
  */
 export function noteCoverage(
   text: string,
@@ -35,6 +36,7 @@ export function noteCoverage(
   candidates: Candidate[],
   rows: ReadonlyMap<number, MemoryRow>,
   descriptions: ReadonlyMap<string, string>,
+  near: ReadonlyMap<number, string> = new Map(),
 ): void {
   const words = queryWords(text, COVERED_WORDS);
   const named = new Set(words);
@@ -42,7 +44,8 @@ export function noteCoverage(
   const lexical = candidates.flatMap((c) =>
     c.lexicalRank !== null && rows.has(c.id) ? [{ c, rank: c.lexicalRank }] : [],
   );
-  const first: Candidate[] = [];
+  /** BM25's first matches, each with the share of the query it and its near context hold. */
+  const first: { c: Candidate; said: number }[] = [];
   for (const { c, rank } of lexical) {
     const m = rows.get(c.id)!;
     const service = m.service ?? '';
@@ -52,12 +55,16 @@ export function noteCoverage(
       weights,
       `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
     );
-    // What the service is matches every memory of it: a leading match says something itself.
-    if (rank <= STRONG_RANK && weightedCoverage(weights, m.observation) > 0) first.push(c);
+    // What the service is matches every memory of it: a leading match says something itself,
+    // or what was said right beside it does (the question a reply answers; only memories
+    // learned in order with others have such context, migration 0023).
+    if (rank > STRONG_RANK) continue;
+    const said = weightedCoverage(weights, `${m.observation} ${near.get(c.id) ?? ''}`);
+    if (said > 0) first.push({ c, said: Math.max(said, c.coverage) });
   }
   if (known < KNOWN_SHARE) return;
-  const best = Math.max(0, ...first.map((c) => c.coverage ?? 0));
-  for (const c of first) c.leading = (c.coverage ?? 0) >= LEAD_SHARE * best;
+  const best = Math.max(0, ...first.map((f) => f.said));
+  for (const f of first) f.c.leading = f.said >= LEAD_SHARE * best;
 }
 
 /** Why a candidate did not come back (`--explain`, `explain=1`). */

@@ -100,9 +100,11 @@ describe('search with embeddings off', () => {
 });
 
 describe("a memory's context", () => {
+  /** Lines of a conversation, each a memory of it (as the extractor or an import writes them). */
   const said = async (a: KnowledgeApp, service: string, ...lines: string[]) => {
     const ids: number[] = [];
-    for (const line of lines) ids.push((await observe(a, line, { service })).memory.id);
+    for (const line of lines)
+      ids.push((await observe(a, line, { service, source: 'conversation' })).memory.id);
     return ids;
   };
   const matching = (a: KnowledgeApp, words: string) =>
@@ -123,6 +125,34 @@ describe("a memory's context", () => {
     expect(matching(app, '"paint"').slice(0, 2)).toEqual([question, reply]);
     expect(matching(app, '"scrub"')).not.toContain(reply);
     expect(matching(app, '"paint"')).not.toContain(other);
+  });
+
+  it('surfaces the reply to a question it was asked, though it holds none of its words', async () => {
+    app = knowledgeApp(null);
+    await said(
+      app,
+      'chat',
+      'Mel: what did you paint last weekend?',
+      'Caroline: a sunset over the lake, in oils',
+      'Mel: lovely, I went hiking with the kids',
+    );
+    await said(app, 'nas', 'the pool scrub runs every sunday night');
+    const answer = await found(app, 'what did Mel paint last weekend');
+    expect(answer).toContain('Caroline: a sunset over the lake, in oils');
+    expect(answer).not.toContain('the pool scrub runs every sunday night');
+  });
+
+  it('gives none to facts learned one at a time: markers, tool calls, the operator', async () => {
+    app = knowledgeApp(null);
+    await observe(app, 'Mel: what did you paint last weekend?', { service: 'chat' });
+    const [reply] = [
+      (await observe(app, 'Caroline: a sunset over the lake, in oils', { service: 'chat' })).memory
+        .id,
+    ];
+    expect(matching(app, '"paint"')).not.toContain(reply);
+    expect(await found(app, 'what did Mel paint last weekend')).not.toContain(
+      'Caroline: a sunset over the lake, in oils',
+    );
   });
 
   it('keeps the context in step when a memory beside it is edited or deleted', async () => {

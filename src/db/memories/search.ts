@@ -223,6 +223,18 @@ export function createSearchStore(db: Db) {
     /** How many memories hold each of these query words, and how many memories there are. */
     wordCounts: wordCounts(() => (text ? text.current('memories_fts') : db)),
 
+    /** Each memory's near context as the full-text index holds it (read where it is kept). */
+    nearOf(ids: readonly number[]): Map<number, string> {
+      if (ids.length === 0) return new Map();
+      const fts = text ? text.current('memories_fts') : db;
+      const rows = fts
+        .prepare(
+          'SELECT rowid AS id, near FROM memories_fts WHERE rowid IN (SELECT value FROM json_each(?))',
+        )
+        .all(JSON.stringify(ids)) as { id: number; near: string }[];
+      return new Map(rows.map((r) => [r.id, r.near]));
+    },
+
     /**
      * On PostgreSQL, brings this instance's full-text copy up to date with what changed, its
      * reads awaited: a search calls it first, so that its own reads of the copy find it current

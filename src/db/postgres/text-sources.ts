@@ -35,15 +35,21 @@ const beside = (side: '<' | '>', offset: 0 | 1) => {
       WHERE m.service IS NULL AND p.service IS NULL AND ${rest}))`;
 };
 
+/** The sources whose memories were learned in order with others, and have context. */
+const IN_ORDER = `m.source IN ('conversation', 'import')`;
+
 /**
  * A memory is indexed with its service ('general' when none), category, what its service is, and
- * its near and far context: the memories beside it of the same service, scope and source (SQLite's
- * memory_context view and memories_index_* and services_index_* triggers).
+ * its near and far context when it was learned in order with others: the memories beside it of
+ * the same service, scope and source (SQLite's memory_context view and memories_index_* and
+ * services_index_* triggers).
  */
 const MEMORY_ROWS = `SELECT m.id, m.observation, coalesce(m.service, 'general') AS service,
   m.category, coalesce(s.description, '') AS description,
-  concat_ws(' ', ${beside('<', 0)}, ${beside('>', 0)}) AS near,
-  concat_ws(' ', ${beside('<', 1)}, ${beside('>', 1)}) AS far
+  CASE WHEN ${IN_ORDER} THEN concat_ws(' ', ${beside('<', 0)}, ${beside('>', 0)}) ELSE '' END
+    AS near,
+  CASE WHEN ${IN_ORDER} THEN concat_ws(' ', ${beside('<', 1)}, ${beside('>', 1)}) ELSE '' END
+    AS far
   FROM memories m LEFT JOIN services s ON s.name = m.service`;
 
 /** An idea with the words around it (idea_context: SQLite's turn, near and far columns). */
