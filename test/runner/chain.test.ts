@@ -14,8 +14,8 @@ import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 
 let h: RunnerHarness;
 const dirs: string[] = [];
-afterEach(() => {
-  h?.close();
+afterEach(async () => {
+  await h?.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 

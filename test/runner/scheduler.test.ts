@@ -199,7 +199,7 @@ describe('scheduler', () => {
       await s.shutdown();
       expect(() => s.trigger(manual)).toThrow(/shutting down/);
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });

@@ -72,7 +72,7 @@ it("shows each check's last reported outcome, the newest of health and events", 
     message: 'no snapshot in 30 hours',
     createdAt: h.clock.now() - 60_000,
   });
-  h.stores.sessionRecords.recordChecks(
+  await h.stores.sessionRecords.recordChecks(
     session,
     [{ service: 'backups', health: 'down', detail: 'restic repository locked', source: 'marker' }],
     h.clock.now(),

@@ -12,7 +12,7 @@ let h: WebHarness;
 let auth: SignedIn;
 eachTestSignedIn((web) => ({ h, auth } = web));
 
-function chainOfThree() {
+async function chainOfThree() {
   const at = h.clock.now();
   const root = h.stores.sessions.start({ trigger: 'manual', tier: 1, startedAt: at });
   const mid = h.stores.sessions.start({
@@ -38,7 +38,7 @@ function chainOfThree() {
     });
   }
   h.stores.sessionRecords.setSystemPrompt(mid, '## Operational Memory\n- nas fills up on Sundays');
-  h.stores.sessionRecords.recordChecks(
+  await h.stores.sessionRecords.recordChecks(
     mid,
     [{ service: 'nas', health: 'degraded', detail: 'disk 91% full', source: 'marker' }],
     at,
@@ -48,7 +48,7 @@ function chainOfThree() {
 
 describe("a session's detail", () => {
   it('answers with its chain, children, events and records, waiting on no statement', async () => {
-    const { root, mid, leaf } = chainOfThree();
+    const { root, mid, leaf } = await chainOfThree();
     let body: Record<string, unknown> = {};
     const blocked = await blockingDuring(h.stores.db, async () => {
       const res = await h.request(`/api/v1/sessions/${mid}`, {
@@ -75,7 +75,7 @@ describe("a session's detail", () => {
   });
 
   it('shows its page with the chain and the events', async () => {
-    const { root, mid, leaf } = chainOfThree();
+    const { root, mid, leaf } = await chainOfThree();
     const res = await h.request(`/sessions/${mid}`, { headers: { Cookie: auth.cookie } });
     expect(res.status).toBe(200);
     const html = await res.text();

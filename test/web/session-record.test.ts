@@ -109,13 +109,13 @@ describe('session record on the dashboard', () => {
 
   it('rolls the latest health of each service up on the Services page', async () => {
     const older = session();
-    h.stores.sessionRecords.recordChecks(
+    await h.stores.sessionRecords.recordChecks(
       older,
       [{ service: 'nas', health: 'down', detail: 'no ping', source: 'marker' }],
       1_000,
     );
     const newer = session();
-    h.stores.sessionRecords.recordChecks(
+    await h.stores.sessionRecords.recordChecks(
       newer,
       [
         { service: 'nas', health: 'healthy', detail: null, source: 'response' },

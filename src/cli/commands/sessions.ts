@@ -71,6 +71,6 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     );
     return 0;
   } finally {
-    app.close();
+    await app.close();
   }
 }
