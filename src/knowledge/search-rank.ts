@@ -28,7 +28,7 @@ export const COVERED_WORDS = 64;
  * How much of the query's weight each lexical match covers: its words, service and description
  * (`found`: how many of the store's memories hold each query word; `descriptions`: what the
  * lexical matches' services are, read in one statement beside their rows); and which lead, by
- * their words and their near context (`near`).
+ * their words and their near context (`nearOf`, asked for BM25's first matches only).
  */
 export function noteCoverage(
   text: string,
@@ -36,18 +36,16 @@ export function noteCoverage(
   candidates: Candidate[],
   rows: ReadonlyMap<number, MemoryRow>,
   descriptions: ReadonlyMap<string, string>,
-  near: ReadonlyMap<number, string> = new Map(),
+  nearOf: (ids: readonly number[]) => ReadonlyMap<number, string> = () => new Map(),
 ): void {
   const words = queryWords(text, COVERED_WORDS);
   const named = new Set(words);
   const { weights, known } = queryWeights(words, found);
-  const lexical = candidates.flatMap((c) =>
-    c.lexicalRank !== null && rows.has(c.id) ? [{ c, rank: c.lexicalRank }] : [],
-  );
-  /** BM25's first matches, each with the share of the query it and its near context hold. */
-  const first: { c: Candidate; said: number }[] = [];
-  for (const { c, rank } of lexical) {
-    const m = rows.get(c.id)!;
+  /** BM25's first matches: whether they lead is read below. */
+  const top: Candidate[] = [];
+  for (const c of candidates) {
+    const m = rows.get(c.id);
+    if (c.lexicalRank === null || !m) continue;
     const service = m.service ?? '';
     c.serviceNamed = service !== '' && named.has(service);
     c.known = known;
@@ -55,14 +53,20 @@ export function noteCoverage(
       weights,
       `${m.observation} ${service} ${descriptions.get(service) ?? ''}`,
     );
-    // What the service is matches every memory of it: a leading match says something itself,
-    // or what was said right beside it does (the question a reply answers; only memories
-    // learned in order with others have such context, migration 0023).
-    if (rank > STRONG_RANK) continue;
-    const said = weightedCoverage(weights, `${m.observation} ${near.get(c.id) ?? ''}`);
-    if (said > 0) first.push({ c, said: Math.max(said, c.coverage) });
+    if (c.lexicalRank <= STRONG_RANK) top.push(c);
   }
   if (known < KNOWN_SHARE) return;
+  // What the service is matches every memory of it: a leading match says something itself, or
+  // what was said right beside it does (the question a reply answers; only memories learned in
+  // order with others have such context, migration 0023).
+  const near = nearOf(top.map((c) => c.id));
+  const first = top.flatMap((c) => {
+    const said = weightedCoverage(
+      weights,
+      `${rows.get(c.id)!.observation} ${near.get(c.id) ?? ''}`,
+    );
+    return said > 0 ? [{ c, said: Math.max(said, c.coverage ?? 0) }] : [];
+  });
   const best = Math.max(0, ...first.map((f) => f.said));
   for (const f of first) f.c.leading = f.said >= LEAD_SHARE * best;
 }

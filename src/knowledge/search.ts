@@ -149,7 +149,7 @@ export function createSearch(deps: {
       ]);
       for (const [id, blob] of vectors) byId.get(id)!.cosine = dot(queryVector!, fromBlob(blob));
       const rows = new Map(read.map((m) => [m.id, m]));
-      noteCoverage(text, found, candidates, rows, descriptions, search.nearOf(lexicalIds));
+      noteCoverage(text, found, candidates, rows, descriptions, (ids) => search.nearOf(ids));
       const semanticUsed = queryVector !== null;
       const cut: CutResult[] | undefined = opts.explain ? [] : undefined;
       const results = rankCandidates(
