@@ -40,8 +40,8 @@ export interface LexicalHit {
  * (migration 0023). Chosen on the development split of LoCoMo with `npm run bench -- --only
  * search-quality`, as the memory graph's turn columns were.
  */
-export const NEAR_WEIGHT = 0.5;
-export const FAR_WEIGHT = 0.25;
+const NEAR_WEIGHT = 0.5;
+const FAR_WEIGHT = 0.25;
 
 /**
  * bm25() with its column weights: the observation's own words, the service name, the category,
