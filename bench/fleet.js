@@ -14,7 +14,8 @@
  *   (100 requests a second) instead, where the loop's delay is what the database's waits add
  *   rather than the rendering of pages as fast as they can be asked;
  * - search: the one search (BM25 + vectors + fusion) over the same 20,000 memories with their
- *   vectors, median and p95 ranking time per query;
+ *   vectors, median and p95 ranking time per query; where the server can install pgvector, also
+ *   over a database that has it (the vector list is then PostgreSQL's);
  * - reinforcement throughput through the API: two serve processes each sent 16 re-observations
  *   at a time of the same 50 memories (POST /api/v1/memories) for a few seconds (and, on SQLite
  *   and PostgreSQL directly, one alone); every answer must be a reinforcement, and every one
@@ -133,7 +134,7 @@ async function searchLatency(target) {
       embedder: randomEmbedder(),
       clock: { now: () => Date.UTC(2026, 10, 1) },
     });
-    knowledge.search.prepare();
+    await knowledge.search.prepare();
     const rng = createRng(3).next;
     const queries = Array.from({ length: 60 }, (_, i) => text(rng, i).split(':')[0]);
     for (const q of queries) await knowledge.search.search(q, { limit: 10 }); // warm
@@ -481,7 +482,31 @@ export async function runFleetBench(ctx) {
       ctx.log(`search on ${name}`);
       search[name] = await searchLatency(target);
     }
-    for (const [name] of targets) {
+    // With pgvector, where the server can install it: the same memories in a database that has
+    // the extension (the vector list is then PostgreSQL's), directly and behind each delay.
+    const vectorTargets = [];
+    if (await server.hasExtension('vector')) {
+      const url = await server.database('wk_bench_fleet_pgvector', ['vector']);
+      const t0 = performance.now();
+      seed(url);
+      ctx.log(
+        `PostgreSQL with pgvector: ${ROWS} memories, events and vectors in ${round((performance.now() - t0) / 1000, 1)} s`,
+      );
+      vectorTargets.push(['pgvector', url, roundTripMs(url)]);
+      for (const delay of DELAYS) {
+        const proxy = await startDelayProxy(url, delay);
+        proxies.push(proxy);
+        vectorTargets.push([`pgvector+${delay}ms`, proxy.url, roundTripMs(proxy.url)]);
+      }
+      targets.push(...vectorTargets);
+      for (const [name, target] of vectorTargets) {
+        ctx.log(`search on ${name}`);
+        search[name] = await searchLatency(target);
+      }
+    } else {
+      ctx.log('the PostgreSQL server has no pgvector: search is measured without it only');
+    }
+    for (const [name] of [...targets]) {
       const s = search[name];
       ctx.add({
         name: `fleet.search.${name}.rank_ms`,
@@ -491,7 +516,7 @@ export async function runFleetBench(ctx) {
       });
     }
 
-    for (const [name, target] of targets) {
+    for (const [name, target] of targets.filter(([n]) => !n.startsWith('pgvector'))) {
       const alone = name === 'sqlite' || name === 'postgres';
       ctx.log(
         `reinforcement through the API on ${name}: ${alone ? 'one serve, then ' : ''}two at once`,

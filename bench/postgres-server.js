@@ -76,23 +76,33 @@ export async function startPostgres() {
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: `${base}/postgres` });
+  const on = async (database, sql) => {
+    const client = new pg.Client({ connectionString: `${base}/${database}` });
     await client.connect();
     try {
-      await client.query(sql);
+      return await client.query(sql);
     } finally {
       await client.end();
     }
   };
+  const admin = (sql) => on('postgres', sql);
   const made = [];
   return {
     base,
-    async database(name) {
+    /** A fresh database, with these extensions created in it. */
+    async database(name, extensions = []) {
       await admin(`DROP DATABASE IF EXISTS "${name}"`);
       await admin(`CREATE DATABASE "${name}"`);
       made.push(name);
+      for (const e of extensions) await on(name, `CREATE EXTENSION "${e}"`);
       return `${base}/${name}`;
+    },
+    /** Whether the server can install this extension (pgvector: `vector`). */
+    async hasExtension(name) {
+      const r = await admin(
+        `SELECT 1 FROM pg_available_extensions WHERE name = '${name.replace(/'/g, "''")}'`,
+      );
+      return r.rowCount === 1;
     },
     async stop() {
       for (const name of made) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -105,7 +105,7 @@ async function measureSearch(ctx, n, embedder, base, vectors, queries, rng) {
   try {
     measureIndexBuild(ctx, n, store, embedder);
     const knowledge = createKnowledge({ stores: store.stores, embedder, clock: store.clock });
-    knowledge.search.prepare();
+    await knowledge.search.prepare();
     const embed = [];
     const rank = [];
     for (const q of queries) await knowledge.search.search(q, { limit: 10 }); // warm

@@ -27,11 +27,11 @@ function median(values) {
 /** Builds the index of the store (timed), then loads it again from its file (timed). */
 export function measureIndexBuild(ctx, n, store, embedder) {
   const t0 = performance.now();
-  createKnowledge({ stores: store.stores, embedder, clock: store.clock }).search.prepare();
+  void createKnowledge({ stores: store.stores, embedder, clock: store.clock }).search.prepare();
   const buildMs = performance.now() - t0;
   const file = store.stores.search.vectorIndexFile;
   const t1 = performance.now();
-  createKnowledge({ stores: store.stores, embedder, clock: store.clock }).search.prepare();
+  void createKnowledge({ stores: store.stores, embedder, clock: store.clock }).search.prepare();
   const loadMs = performance.now() - t1;
   const mb = file ? statSync(`${file}.usearch`).size / 1e6 : 0;
   ctx.add({

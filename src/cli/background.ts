@@ -44,8 +44,14 @@ export function startBackgroundWork(d: BackgroundWorkDeps): { stop(): Promise<vo
     everyMs: PENDING_EVERY_MS,
     run: async () => {
       if (!prepared) {
-        d.knowledge.search.prepare();
         prepared = true;
+        // Beside the catch-up: with pgvector, the database's index may take a while to make.
+        void d.knowledge.search.prepare().catch((err: unknown) => {
+          prepared = false;
+          d.log.warn('could not make the vector index; searches compare every vector', {
+            error: err as Error,
+          });
+        });
       }
       const n = await d.knowledge.pending.catchUp();
       if (n > 0) d.log.info('memories embedded', { count: n, model: embedder.model });

@@ -28,7 +28,9 @@ import { createSessionStore } from './sessions/sessions.js';
 import { createStatsStore } from './overview/stats.js';
 import { createSummaryStore } from './conversations/summaries.js';
 import { createSurfacingStore } from './memories/surfacing.js';
+import { PostgresDb } from './postgres/database.js';
 import { openPostgres } from './postgres/open.js';
+import { detectPgvector } from './postgres/pgvector.js';
 import { isPostgresUrl } from './postgres/url.js';
 
 export * from './claudeops/index.js';
@@ -125,8 +127,10 @@ export function openStores(
   const db: Db = isPostgresUrl(target)
     ? openPostgres(target, { applicationName: `watchkeeper ${instance}` })
     : openDatabase(target, opts);
+  let pgvector = false;
   try {
     migrate(db, opts.migrationsDir);
+    if (db instanceof PostgresDb) pgvector = detectPgvector(db);
   } catch (err) {
     db.close();
     throw err;
@@ -141,7 +145,7 @@ export function openStores(
     cooldowns: createCooldownStore(db, instance),
     stats: createStatsStore(db),
     metrics: createMetricsStore(db),
-    search: createSearchStore(db),
+    search: createSearchStore(db, { pgvector }),
     services: createServiceStore(db),
     surfacing: createSurfacingStore(db),
     conversations: createConversationStore(db, instance),

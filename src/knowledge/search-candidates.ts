@@ -97,9 +97,18 @@ export function createCandidateLists(deps: {
         filter.service !== undefined ||
         filter.category !== undefined ||
         filter.scopes !== undefined;
-      if (narrowed && (await few())) return exact();
       const visibility =
         !narrowed && filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo);
+      if (search.vectorsInDatabase) {
+        // pgvector: PostgreSQL compares the vectors and answers ids and exact cosines (nothing
+        // to re-rank, so the index is searched as wide as the list).
+        const nearest = (breadth: number | null) =>
+          search.nearestAwaited(query, model, filter, CANDIDATES, breadth);
+        if (narrowed && (await few())) return nearest(null);
+        const [isFew, hits] = await Promise.all([visibility ? few() : false, nearest(CANDIDATES)]);
+        return isFew ? nearest(null) : hits;
+      }
+      if (narrowed && (await few())) return exact();
       const ann = vectorIndex(query.length);
       const coarse = ann.candidates(query, CANDIDATES, BREADTH);
       const [isFew, vectors, allowed] = await Promise.all([

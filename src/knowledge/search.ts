@@ -98,10 +98,16 @@ export function createSearch(deps: {
     /** The similarity thresholds of the model in use (lexical ones when embeddings are off). */
     thresholds: () => embedding.thresholds,
 
-    /** Warms the in-memory vector index (serve does this at start so the first search is fast). */
-    prepare(): void {
+    /**
+     * Warms the vector index (serve does this at start so the first search is fast): this
+     * process's own, or with pgvector the database's HNSW index, made if missing (settles when
+     * it is; searches meanwhile compare every vector).
+     */
+    async prepare(): Promise<void> {
       const dimension = embedding.embedder?.dimension;
-      if (dimension) lists.vectorIndex(dimension).refresh();
+      if (!dimension) return;
+      if (search.vectorsInDatabase) await search.vectorIndexAwaited(dimension);
+      else lists.vectorIndex(dimension).refresh();
     },
 
     async search(text: string, opts: SearchOptions = {}): Promise<SearchAnswer> {

@@ -22,6 +22,28 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
   // Names already ensured by this process: a marker stream repeats them, the row exists.
   const ensured = new Set<string>();
 
+  /**
+   * A description's row values: validated; an empty text from the operator clears theirs, and
+   * the catalog's description comes back.
+   */
+  const describeArgs = (
+    rawName: string,
+    text: string,
+    source: Exclude<DescriptionSource, 'catalog'>,
+  ): [string, string | null, DescriptionSource, number, boolean] => {
+    const name = validateService(rawName);
+    if (name === null) {
+      throw new AppError('invalid_input', 'service: a service name is required', {
+        data: { field: 'service' },
+      });
+    }
+    const description = validateDescription(text, source === 'operator');
+    if (description === '') {
+      return [name, lookupCatalog(name)?.description ?? null, 'catalog', clock.now(), true];
+    }
+    return [name, description, source, clock.now(), false];
+  };
+
   const detail = (row: ServiceRow): ServiceDetail => {
     const entry = lookupCatalog(row.name);
     return {
@@ -46,29 +68,17 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
     },
 
     /** Sets what a service is. An agent's text never overwrites the operator's. */
-    describe(
+    describe(rawName: string, text: string, source: Exclude<DescriptionSource, 'catalog'>) {
+      return store.describe(...describeArgs(rawName, text, source));
+    },
+
+    /** The same, awaited (the dashboard, the API, a live session's [SERVICE] marker). */
+    describeAwaited(
       rawName: string,
       text: string,
       source: Exclude<DescriptionSource, 'catalog'>,
-    ): boolean {
-      const name = validateService(rawName);
-      if (name === null) {
-        throw new AppError('invalid_input', 'service: a service name is required', {
-          data: { field: 'service' },
-        });
-      }
-      const description = validateDescription(text, source === 'operator');
-      // An empty text from the operator clears theirs; the catalog's description comes back.
-      if (description === '') {
-        return store.describe(
-          name,
-          lookupCatalog(name)?.description ?? null,
-          'catalog',
-          clock.now(),
-          true,
-        );
-      }
-      return store.describe(name, description, source, clock.now());
+    ): Promise<boolean> {
+      return store.describeAwaited(...describeArgs(rawName, text, source));
     },
 
     async list(): Promise<ServiceDetail[]> {
@@ -91,7 +101,7 @@ export function createServices(deps: { store: ServiceStore; clock: Clock }) {
       return detail(row);
     },
 
-    isKnown(name: string): boolean {
+    isKnown(name: string): Promise<boolean> {
       return store.isKnown(name);
     },
   };

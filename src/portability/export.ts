@@ -37,19 +37,19 @@ function reasonOf(deps: ExportDeps, p: PortableMemory): string | null {
 }
 
 /** The export as chunks of text (the header and services first, then a chunk per page). */
-export function* exportChunks(deps: ExportDeps, opts: ExportOptions): Generator<string> {
+export async function* exportChunks(deps: ExportDeps, opts: ExportOptions): AsyncGenerator<string> {
   const { filter } = opts;
-  const total = deps.portability.count(filter);
+  const total = await deps.portability.count(filter);
   const csv = opts.format === 'csv';
   if (csv) {
     yield csvLine(CSV_HEADER);
   } else {
     const services =
       filter.service === undefined
-        ? deps.portability.describedServices()
+        ? await deps.portability.describedServices()
         : filter.service === null
           ? []
-          : deps.portability.describedServices([filter.service]);
+          : await deps.portability.describedServices([filter.service]);
     const header: ExportHeader = {
       format: FORMAT,
       exported_at: new Date(deps.now()).toISOString(),
@@ -61,7 +61,7 @@ export function* exportChunks(deps: ExportDeps, opts: ExportOptions): Generator<
   }
   let done = 0;
   opts.onProgress?.(0, total);
-  for (const page of deps.portability.pages(filter, opts.pageSize)) {
+  for await (const page of deps.portability.pages(filter, opts.pageSize)) {
     let chunk = '';
     for (const p of page) {
       chunk += csv

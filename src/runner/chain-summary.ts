@@ -36,7 +36,7 @@ const MAX_SUMMARY_CHARS = 2000;
 const MARKER_LINE = /^\s*(?:[-*+]\s+)?\[[A-Z]+:[^\]]*\]/;
 const LEVEL_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 
-export type SummaryGateway = Pick<Gateway, 'run' | 'available' | 'offReason' | 'budgetReached'>;
+export type SummaryGateway = Pick<Gateway, 'run' | 'available' | 'offReason' | 'state'>;
 
 /** What the model is asked: every session of the chain, with its events and final response. */
 export function chainSummaryPrompt(
@@ -100,18 +100,25 @@ export function createChainSummarizer(deps: {
   const outage =
     deps.outage ?? createDatabaseOutage({ probe: () => Promise.resolve(true), clock, log });
 
-  const chainSessions = (ids: readonly number[]) =>
-    ids.map((id) => stores.sessions.get(id)).filter((s): s is SessionRow => s !== null);
+  // Every read and write here is awaited: summaries are written from serve's event loop.
+  const chainSessions = async (ids: readonly number[]) =>
+    (await Promise.all(ids.map((id) => stores.sessions.getAwaited(id)))).filter(
+      (s): s is SessionRow => s !== null,
+    );
 
   /** The fallback: the last session's final response (else the latest one that has one). */
-  const fallback = (sessions: readonly SessionRow[], reason: string, jobId: number | null) => {
+  const fallback = async (
+    sessions: readonly SessionRow[],
+    reason: string,
+    jobId: number | null,
+  ): Promise<void> => {
     const root = sessions[0]!;
     const text =
       [...sessions]
         .reverse()
         .map((s) => firstLines(s.response))
         .find(Boolean) ?? null;
-    stores.sessionRecords.setSummary({
+    await stores.sessionRecords.setSummaryAwaited({
       sessionId: root.id,
       text,
       source: text === null ? null : 'final_response',
@@ -125,20 +132,22 @@ export function createChainSummarizer(deps: {
   const write = async (sessions: readonly SessionRow[]): Promise<void> => {
     const root = sessions[0]!;
     if (!gateway || !gateway.available) {
-      fallback(sessions, gateway?.offReason ?? 'no summary model is configured', null);
+      await fallback(sessions, gateway?.offReason ?? 'no summary model is configured', null);
       return;
     }
-    if (gateway.budgetReached()) {
-      fallback(sessions, "the model gateway's daily budget is spent", null);
+    if ((await gateway.state()).budgetReached) {
+      await fallback(sessions, "the model gateway's daily budget is spent", null);
       return;
     }
-    stores.sessionRecords.summaryPending(root.id, clock.now());
+    const [, events] = await Promise.all([
+      stores.sessionRecords.summaryPendingAwaited(root.id, clock.now()),
+      Promise.all(sessions.map((s) => stores.events.listAwaited({ sessionId: s.id, limit: 200 }))),
+    ]);
+    const eventsOf = new Map(sessions.map((s, i) => [s.id, events[i]!]));
     const result = await gateway.run({
       kind: SESSION_SUMMARY_KIND,
       system: SESSION_SUMMARY_SYSTEM,
-      prompt: chainSummaryPrompt(sessions, (id) =>
-        stores.events.list({ sessionId: id, limit: 200 }),
-      ),
+      prompt: chainSummaryPrompt(sessions, (id) => eventsOf.get(id) ?? []),
       ref: `session #${root.id} summary (${sessions.length} session${sessions.length === 1 ? '' : 's'})`,
       maxTokens: 300,
     });
@@ -149,10 +158,10 @@ export function createChainSummarizer(deps: {
         session: root.id,
         error,
       });
-      fallback(sessions, `the summary model failed: ${error}`, result.jobId);
+      await fallback(sessions, `the summary model failed: ${error}`, result.jobId);
       return;
     }
-    stores.sessionRecords.setSummary({
+    await stores.sessionRecords.setSummaryAwaited({
       sessionId: root.id,
       text,
       source: 'model',
@@ -171,7 +180,7 @@ export function createChainSummarizer(deps: {
         for (;;) {
           let sessions: SessionRow[] = [];
           try {
-            sessions = chainSessions(sessionIds);
+            sessions = await chainSessions(sessionIds);
             if (sessions.length > 0) await write(sessions);
             if (waited) outage.restored(SUMMARY_LOOP);
             return;
@@ -187,7 +196,7 @@ export function createChainSummarizer(deps: {
             log.error('session summary failed', { session: sessionIds[0], error: err as Error });
             try {
               if (sessions.length > 0)
-                fallback(sessions, `internal error: ${(err as Error).message}`, null);
+                await fallback(sessions, `internal error: ${(err as Error).message}`, null);
             } catch {
               // the database is gone (shutting down): nothing more to record
             }

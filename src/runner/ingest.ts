@@ -5,7 +5,7 @@
  * through its outbox (marker-outbox.ts), which holds them while the database is unreachable.
  */
 import type { Clock } from '../clock.js';
-import type { NewEvent, ServiceCheck, Stores } from '../db/index.js';
+import type { ServiceCheck, Stores } from '../db/index.js';
 import {
   markerKey,
   markersFromMessage,
@@ -19,7 +19,12 @@ import type { MarkerOutbox } from './marker-outbox.js';
 import { ingestMarker, type MarkerSink } from './ingest/markers.js';
 import { createMemoryWrites } from './ingest/memory-writes.js';
 import { streamIssuesText } from './ingest/stream-issues.js';
-import { emptyCounts, type EscalationRequest, type SessionIngest } from './ingest/types.js';
+import {
+  emptyCounts,
+  type EscalationRequest,
+  type RowWrite,
+  type SessionIngest,
+} from './ingest/types.js';
 
 export type { EscalationRequest, IngestCounts, SessionIngest } from './ingest/types.js';
 export { transcriptFields } from './ingest/transcript-fields.js';
@@ -49,39 +54,37 @@ export function createSessionIngest(deps: {
   const healthMarkers: ServiceCheck[] = [];
   let identified = false;
 
-  /** A row write: now, or held in order while the database is out of reach. */
-  const store = (what: unknown, run: () => void) => {
-    if (deps.outbox) deps.outbox.submit({ what, run });
-    else run();
-  };
-
-  // A live session's [EVENT] rows are awaited, each behind the one before it, so that the loop
-  // reading the stream never waits on the network (with PostgreSQL a hop away, a round trip per
-  // event); `settled` waits for them. Elsewhere (`watchkeeper ingest`) they are written at once,
-  // their failure the caller's.
+  /**
+   * A row write. In a live session (with an outbox) it is awaited, in line behind the ones
+   * before it (`settled` waits for them), and held in order while the database is out of reach,
+   * so that the loop reading the stream never waits on the network (with PostgreSQL a hop away,
+   * a round trip per row). Elsewhere (`watchkeeper ingest`) it is written at once, its failure
+   * the caller's.
+   */
   let awaitedRows: Promise<unknown> = Promise.resolve();
-  const agentEvent = (what: unknown, event: NewEvent, stored: () => void) => {
+  const store = (what: unknown, write: RowWrite) => {
     const outbox = deps.outbox;
-    if (!outbox) {
-      stores.events.insert(event);
-      stored();
-      return;
-    }
+    if (!outbox) return write.now();
     outbox.submit({
       what,
       run: () => {
-        const write = awaitedRows.then(() => stores.events.insertAwaited(event)).then(stored);
-        awaitedRows = write.catch(() => undefined); // the outbox sees the failure
-        return write;
+        const written = awaitedRows.then(write.awaited);
+        awaitedRows = written.catch(() => undefined); // the outbox sees the failure
+        return written;
       },
     });
   };
 
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
+    const event = { sessionId, source: 'system' as const, level, service, message };
     const createdAt = clock.now();
-    store({ kind: 'system-event', level, service, message }, () => {
-      stores.events.insert({ sessionId, source: 'system', level, service, message, createdAt });
-    });
+    store(
+      { kind: 'system-event', level, service, message },
+      {
+        now: () => void stores.events.insert({ ...event, createdAt }),
+        awaited: async () => void (await stores.events.insertAwaited({ ...event, createdAt })),
+      },
+    );
   };
 
   const memories = createMemoryWrites({ ...deps, counts });
@@ -92,7 +95,6 @@ export function createSessionIngest(deps: {
     healthMarkers,
     memories,
     store,
-    agentEvent,
     systemEvent,
   };
 
@@ -103,8 +105,12 @@ export function createSessionIngest(deps: {
         const t = tracker.summary;
         if (t.cliSessionId !== null) {
           const { cliSessionId, model } = t;
-          store({ kind: 'identity', cliSessionId, model }, () =>
-            stores.sessions.identify(sessionId, cliSessionId, model),
+          store(
+            { kind: 'identity', cliSessionId, model },
+            {
+              now: () => stores.sessions.identify(sessionId, cliSessionId, model),
+              awaited: () => stores.sessions.identifyAwaited(sessionId, cliSessionId, model),
+            },
           );
           identified = true;
         }

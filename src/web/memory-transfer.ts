@@ -53,13 +53,13 @@ export function exportResponse(c: Context, deps: WebDeps): Response {
   const chunks = portabilityOf(deps).exportChunks({ filter: toFilter(query), format });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = chunks.next();
+    async pull(controller) {
+      const next = await chunks.next();
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(next.value));
     },
-    cancel() {
-      chunks.return(undefined);
+    async cancel() {
+      await chunks.return(undefined);
     },
   });
   const day = new Date(deps.clock.now()).toISOString().slice(0, 10);

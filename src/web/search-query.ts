@@ -39,10 +39,10 @@ function time(field: string, raw: string | undefined): number | undefined {
 }
 
 /** The search from a query string; throws AppError `usage` naming the first bad field. */
-export function parseSearchQuery(
+export async function parseSearchQuery(
   q: (name: string) => string | undefined,
-  isKnownService: (name: string) => boolean,
-): SearchRequest {
+  isKnownService: (name: string) => Promise<boolean>,
+): Promise<SearchRequest> {
   const query = (q('q') ?? '').trim();
   if (query === '') throw bad('q', 'give the words to search for');
   if (query.length > MAX_QUERY_LENGTH) {
@@ -65,7 +65,7 @@ export function parseSearchQuery(
   else if (rawService !== '') {
     const checked = checkServiceName(rawService);
     if (!checked.ok) throw bad('service', checked.reason);
-    if (!isKnownService(checked.name)) {
+    if (!(await isKnownService(checked.name))) {
       throw bad('service', `no memory, event or cooldown names "${checked.name}"`);
     }
     options.service = checked.name;

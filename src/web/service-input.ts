@@ -25,7 +25,11 @@ export async function knownService(services: Services, raw: string): Promise<Ser
 }
 
 /** Sets the operator's description; nothing changes when it is refused. */
-export function describeService(services: Services, name: string, value: unknown): void {
+export async function describeService(
+  services: Services,
+  name: string,
+  value: unknown,
+): Promise<void> {
   if (typeof value !== 'string') {
     throw new AppError('usage', "description: must be text (empty restores the catalog's)", {
       data: { field: 'description' },
@@ -33,7 +37,7 @@ export function describeService(services: Services, name: string, value: unknown
   }
   try {
     // A browser sends a textarea's line ends as CRLF; any other control character is refused.
-    services.describe(name, value.replace(/\r\n?/g, '\n'), 'operator');
+    await services.describeAwaited(name, value.replace(/\r\n?/g, '\n'), 'operator');
   } catch (err) {
     if (isAppError(err) && err.code === 'invalid_input') {
       throw new AppError('usage', err.message, {

@@ -178,8 +178,8 @@ describe('start-up leftovers in a fleet', () => {
   it('an instance fails only its own pending chain summaries', async () => {
     const onA = (await session('a', 1)).id;
     const onB = (await session('b', 1)).id;
-    a.sessionRecords.summaryPending(onA, NOW);
-    b.sessionRecords.summaryPending(onB, NOW);
+    await a.sessionRecords.summaryPendingAwaited(onA, NOW);
+    await b.sessionRecords.summaryPendingAwaited(onB, NOW);
 
     expect(a.sessionRecords.abandonPending(NOW + 1)).toBe(1);
     expect(a.sessionRecords.summary(onA)).toMatchObject({ status: 'failed' });

@@ -10,11 +10,13 @@ import { createSessionIngest } from '../../src/runner/ingest.js';
 import { createMarkerOutbox, type MarkerOutbox } from '../../src/runner/marker-outbox.js';
 import { type ByteSource, parseLine } from '../../src/stream/index.js';
 import { testApp, type TestApp } from '../helpers/db.js';
+import { blockingDuring } from '../helpers/postgres.js';
 import {
   assistantBlocks,
   assistantText,
   init,
   result,
+  SESSION,
   toolResult,
   toolUse,
   transcript,
@@ -449,5 +451,51 @@ describe('a live session ingest', () => {
       .map((e) => e.message);
     expect(said).toEqual(Array.from({ length: 30 }, (_, i) => `check ${i} passed`));
     expect(ingestion.counts.events).toBe(30);
+  });
+
+  it('writes its rows awaited, in order, never blocking on the database', async () => {
+    let outbox: MarkerOutbox | undefined;
+    const { sessionId, ingestion } = liveIngest((id) => {
+      outbox = createMarkerOutbox({
+        sessionId: id,
+        log: createLogger('silent', () => {}),
+        probe: async () => true,
+        onFailure: (err) => {
+          throw err;
+        },
+      });
+      return outbox;
+    });
+    const said = [
+      '[EVENT:warning:nas] disk 91% full',
+      '[SERVICE:nas] the family file server',
+      '[COOLDOWN:restart:nas] success - back in 40s',
+      '[MEMORY:gossip:nas] the DBA is on holiday',
+    ];
+    // On PostgreSQL (this file also runs there) no write holds the loop reading the stream.
+    const blocked = await blockingDuring(app.stores.db, async () => {
+      for (const text of [init(), assistantText(said.join('\n'))]) {
+        const line = parseLine(Buffer.from(text));
+        if (line.kind !== 'message') throw new Error('the test line does not parse');
+        ingestion.onMessage(line.message);
+      }
+      await ingestion.settled();
+    });
+    outbox!.stop();
+    expect(blocked).toBe(0);
+    expect(app.stores.sessions.get(sessionId)).toMatchObject({
+      cliSessionId: SESSION,
+      model: 'claude-haiku-4-5',
+    });
+    const events = app.stores.events.list({ sessionId, limit: 10 }).sort((a, b) => a.id - b.id);
+    expect(events.map((e) => [e.source, e.message.slice(0, 40)])).toEqual([
+      ['agent', 'disk 91% full'],
+      ['system', `Session ${sessionId}: memory with unknown category `],
+    ]);
+    expect(app.stores.services.get('nas')?.description).toBe('the family file server');
+    expect(
+      app.stores.cooldowns.counted(0).map((c) => [c.service, c.actionType, c.success]),
+    ).toEqual([['nas', 'restart', true]]);
+    expect(ingestion.counts).toMatchObject({ events: 1, servicesDescribed: 1, cooldowns: 1 });
   });
 });

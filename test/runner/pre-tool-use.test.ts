@@ -81,7 +81,8 @@ describe('PreToolUse cooldown enforcement', () => {
 
   it('settles the hook-recorded attempt when the agent reports the outcome', async () => {
     expect((await decide('docker restart jellyfin', null)).exitCode).toBe(0);
-    app.stores.cooldowns.report({
+    // As a live session reports it (awaited); `watchkeeper ingest` reports at once, the same way.
+    await app.stores.cooldowns.reportAwaited({
       service: 'jellyfin',
       actionType: 'restart',
       success: false,

@@ -194,8 +194,10 @@ describe('chain summaries', () => {
       alert: null,
     });
     const [root, child] = out.sessionIds as [number, number];
-    // The chain is over while its summary is still being written.
-    expect(h.stores.sessionRecords.summary(root)).toMatchObject({ status: 'pending', text: null });
+    // The chain is over while its summary is still being written (marked pending, awaited).
+    await expect
+      .poll(() => h!.stores.sessionRecords.summary(root))
+      .toMatchObject({ status: 'pending', text: null });
     control.release('session-summary');
     await summarizer.idle();
 
@@ -328,7 +330,7 @@ describe('summaries a killed watchkeeper left pending', () => {
     const first = createRuntime({ config, clock: systemClock, log: silentLogger, env: {} });
     const id = first.stores.sessions.start({ trigger: 'scheduled', tier: 1, startedAt: 1 });
     first.stores.sessions.finish(id, { status: 'completed', endedAt: 2 });
-    first.stores.sessionRecords.summaryPending(id, 3);
+    await first.stores.sessionRecords.summaryPendingAwaited(id, 3);
     await first.close();
 
     const next = createRuntime({ config, clock: systemClock, log: silentLogger, env: {} });

@@ -1,6 +1,7 @@
 /**
  * The pages and API answers that open dashboards and scripts poll every few seconds, and the
- * pages an operator opens beside them (Services, Runbooks, Conversations, a memory's history),
+ * pages an operator opens beside them (Services, Runbooks, Conversations, a memory's history, a
+ * search by service, the memories' export),
  * read awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop
  * while the server answers, so a database a network hop away slows each answer by its round
  * trips but never stalls the others, nor a running session's stream and hooks. Each is asked
@@ -51,6 +52,7 @@ describe('what dashboards and scripts poll', () => {
       '/runbooks',
       '/conversations',
       `/memories/${memory.id}/history`,
+      '/memories/export',
     ];
     const apis = [
       '/api/v1/sessions',
@@ -59,6 +61,8 @@ describe('what dashboards and scripts poll', () => {
       '/api/v1/memories',
       `/api/v1/memories/${memory.id}`,
       '/api/v1/memories/search?q=fan',
+      '/api/v1/memories/search?q=fan&service=nas',
+      '/api/v1/memories/export',
       '/api/v1/cooldowns',
       '/api/v1/cooldowns/overrides',
       '/api/v1/notifications',

@@ -37,7 +37,7 @@ describe('session record on the dashboard', () => {
   it('labels a summary taken from the final response, and says when one is being written', async () => {
     const a = session();
     finish(a, { input_tokens: 1 });
-    h.stores.sessionRecords.setSummary({
+    await h.stores.sessionRecords.setSummaryAwaited({
       sessionId: a,
       text: 'jellyfin is slow <b>again</b>.',
       source: 'final_response',
@@ -47,7 +47,7 @@ describe('session record on the dashboard', () => {
       at: 1,
     });
     const b = session();
-    h.stores.sessionRecords.summaryPending(b, 2);
+    await h.stores.sessionRecords.summaryPendingAwaited(b, 2);
 
     const list = await get('/sessions');
     expect(list).toContain('jellyfin is slow &lt;b&gt;again&lt;/b&gt;.');
@@ -81,7 +81,7 @@ describe('session record on the dashboard', () => {
     const child = session({ parentSessionId: root, tier: 2 });
     finish(child, { input_tokens: 500, output_tokens: 20 });
     h.stores.sessionRecords.setSystemPrompt(child, '## Run context\n<script>alert(1)</script>');
-    h.stores.sessionRecords.setSummary({
+    await h.stores.sessionRecords.setSummaryAwaited({
       sessionId: root,
       text: 'Two tiers looked at the database.',
       source: 'model',

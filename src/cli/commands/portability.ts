@@ -37,7 +37,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     const portability = createPortability({ ...app, clock: io.clock });
     const progress = progressReporter(io, 'exported');
-    for (const chunk of portability.exportChunks({
+    for await (const chunk of portability.exportChunks({
       filter,
       onProgress: (done, total) => progress.update(done, total),
     }))

@@ -34,7 +34,7 @@ export async function searchCommand(argv: string[], io: CliIo): Promise<number> 
   const status = flag(p, 'all') ? 'all' : flag(p, 'inactive') ? 'inactive' : 'active';
   const app = openApp(io);
   try {
-    if (service && !app.knowledge.services.isKnown(service)) {
+    if (service && !(await app.knowledge.services.isKnown(service))) {
       throw new AppError(
         'invalid_input',
         `service: no memory, event or cooldown names "${service}"`,

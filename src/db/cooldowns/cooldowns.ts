@@ -3,7 +3,7 @@
  * through and outcomes the agent reported) and cooldown_blocks (attempts the hook refused).
  */
 import type { CooldownAction } from '../../stream/markers.js';
-import { allAwaited } from '../engine.js';
+import { allAwaited, getAwaited, retryWhileMoved, runAwaited, writeAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export interface CooldownRow {
@@ -45,6 +45,9 @@ export interface ReportedOutcome {
   createdAt: number;
 }
 
+/** Tries of an awaited report whose attempt another write settled meanwhile. */
+const ATTEMPTS = 5;
+
 const COLUMNS = `id, service, action_type AS actionType, success, source, command, message, tier,
   session_id AS sessionId, created_at AS createdAt, instance`;
 
@@ -74,6 +77,17 @@ export function createCooldownStore(db: Db, instance = 'local') {
     AND instance = ?
     ORDER BY id LIMIT 1`);
   const settle = db.prepare('UPDATE cooldown_actions SET success = ?, message = ? WHERE id = ?');
+  // Settles an attempt not settled meanwhile (the awaited report's guard).
+  const settleOpen = db.prepare(
+    'UPDATE cooldown_actions SET success = ?, message = ? WHERE id = ? AND success IS NULL',
+  );
+  const reported = (o: ReportedOutcome) => ({
+    ...o,
+    success: o.success ? 1 : 0,
+    source: 'agent',
+    command: null,
+    instance,
+  });
   const insertBlock = db.prepare(`INSERT INTO cooldown_blocks
     (service, action_type, command, reason, session_id, created_at)
     VALUES (@service, @actionType, @command, @reason, @sessionId, @createdAt)`);
@@ -97,16 +111,29 @@ export function createCooldownStore(db: Db, instance = 'local') {
         settle.run(o.success ? 1 : 0, o.message, pending.id);
         return pending.id;
       }
-      return Number(
-        insert.run({
-          ...o,
-          success: o.success ? 1 : 0,
-          source: 'agent',
-          command: null,
-          instance,
-        }).lastInsertRowid,
-      );
+      return Number(insert.run(reported(o)).lastInsertRowid);
     }),
+    /**
+     * The same, awaited (a live session's marker, from serve's event loop): read, then written
+     * guarded on what was read, and read again if the attempt was settled meanwhile.
+     */
+    async reportAwaited(o: ReportedOutcome): Promise<number> {
+      return retryWhileMoved(async () => {
+        const pending = (await getAwaited(
+          pendingAttempt,
+          o.sessionId,
+          o.service,
+          o.actionType,
+          instance,
+        )) as { id: number } | undefined;
+        if (pending) {
+          const step = { stmt: settleOpen, params: [o.success ? 1 : 0, o.message, pending.id] };
+          await writeAwaited(db, [{ ...step, expect: 1 }]);
+          return pending.id;
+        }
+        return Number((await runAwaited(insert, reported(o))).lastInsertRowid);
+      }, ATTEMPTS);
+    },
     /** Every action at or after `from` (epoch ms), of every instance, newest first. */
     /** Awaited: the Cooldowns page polls it. */
     async since(from: number): Promise<CooldownRow[]> {

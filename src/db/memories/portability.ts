@@ -11,6 +11,7 @@ import type {
   MemoryRow,
   MemorySource,
 } from './memories.js';
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export type ImportOrigin = 'watchkeeper' | 'mcp-memory';
@@ -129,13 +130,11 @@ export function createPortabilityStore(db: Db) {
     relation_type, created_at) VALUES (?, ?, ?, ?)`);
 
   return {
-    count(filter: MemoryFilter): number {
+    /** Every read of the export is awaited: serve answers it (on PostgreSQL the loop goes on). */
+    async count(filter: MemoryFilter): Promise<number> {
       const { sql, params } = whereOf(filter);
-      return (
-        cached(`SELECT COUNT(*) AS n FROM memories WHERE 1 = 1 ${sql}`).get(...params) as {
-          n: number;
-        }
-      ).n;
+      const stmt = cached(`SELECT COUNT(*) AS n FROM memories WHERE 1 = 1 ${sql}`);
+      return ((await getAwaited(stmt, ...params)) as { n: number }).n;
     },
 
     /**
@@ -143,7 +142,7 @@ export function createPortabilityStore(db: Db) {
      * before it is handed out, so a consumer that waits between pages (a web response) never
      * holds the connection busy while others write.
      */
-    *pages(filter: MemoryFilter, pageSize = 500): Generator<PortableMemory[]> {
+    async *pages(filter: MemoryFilter, pageSize = 500): AsyncGenerator<PortableMemory[]> {
       const { sql, params } = whereOf(filter);
       const page = cached(
         `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id > ? ${sql} ORDER BY id LIMIT ?`,
@@ -152,7 +151,8 @@ export function createPortabilityStore(db: Db) {
       for (;;) {
         const rows: PortableMemory[] = [];
         const byId = new Map<number, PortableMemory>();
-        for (const raw of page.iterate(after, ...params, pageSize) as Iterable<RawPortable>) {
+        const raws = (await allAwaited(page, after, ...params, pageSize)) as RawPortable[];
+        for (const raw of raws) {
           const item = {
             memory: { ...raw, active: raw.active === 1, pinned: raw.pinned === 1 },
             history: [],
@@ -161,8 +161,8 @@ export function createPortabilityStore(db: Db) {
           byId.set(raw.id, item);
         }
         if (rows.length === 0) return;
-        for (const h of historyOf.iterate(JSON.stringify([...byId.keys()])) as Iterable<HistoryRow>)
-          byId.get(h.memoryId)!.history.push(h);
+        const history = await allAwaited(historyOf, JSON.stringify([...byId.keys()]));
+        for (const h of history as HistoryRow[]) byId.get(h.memoryId)!.history.push(h);
         after = rows[rows.length - 1]!.memory.id;
         yield rows;
         if (rows.length < pageSize) return;
@@ -170,11 +170,12 @@ export function createPortabilityStore(db: Db) {
     },
 
     /** Services with a description, by name (all of them when `names` is not given). */
-    describedServices(
+    async describedServices(
       names?: readonly string[],
-    ): { name: string; description: string; descriptionSource: string | null }[] {
-      const all = cached(`SELECT name, description, description_source AS descriptionSource
-        FROM services WHERE description IS NOT NULL AND description <> '' ORDER BY name`).all() as {
+    ): Promise<{ name: string; description: string; descriptionSource: string | null }[]> {
+      const stmt = cached(`SELECT name, description, description_source AS descriptionSource
+        FROM services WHERE description IS NOT NULL AND description <> '' ORDER BY name`);
+      const all = (await allAwaited(stmt)) as {
         name: string;
         description: string;
         descriptionSource: string | null;

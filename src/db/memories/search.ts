@@ -10,6 +10,7 @@ import { type Db, engineOf, statementCache } from '../open.js';
 import type { PostgresDb } from '../postgres/database.js';
 import { keepRanked, keepRankedAwaited } from '../postgres/keep-ranked.js';
 import { localTextIndex } from '../postgres/local-text-index.js';
+import { hnswIndexSql, vectorLiteral } from '../postgres/pgvector.js';
 import { wordCounts } from './common-words.js';
 import { FLEET, otherInstancesProbe, withVisibility } from './memories.js';
 import { OPS_SCOPE } from './scopes.js';
@@ -108,7 +109,18 @@ const fewIds = (rows: unknown[], max: number) =>
 
 const idSet = (rows: unknown[]) => new Set((rows as { id: number }[]).map((r) => r.id));
 
-export function createSearchStore(db: Db) {
+/** A memory close in meaning to a query, as pgvector answers it. */
+export interface NearestHit {
+  memoryId: number;
+  cosine: number;
+}
+
+export interface SearchStoreOptions {
+  /** The database has pgvector (postgres/pgvector.ts): it answers the vector list. */
+  pgvector?: boolean;
+}
+
+export function createSearchStore(db: Db, opts: SearchStoreOptions = {}) {
   const cached = statementCache(db);
   // On PostgreSQL the words are matched and ranked in this instance's own copy of memories_fts
   // (postgres/local-text-index.ts), the same FTS5 table as SQLite's; the filter runs in PostgreSQL.
@@ -218,8 +230,75 @@ export function createSearchStore(db: Db) {
     };
   };
 
+  // Each dimension's HNSW index, made once per process when a search first needs it.
+  const hnsw = new Map<number, Promise<void>>();
+
   const store = {
     ...memoryVectors(db),
+
+    /**
+     * Whether PostgreSQL answers the vector list (pgvector): `nearestAwaited` instead of this
+     * process's own index.
+     */
+    vectorsInDatabase: opts.pgvector === true,
+
+    /**
+     * With pgvector, makes the HNSW index of this dimension if it is missing (serve asks at
+     * start; a search asks too, and meanwhile compares every vector exactly). Settles when it
+     * exists; a failure is tried again at the next call.
+     */
+    vectorIndexAwaited(dimension: number): Promise<void> {
+      let made = hnsw.get(dimension);
+      if (!made) {
+        made = (db as PostgresDb)
+          .callAsync({ op: 'query', text: hnswIndexSql(dimension), params: [], mode: 'plain' })
+          .then(
+            () => undefined,
+            (err: unknown) => {
+              hnsw.delete(dimension);
+              throw err;
+            },
+          );
+        hnsw.set(dimension, made);
+      }
+      return made;
+    },
+
+    /**
+     * With pgvector, the memories within the filter nearest the query, nearest first, with their
+     * cosine: from the HNSW index's nearest `breadth` of the model, or (`breadth` null, for a
+     * filter that selects few memories) every one the filter selects compared exactly.
+     */
+    async nearestAwaited(
+      query: Float32Array,
+      model: string,
+      filter: SearchFilter,
+      limit: number,
+      breadth: number | null,
+    ): Promise<NearestHit[]> {
+      const { sql, params } = sqlOf(filter);
+      const q = vectorLiteral(query);
+      if (breadth === null) {
+        const stmt = cached(`SELECT v.memory_id AS memoryId,
+            1 - (v.embedding <=> CAST(? AS vector)) AS cosine
+          FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
+          WHERE v.model = ? AND v.embedding IS NOT NULL${sql} ORDER BY cosine DESC LIMIT ?`);
+        return (await allAwaited(stmt, q, model, ...params, limit)) as NearestHit[];
+      }
+      void store.vectorIndexAwaited(query.length).catch(() => undefined);
+      const stmt = cached(`SELECT n.memory_id AS memoryId, 1 - n.distance AS cosine
+        FROM wk_nearest_memories(?, ?, ?, ?) n JOIN memories m ON m.id = n.memory_id
+        WHERE 1 = 1${sql} ORDER BY n.distance LIMIT ?`);
+      return (await allAwaited(
+        stmt,
+        q,
+        query.length,
+        model,
+        breadth,
+        ...params,
+        limit,
+      )) as NearestHit[];
+    },
     /** How many memories hold each of these query words, and how many memories there are. */
     wordCounts: wordCounts(() => (text ? text.current('memories_fts') : db)),
 

@@ -3,7 +3,14 @@
  * names it; the services table holds only the ones with a description (or a first sighting that
  * the catalog could describe), and the list below joins both.
  */
-import { allAwaited, runAwaited } from '../engine.js';
+import {
+  allAwaited,
+  getAwaited,
+  runAwaited,
+  writeAwaited,
+  writeNow,
+  type WriteStep,
+} from '../engine.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import { type Db } from '../open.js';
 
@@ -35,8 +42,33 @@ export function createServiceStore(db: Db) {
   );
   const insert = db.prepare(`INSERT INTO services (name, description, description_source,
     created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`);
+  // Written unless forced or a description from a higher-ranked source is there (RANK).
+  const rank = Object.entries(RANK)
+    .map(([source, n]) => `WHEN '${source}' THEN ${n}`)
+    .join(' ');
   const update = db.prepare(`UPDATE services SET description = ?, description_source = ?,
-    updated_at = ? WHERE name = ?`);
+    updated_at = ? WHERE name = ? AND (? = 1 OR description_source IS NULL
+      OR CASE description_source ${rank} END <= ?)`);
+  const describeSteps = (
+    name: string,
+    description: string | null,
+    source: DescriptionSource,
+    at: number,
+    force: boolean,
+  ): WriteStep[] => [
+    { stmt: insert, params: [name, null, null, at, at] },
+    {
+      stmt: update,
+      params: [
+        description,
+        description === null ? null : source,
+        at,
+        name,
+        force ? 1 : 0,
+        RANK[source],
+      ],
+    },
+  ];
   const list = db.prepare(`WITH names AS (
       SELECT name FROM services
       UNION SELECT service FROM memories WHERE service IS NOT NULL
@@ -96,32 +128,36 @@ export function createServiceStore(db: Db) {
       return (await allAwaited(list)) as ServiceRow[];
     },
 
-    /** Whether anything names this service. */
-    isKnown(name: string): boolean {
-      return known.get({ name }) !== undefined;
+    /** Whether anything names this service (awaited: the API's and the CLI's search ask). */
+    async isKnown(name: string): Promise<boolean> {
+      return (await getAwaited(known, { name })) !== undefined;
     },
 
     /**
      * Records a description unless one from a higher-ranked source is already there. Returns
      * whether it was written. (Triggers re-index the service's memories in the same transaction.)
      */
-    describe: db.transaction(
-      (
-        name: string,
-        description: string | null,
-        source: DescriptionSource,
-        at: number,
-        force = false,
-      ): boolean => {
-        insert.run(name, null, null, at, at);
-        const current = getOne.get(name) as { descriptionSource: DescriptionSource | null };
-        const outranked =
-          current.descriptionSource !== null && RANK[current.descriptionSource] > RANK[source];
-        if (outranked && !force) return false;
-        update.run(description, description === null ? null : source, at, name);
-        return true;
-      },
-    ),
+    describe(
+      name: string,
+      description: string | null,
+      source: DescriptionSource,
+      at: number,
+      force = false,
+    ): boolean {
+      return writeNow(db, describeSteps(name, description, source, at, force))[1]!.changes === 1;
+    },
+
+    /** The same, awaited (the dashboard, the API, a live session's [SERVICE] marker). */
+    async describeAwaited(
+      name: string,
+      description: string | null,
+      source: DescriptionSource,
+      at: number,
+      force = false,
+    ): Promise<boolean> {
+      const results = await writeAwaited(db, describeSteps(name, description, source, at, force));
+      return results[1]!.changes === 1;
+    },
 
     /** Makes sure a row exists (a first sighting); the catalog's description comes with it. */
     ensure(name: string, catalogDescription: string | null, at: number): void {

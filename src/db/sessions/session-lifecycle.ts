@@ -152,6 +152,10 @@ export function sessionLifecycle(db: Db, instance: string) {
     identify(id: number, cliSessionId: string | null, model: string | null): void {
       setCli.run(cliSessionId, model, id);
     },
+    /** The same, awaited (a live session's, from serve's event loop). */
+    async identifyAwaited(id: number, cliSessionId: string | null, model: string | null) {
+      await runAwaited(setCli, cliSessionId, model, id);
+    },
     finish(id: number, f: SessionFinish): void {
       finish.run(finished(id, f));
     },

@@ -3,7 +3,7 @@
  * summary (kept on the chain's first session), the services it checked with their health, and
  * the token counts read from its result line's usage.
  */
-import { allAwaited, getAwaited, writeAwaited } from '../engine.js';
+import { allAwaited, getAwaited, runAwaited, writeAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 
 export const HEALTH_STATES = ['healthy', 'degraded', 'down', 'unreachable'] as const;
@@ -118,8 +118,8 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
       );
     },
     /** The chain's summary is being written (in the background). */
-    summaryPending(rootId: number, at: number): void {
-      pending.run(at, rootId);
+    async summaryPendingAwaited(rootId: number, at: number): Promise<void> {
+      await runAwaited(pending, at, rootId);
     },
     /**
      * Summaries a killed predecessor left pending on this instance's sessions will never be
@@ -129,9 +129,9 @@ export function createSessionRecordStore(db: Db, instance = 'local') {
       const error = 'watchkeeper stopped while the summary was being written';
       return abandon.run(error, at, instance).changes;
     },
-    setSummary(s: SessionSummary): void {
+    async setSummaryAwaited(s: SessionSummary): Promise<void> {
       const { origin: _origin, ...row } = s;
-      setSummary.run(row);
+      await runAwaited(setSummary, row);
     },
     summary(sessionId: number): SessionSummary | null {
       return (getSummary.get(sessionId) as SessionSummary | undefined) ?? null;

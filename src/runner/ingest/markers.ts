@@ -4,13 +4,13 @@
  * for the end of the session; a rejected or unknown marker is reported as a system warning.
  */
 import type { Clock } from '../../clock.js';
-import type { NewEvent, ServiceCheck, Stores } from '../../db/index.js';
+import type { ServiceCheck, Stores } from '../../db/index.js';
 import type { Knowledge } from '../../knowledge/index.js';
 import { isCategory } from '../../memory/index.js';
 import type { Marker } from '../../stream/index.js';
 import { emitAlert, type OnAlert } from '../alerts.js';
 import type { createMemoryWrites } from './memory-writes.js';
-import type { EscalationRequest, IngestCounts } from './types.js';
+import type { EscalationRequest, IngestCounts, RowWrite } from './types.js';
 
 export interface MarkerSink {
   stores: Stores;
@@ -23,10 +23,8 @@ export interface MarkerSink {
   escalations: EscalationRequest[];
   healthMarkers: ServiceCheck[];
   memories: ReturnType<typeof createMemoryWrites>;
-  /** A row write: now, or held in order while the database is out of reach. */
-  store: (what: unknown, run: () => void) => void;
-  /** An [EVENT] row: awaited in order on a live session (ingest.ts); `stored` once it is. */
-  agentEvent: (what: unknown, event: NewEvent, stored: () => void) => void;
+  /** A row write: awaited in order in a live session, else at once (ingest.ts). */
+  store: (what: unknown, write: RowWrite) => void;
   systemEvent: (level: 'info' | 'warning', service: string | null, message: string) => void;
 }
 
@@ -42,8 +40,15 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
         message: marker.message,
         createdAt: clock.now(),
       };
-      s.agentEvent(marker, event, () => {
-        counts.events += 1;
+      store(marker, {
+        now: () => {
+          stores.events.insert(event);
+          counts.events += 1;
+        },
+        awaited: async () => {
+          await stores.events.insertAwaited(event);
+          counts.events += 1;
+        },
       });
       if (marker.level === 'critical') {
         emitAlert(s.onAlert, {
@@ -74,25 +79,37 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
       return;
     }
     case 'service':
-      store(marker, () => {
-        if (s.knowledge.services.describe(marker.service, marker.description, 'agent')) {
-          counts.servicesDescribed += 1;
-        }
+      store(marker, {
+        now: () => {
+          if (s.knowledge.services.describe(marker.service, marker.description, 'agent')) {
+            counts.servicesDescribed += 1;
+          }
+        },
+        awaited: async () => {
+          const args = [marker.service, marker.description, 'agent'] as const;
+          if (await s.knowledge.services.describeAwaited(...args)) counts.servicesDescribed += 1;
+        },
       });
       return;
     case 'cooldown': {
-      const createdAt = clock.now();
-      store(marker, () => {
-        stores.cooldowns.report({
-          service: marker.service,
-          actionType: marker.action,
-          success: marker.success,
-          message: marker.message || null,
-          tier,
-          sessionId,
-          createdAt,
-        });
-        counts.cooldowns += 1;
+      const outcome = {
+        service: marker.service,
+        actionType: marker.action,
+        success: marker.success,
+        message: marker.message || null,
+        tier,
+        sessionId,
+        createdAt: clock.now(),
+      };
+      store(marker, {
+        now: () => {
+          stores.cooldowns.report(outcome);
+          counts.cooldowns += 1;
+        },
+        awaited: async () => {
+          await stores.cooldowns.reportAwaited(outcome);
+          counts.cooldowns += 1;
+        },
       });
       return;
     }

@@ -15,6 +15,12 @@ export interface IngestCounts {
   duplicates: number;
 }
 
+/** One row write of a marker: its synchronous and its awaited form (ingest.ts chooses). */
+export interface RowWrite {
+  now(): void;
+  awaited(): Promise<void>;
+}
+
 export interface EscalationRequest {
   tier: number;
   reason: string;

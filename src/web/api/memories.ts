@@ -75,7 +75,7 @@ export function memoryApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   });
   // Before `/{id}`, whose id schema takes digits only: the order keeps that from mattering.
   app.openapi(searchMemories, async (c) => {
-    const { query, options } = parseSearchQuery(
+    const { query, options } = await parseSearchQuery(
       (n) => c.req.query(n),
       (name) => deps.knowledge.services.isKnown(name),
     );

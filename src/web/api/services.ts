@@ -87,7 +87,7 @@ export function serviceApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   );
   app.openapi(describe, async (c) => {
     const name = (await knownService(services, c.req.valid('param').name)).name;
-    describeService(services, name, c.req.valid('json').description);
+    await describeService(services, name, c.req.valid('json').description);
     deps.log.info('service described over the API', { service: name });
     return c.json(serviceJson(await services.show(name)), 200);
   });

@@ -68,7 +68,7 @@ export function serviceRoutes(deps: WebDeps): Hono<AppEnv> {
     const s = await knownService(services, c.req.param('name'));
     const form = await c.req.parseBody();
     try {
-      describeService(services, s.name, form.description);
+      await describeService(services, s.name, form.description);
     } catch (err) {
       if (!isAppError(err) || err.code !== 'usage') throw err;
       // The page comes back with the operator's text and the reason; nothing was stored.
