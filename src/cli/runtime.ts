@@ -78,6 +78,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
   const stores = openStores(o.config.fleet.databaseUrl ?? o.config.dbPath, {
     instance: o.config.fleet.instance,
   });
+  for (const notice of stores.notices) o.log.warn(notice);
   const outage = createDatabaseOutage({
     probe: () => probeDatabase(stores.db),
     clock: o.clock,

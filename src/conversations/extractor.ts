@@ -238,7 +238,7 @@ export function createExtractor(deps: {
     async run(conversationId: string): Promise<{ windows: number }> {
       const seen = conversations.get(conversationId);
       if (!seen || seen.lastSeq <= seen.extractedThroughSeq) return { windows: 0 };
-      if (!gateway.available || gateway.budgetReached()) return { windows: 0 };
+      if (!gateway.available || (await gateway.state()).budgetReached) return { windows: 0 };
       const claim = () => {
         const at = clock.now();
         return conversations.claimExtraction(conversationId, at, at + EXTRACT_CLAIM_MS);

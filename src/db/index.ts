@@ -30,7 +30,7 @@ import { createSummaryStore } from './conversations/summaries.js';
 import { createSurfacingStore } from './memories/surfacing.js';
 import { PostgresDb } from './postgres/database.js';
 import { openPostgres } from './postgres/open.js';
-import { detectPgvector } from './postgres/pgvector.js';
+import { detectPgvector, type PgvectorUse } from './postgres/pgvector.js';
 import { isPostgresUrl } from './postgres/url.js';
 
 export * from './claudeops/index.js';
@@ -87,6 +87,8 @@ export {
 
 export interface Stores {
   db: Db;
+  /** What opening the store found wrong and went on without (serve logs them as warnings). */
+  notices: string[];
   /** This sidecar's name on what it writes (WATCHKEEPER_INSTANCE; `local` for a lone sidecar). */
   instance: string;
   sessions: ReturnType<typeof createSessionStore>;
@@ -127,7 +129,7 @@ export function openStores(
   const db: Db = isPostgresUrl(target)
     ? openPostgres(target, { applicationName: `watchkeeper ${instance}` })
     : openDatabase(target, opts);
-  let pgvector = false;
+  let pgvector: PgvectorUse = { used: false, problem: null };
   try {
     migrate(db, opts.migrationsDir);
     if (db instanceof PostgresDb) pgvector = detectPgvector(db);
@@ -137,6 +139,7 @@ export function openStores(
   }
   return {
     db,
+    notices: pgvector.problem === null ? [] : [pgvector.problem],
     instance,
     sessions: createSessionStore(db, instance),
     sessionRecords: createSessionRecordStore(db, instance),
@@ -145,7 +148,7 @@ export function openStores(
     cooldowns: createCooldownStore(db, instance),
     stats: createStatsStore(db),
     metrics: createMetricsStore(db),
-    search: createSearchStore(db, { pgvector }),
+    search: createSearchStore(db, { pgvector: pgvector.used }),
     services: createServiceStore(db),
     surfacing: createSurfacingStore(db),
     conversations: createConversationStore(db, instance),

@@ -105,16 +105,23 @@ export function createGateway(deps: GatewayDeps) {
     return null;
   };
   const budgetReached = () => budgetSpent() !== null;
+  /** The same reading, awaited (a job's start, from serve's event loop). */
+  const budgetSpentAwaited = async () =>
+    budgetSpent(spentOf(await jobs.spendingSinceAwaited(startOfDay(clock.now()))));
 
   const modelFor = (job: GatewayJob<unknown>): string =>
     job.model ?? (config.models as Record<string, string>)[job.kind] ?? config.models.summary;
 
   /** Waits while today's budget is spent; false when the gateway closed meanwhile. */
   const waitForBudget = async (): Promise<boolean> => {
-    if (!budgetReached()) return true;
+    if ((await budgetSpentAwaited()) === null) return true;
     budgetWaiting += 1;
     try {
-      for (let over = budgetSpent(); over !== null; over = budgetSpent()) {
+      for (
+        let over = await budgetSpentAwaited();
+        over !== null;
+        over = await budgetSpentAwaited()
+      ) {
         const day = startOfDay(clock.now());
         if (budgetEventDay !== day) {
           budgetEventDay = day;
@@ -122,7 +129,7 @@ export function createGateway(deps: GatewayDeps) {
           const message = over.fleet
             ? `Model gateway: the fleet's daily budget of ${dollars(budget)} is spent (${dollars(spent)} today by every instance); jobs wait until 00:00 UTC`
             : `Model gateway: the daily budget of ${dollars(budget)} is spent (${dollars(spent)} today); jobs wait until 00:00 UTC`;
-          events.insert({
+          await events.insertAwaited({
             sessionId: null,
             source: 'system',
             level: 'warning',
@@ -148,12 +155,12 @@ export function createGateway(deps: GatewayDeps) {
     }
   };
 
-  const fail = <T>(
+  const fail = async <T>(
     jobId: number,
     outcome: FailedOutcome,
     error: string,
     extra: Partial<Omit<GatewayResult<T>, 'ok'>> & { durationMs: number; attempts: number },
-  ): GatewayResult<T> => {
+  ): Promise<GatewayResult<T>> => {
     const row = {
       model: extra.model ?? null,
       inputTokens: extra.inputTokens ?? null,
@@ -162,7 +169,7 @@ export function createGateway(deps: GatewayDeps) {
       durationMs: Math.round(extra.durationMs),
       attempts: extra.attempts,
     };
-    jobs.finish(jobId, { outcome, error, ...row, at: clock.now() });
+    await jobs.finish(jobId, { outcome, error, ...row, at: clock.now() });
     return { ok: false, outcome, error, jobId, ...row };
   };
 
@@ -172,35 +179,35 @@ export function createGateway(deps: GatewayDeps) {
       const model = modelFor(job);
       const ref = job.ref ?? null;
       if (!backend) {
-        const id = jobs.start(job.kind, config.backend, model, ref, clock.now());
+        const id = await jobs.start(job.kind, config.backend, model, ref, clock.now());
         return fail(id, 'unavailable', config.offReason ?? 'no model is configured', {
           durationMs: 0,
           attempts: 0,
         });
       }
       if (closing.signal.aborted) {
-        const id = jobs.start(job.kind, backend.name, model, ref, clock.now());
+        const id = await jobs.start(job.kind, backend.name, model, ref, clock.now());
         return fail(id, 'failed', 'the gateway is shut down (watchkeeper is stopping)', {
           durationMs: 0,
           attempts: 0,
         });
       }
       if (/opus/i.test(model)) {
-        const id = jobs.start(job.kind, backend.name, model, ref, clock.now());
+        const id = await jobs.start(job.kind, backend.name, model, ref, clock.now());
         return fail(id, 'failed', `refused: the model gateway never uses opus (${model})`, {
           durationMs: 0,
           attempts: 0,
         });
       }
       if (!(await waitForBudget())) {
-        const id = jobs.start(job.kind, backend.name, model, ref, clock.now());
+        const id = await jobs.start(job.kind, backend.name, model, ref, clock.now());
         return fail(id, 'failed', 'the gateway shut down while the job waited for the budget', {
           durationMs: 0,
           attempts: 0,
         });
       }
       const release = await slots.acquire();
-      const id = jobs.start(job.kind, backend.name, model, ref, clock.now());
+      const id = await jobs.start(job.kind, backend.name, model, ref, clock.now());
       const t0 = performance.now();
       let attempts = 0;
       try {
@@ -290,7 +297,7 @@ export function createGateway(deps: GatewayDeps) {
           json = checked.value;
         }
         const durationMs = Math.round(cost.durationMs);
-        jobs.finish(id, {
+        await jobs.finish(id, {
           outcome: 'ok' satisfies JobOutcome,
           ...cost,
           durationMs,
@@ -319,7 +326,8 @@ export function createGateway(deps: GatewayDeps) {
 
     /**
      * Whether today's budget (this instance's, or the fleet's cap) is spent: the synchronous
-     * check of the background work that starts jobs (summaries, extraction) before it claims.
+     * check of a conversation's summary trigger, which claims its row in the same turn.
+     * Everything else reads it awaited (`state`, and each job's start).
      */
     budgetReached,
 

@@ -148,9 +148,9 @@ describe('retention in a fleet', () => {
 });
 
 describe('start-up leftovers in a fleet', () => {
-  it('an instance gives up only its own running gateway jobs', () => {
-    const jobA = a.gatewayJobs.start('summary', 'cli', null, 'on a', NOW);
-    const jobB = b.gatewayJobs.start('summary', 'cli', null, 'on b', NOW);
+  it('an instance gives up only its own running gateway jobs', async () => {
+    const jobA = await a.gatewayJobs.start('summary', 'cli', null, 'on a', NOW);
+    const jobB = await b.gatewayJobs.start('summary', 'cli', null, 'on b', NOW);
 
     expect(a.gatewayJobs.abandonRunning(NOW + 1)).toBe(1);
     expect(a.gatewayJobs.get(jobA)).toMatchObject({ outcome: 'failed' });

@@ -223,4 +223,31 @@ describe('pgvector', () => {
     expect(others.length).toBeGreaterThan(0);
     for (const id of others) expect(again).not.toContain(id);
   });
+
+  it('leaves the search on its own index, and says why, when the setup is refused', async () => {
+    await onServer(database.url, 'CREATE EXTENSION vector');
+    // A role that may read and write every table but owns none of them.
+    const role = `${database.name}_user`;
+    await onServer(
+      database.url,
+      `CREATE ROLE ${role} LOGIN;
+       GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role};
+       GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role};
+       GRANT USAGE, CREATE ON SCHEMA public TO ${role}`,
+    );
+    try {
+      const asRole = database.url.replace('://postgres@', `://${role}@`);
+      const stores = open(asRole);
+      expect(stores.search.vectorsInDatabase).toBe(false);
+      expect(stores.notices).toEqual([
+        expect.stringMatching(
+          /^pgvector is installed in the database but could not be set up.*owner/,
+        ),
+      ]);
+      stores.close();
+    } finally {
+      await database.drop();
+      await onServer(database.url.replace(/\/[^/]+$/, '/postgres'), `DROP ROLE ${role}`);
+    }
+  });
 });

@@ -211,16 +211,16 @@ describe('the daily budget in a fleet', () => {
   });
 
   /** Another instance on the test app's store, which spent `usd` on one job today. */
-  const otherSpent = (usd: number) => {
+  const otherSpent = async (usd: number) => {
     other = openStores(testDatabaseUrl(app.dataDir) ?? join(app.dataDir, 'watchkeeper.db'), {
       instance: 'cluster-b',
     });
-    recordJobCost(other, usd, app.clock.now());
+    await recordJobCost(other, usd, app.clock.now());
   };
 
   it("counts this instance's jobs against its own budget, not another instance's", async () => {
     const gateway = await setUp({ config: { dailyBudgetUsd: 0.0003 } });
-    otherSpent(0.001);
+    await otherSpent(0.001);
     expect(await gateway.state()).toMatchObject({
       spentTodayUsd: 0,
       budgetReached: false,
@@ -234,7 +234,7 @@ describe('the daily budget in a fleet', () => {
 
   it('holds every instance to the fleet cap when one is set, and says so once', async () => {
     const gateway = await setUp({ config: { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 } });
-    otherSpent(0.0004);
+    await otherSpent(0.0004);
     expect((await gateway.run(GATE)).ok).toBe(true);
     const state = await gateway.state();
     expect(state).toMatchObject({ budgetReached: true, fleetBudgetUsd: 0.0005 });

@@ -16,13 +16,13 @@ import {
 import type { TestApp } from './db.js';
 
 /** A finished job of `usd` at `at`, recorded in `stores` (as the instance they belong to). */
-export function recordJobCost(
+export async function recordJobCost(
   stores: Pick<TestApp['stores'], 'gatewayJobs'>,
   usd: number,
   at: number,
-) {
-  const id = stores.gatewayJobs.start('summary', 'anthropic', 'sonnet', null, at);
-  stores.gatewayJobs.finish(id, {
+): Promise<void> {
+  const id = await stores.gatewayJobs.start('summary', 'anthropic', 'sonnet', null, at);
+  await stores.gatewayJobs.finish(id, {
     outcome: 'ok',
     model: 'sonnet',
     inputTokens: 100,

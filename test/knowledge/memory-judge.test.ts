@@ -137,7 +137,7 @@ describe('the memory judge through the gateway', () => {
 
   it('leaves it to the rules once the daily budget is spent, asking the model nothing', async () => {
     await setUp({ dailyBudgetUsd: 0.01 });
-    recordJobCost(app.stores, 0.02, app.clock.now());
+    await recordJobCost(app.stores, 0.02, app.clock.now());
     const kept = await observe(KEPT);
     const again = await observe(SAME);
     expect(again.action).toBe('created');

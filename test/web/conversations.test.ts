@@ -339,7 +339,7 @@ describe('listing, detail, scopes and pages', () => {
     await withSim({}, { dailyBudgetUsd: 1, fleetBudgetUsd: 0.0005 });
     const other = openStores(join(h!.dataDir, 'watchkeeper.db'), { instance: 'cluster-b' });
     try {
-      recordJobCost(other, 0.0006, h!.clock.now());
+      await recordJobCost(other, 0.0006, h!.clock.now());
     } finally {
       other.close();
     }

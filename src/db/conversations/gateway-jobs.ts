@@ -2,7 +2,7 @@
  * The model gateway's job records: one row per job, written when it starts and when it ends, by
  * the instance that runs it (instances sharing a database each give up only their own leftovers).
  */
-import { allAwaited, getAwaited } from '../engine.js';
+import { allAwaited, getAwaited, runAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const JOB_OUTCOMES = [
@@ -111,12 +111,21 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
     WHERE outcome = 'running' AND instance = ?`);
 
   return {
-    start(kind: string, backend: string, model: string | null, ref: string | null, at: number) {
-      return Number(insert.run(kind, backend, model, ref, at, instance).lastInsertRowid);
+    /** A job's row when it starts and when it ends, awaited (jobs run from serve's event loop). */
+    async start(
+      kind: string,
+      backend: string,
+      model: string | null,
+      ref: string | null,
+      at: number,
+    ): Promise<number> {
+      return Number(
+        (await runAwaited(insert, kind, backend, model, ref, at, instance)).lastInsertRowid,
+      );
     },
 
-    finish(id: number, f: JobFinish): void {
-      finish.run({ id, ...f });
+    async finish(id: number, f: JobFinish): Promise<void> {
+      await runAwaited(finish, { id, ...f });
     },
 
     get(id: number): GatewayJobRow | null {

@@ -75,13 +75,31 @@ const SET_UP = `SELECT EXISTS (SELECT 1 FROM pg_trigger
 
 const HAS_EXTENSION = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS has`;
 
+/** Whether the search uses pgvector, and why not when the database has it but it cannot. */
+export interface PgvectorUse {
+  used: boolean;
+  problem: string | null;
+}
+
 /**
  * Whether this database has pgvector; if it has, makes the setup (once per database, under a
  * lock: the first instance to start after the extension was created fills every stored vector's
- * embedding, about 2 ms each, and the others wait for it). Run synchronously when the store
- * opens, right after the migrations.
+ * embedding, about 1.5 ms each, and the others wait for it). Run synchronously when the store
+ * opens, right after the migrations. A setup the database refuses (a role that does not own the
+ * tables) leaves the search on this process's own index, and says why.
  */
-export function detectPgvector(db: PostgresDb): boolean {
+export function detectPgvector(db: PostgresDb): PgvectorUse {
+  try {
+    return { used: setUp(db), problem: null };
+  } catch (err) {
+    return {
+      used: false,
+      problem: `pgvector is installed in the database but could not be set up, so each instance keeps its own vector index: ${(err as Error).message}`,
+    };
+  }
+}
+
+function setUp(db: PostgresDb): boolean {
   const query = (text: string, params: unknown[] = []) =>
     db.call({ op: 'query', text, params, mode: 'plain' }).rows;
   const [{ has }] = query(HAS_EXTENSION) as [{ has: boolean }];
