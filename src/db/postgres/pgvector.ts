@@ -11,6 +11,7 @@
  * dimension, made when a search first needs it. The migrations cannot do this: the extension may
  * be created after they ran, and most servers do not have it (Debian's own packages do not).
  */
+import { isUnreachableError } from '../reachability.js';
 import type { PostgresDb } from './database.js';
 
 /** The advisory lock key of the setup (instances starting at once make it once). */
@@ -69,11 +70,10 @@ BEGIN
 END $fn$;
 `;
 
-/** Whether the setup was made in this database (the trigger exists). */
-const SET_UP = `SELECT EXISTS (SELECT 1 FROM pg_trigger
-  WHERE tgname = 'memory_vectors_embedding' AND NOT tgisinternal) AS done`;
-
-const HAS_EXTENSION = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS has`;
+/** Whether the database has the extension, and whether the setup was made (its trigger). */
+const STATE = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS has,
+  EXISTS (SELECT 1 FROM pg_trigger
+    WHERE tgname = 'memory_vectors_embedding' AND NOT tgisinternal) AS done`;
 
 /** Whether the search uses pgvector, and why not when the database has it but it cannot. */
 export interface PgvectorUse {
@@ -84,41 +84,46 @@ export interface PgvectorUse {
 /**
  * Whether this database has pgvector; if it has, makes the setup (once per database, under a
  * lock: the first instance to start after the extension was created fills every stored vector's
- * embedding, about 1.5 ms each, and the others wait for it). Run synchronously when the store
+ * embedding, about 0.35 ms each, and the others wait for it). Run synchronously when the store
  * opens, right after the migrations. A setup the database refuses (a role that does not own the
  * tables) leaves the search on this process's own index, and says why.
  */
 export function detectPgvector(db: PostgresDb): PgvectorUse {
+  const state = () =>
+    db.call({ op: 'query', text: STATE, params: [], mode: 'plain' }).rows[0] as {
+      has: boolean;
+      done: boolean;
+    };
+  const { has, done } = state();
+  if (!has) return { used: false, problem: null };
+  if (done) return { used: true, problem: null };
   try {
-    return { used: setUp(db), problem: null };
+    db.call({ op: 'begin', isolation: 'READ COMMITTED' });
+    try {
+      db.call({
+        op: 'query',
+        text: 'SELECT pg_advisory_xact_lock($1)',
+        params: [SETUP_LOCK],
+        mode: 'plain',
+      });
+      if (!state().done) db.call({ op: 'exec', text: SETUP });
+      db.call({ op: 'commit' });
+    } catch (err) {
+      try {
+        db.call({ op: 'rollback' });
+      } catch {
+        // the connection is gone; the server rolls back on its own
+      }
+      throw err;
+    }
+    return { used: true, problem: null };
   } catch (err) {
+    if (isUnreachableError(err)) throw err;
     return {
       used: false,
       problem: `pgvector is installed in the database but could not be set up, so each instance keeps its own vector index: ${(err as Error).message}`,
     };
   }
-}
-
-function setUp(db: PostgresDb): boolean {
-  const query = (text: string, params: unknown[] = []) =>
-    db.call({ op: 'query', text, params, mode: 'plain' }).rows;
-  const [{ has }] = query(HAS_EXTENSION) as [{ has: boolean }];
-  if (!has) return false;
-  if ((query(SET_UP) as [{ done: boolean }])[0].done) return true;
-  db.call({ op: 'begin', isolation: 'READ COMMITTED' });
-  try {
-    query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
-    if (!(query(SET_UP) as [{ done: boolean }])[0].done) db.call({ op: 'exec', text: SETUP });
-    db.call({ op: 'commit' });
-  } catch (err) {
-    try {
-      db.call({ op: 'rollback' });
-    } catch {
-      // the connection is gone; the server rolls back on its own
-    }
-    throw err;
-  }
-  return true;
 }
 
 /** The HNSW index of one dimension's vectors (cosine), as the nearest search reads it. */
