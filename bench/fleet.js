@@ -146,6 +146,31 @@ async function searchLatency(target) {
   }
 }
 
+/**
+ * With pgvector: how many of the exact first 10 the HNSW-backed vector list finds, over random
+ * queries (the store's list both ways: from the index, and every vector compared).
+ */
+async function pgvectorRecall(target) {
+  const stores = openStores(target, { instance: 'bench' });
+  try {
+    const rng = createRng(5).next;
+    const queries = 30;
+    let found = 0;
+    for (let i = 0; i < queries; i += 1) {
+      const q = randomVector(rng);
+      const [listed, exact] = await Promise.all([
+        stores.search.nearestAwaited(q, MODEL, {}, 200, 200),
+        stores.search.nearestAwaited(q, MODEL, {}, 10, null),
+      ]);
+      const top = new Set(listed.slice(0, 10).map((h) => h.memoryId));
+      found += exact.filter((h) => top.has(h.memoryId)).length / 10;
+    }
+    return { recall: found / queries, queries };
+  } finally {
+    stores.close();
+  }
+}
+
 /** A request to serve with the bench's token; a body is sent as JSON. */
 const request = (base, path, init = {}) =>
   fetch(`${base}${path}`, {
@@ -503,6 +528,13 @@ export async function runFleetBench(ctx) {
         ctx.log(`search on ${name}`);
         search[name] = await searchLatency(target);
       }
+      const recall = await pgvectorRecall(url);
+      ctx.add({
+        name: 'fleet.search.pgvector.vector_recall@10',
+        value: round(recall.recall, 3),
+        unit: 'recall',
+        notes: `the vector list's first 10 from pgvector's HNSW index against every vector compared exactly in the same database (${recall.queries} random queries over ${ROWS} random vectors of ${DIM} dimensions, the hardest case for a graph index)`,
+      });
     } else {
       ctx.log('the PostgreSQL server has no pgvector: search is measured without it only');
     }
