@@ -100,12 +100,12 @@ export function createCandidateLists(deps: {
       const visibility =
         !narrowed && filter.visibleTo !== undefined && search.hasOtherInstances(filter.visibleTo);
       if (search.vectorsInDatabase) {
-        // pgvector: PostgreSQL compares the vectors and answers ids and exact cosines (nothing
-        // to re-rank, so the index is searched as wide as the list).
+        // pgvector: PostgreSQL compares the vectors and answers ids and exact cosines, its index
+        // searched as wide as this process's own (the nearest BREADTH, then the filter).
         const nearest = (breadth: number | null) =>
           search.nearestAwaited(query, model, filter, CANDIDATES, breadth);
         if (narrowed && (await few())) return nearest(null);
-        const [isFew, hits] = await Promise.all([visibility ? few() : false, nearest(CANDIDATES)]);
+        const [isFew, hits] = await Promise.all([visibility ? few() : false, nearest(BREADTH)]);
         return isFew ? nearest(null) : hits;
       }
       if (narrowed && (await few())) return exact();

@@ -76,13 +76,19 @@ export function createSessionIngest(deps: {
   };
 
   const systemEvent = (level: 'info' | 'warning', service: string | null, message: string) => {
-    const event = { sessionId, source: 'system' as const, level, service, message };
-    const createdAt = clock.now();
+    const row = {
+      sessionId,
+      source: 'system' as const,
+      level,
+      service,
+      message,
+      createdAt: clock.now(),
+    };
     store(
       { kind: 'system-event', level, service, message },
       {
-        now: () => void stores.events.insert({ ...event, createdAt }),
-        awaited: async () => void (await stores.events.insertAwaited({ ...event, createdAt })),
+        now: () => void stores.events.insert(row),
+        awaited: async () => void (await stores.events.insertAwaited(row)),
       },
     );
   };

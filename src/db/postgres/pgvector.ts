@@ -16,6 +16,11 @@ import type { PostgresDb } from './database.js';
 
 /** The advisory lock key of the setup (instances starting at once make it once). */
 const SETUP_LOCK = 7_201_613_002;
+/**
+ * What the setup leaves on its trigger function: a database set up by another version (a
+ * different mark) is set up again (every statement of it can run again).
+ */
+const SETUP_MARK = 'watchkeeper pgvector setup 1';
 
 /**
  * The setup, idempotent. `wk_vector_of` reads float32 little-endian bytes as a vector, exactly
@@ -59,7 +64,7 @@ CREATE OR REPLACE FUNCTION wk_nearest_memories(q text, dim int, m text, n int)
 RETURNS TABLE (memory_id bigint, distance float8)
 LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
-  -- As wide as the answer (its distances are exact: nothing to re-rank), for this statement.
+  -- As wide as the answer, for this statement.
   PERFORM set_config('hnsw.ef_search', GREATEST(n, 40)::text, true);
   PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
   RETURN QUERY EXECUTE format(
@@ -68,12 +73,14 @@ BEGIN
        ORDER BY v.embedding::vector(%1$s) <=> $1::vector(%1$s) LIMIT $3', dim)
     USING q, m, n;
 END $fn$;
+
+COMMENT ON FUNCTION wk_memory_vectors_embedding() IS '${SETUP_MARK}';
 `;
 
-/** Whether the database has the extension, and whether the setup was made (its trigger). */
+/** Whether the database has the extension, and whether this setup was made (its mark). */
 const STATE = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS has,
-  EXISTS (SELECT 1 FROM pg_trigger
-    WHERE tgname = 'memory_vectors_embedding' AND NOT tgisinternal) AS done`;
+  EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'wk_memory_vectors_embedding'
+    AND obj_description(oid, 'pg_proc') = '${SETUP_MARK}') AS done`;
 
 /** Whether the search uses pgvector, and why not when the database has it but it cannot. */
 export interface PgvectorUse {
