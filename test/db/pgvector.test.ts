@@ -224,6 +224,21 @@ describe('pgvector', () => {
     for (const id of others) expect(again).not.toContain(id);
   });
 
+  it('is gone with the extension: vectors are written as before, and searched here', async () => {
+    await onServer(database.url, 'CREATE EXTENSION vector');
+    await seed(database.url, 120);
+    open(database.url).close();
+    await onServer(database.url, 'DROP EXTENSION vector CASCADE');
+    const stores = open(database.url);
+    expect(stores.search.vectorsInDatabase).toBe(false);
+    stores.db.prepare('DELETE FROM memory_vectors').run();
+    const k = knowledgeOf(stores);
+    await k.search.prepare();
+    expect(await k.pending.catchUp()).toBe(120);
+    const answer = await k.search.search('disk scrub after backup', { only: 'semantic' });
+    expect(answer.results.length).toBeGreaterThan(0);
+  });
+
   it('leaves the search on its own index, and says why, when the setup is refused', async () => {
     await onServer(database.url, 'CREATE EXTENSION vector');
     // A role that may read and write every table but owns none of them.

@@ -74,6 +74,12 @@ BEGIN
     USING q, m, n;
 END $fn$;
 
+-- Dropping the extension (CASCADE: the column is of its type) drops these too, and the trigger
+-- with its function: vectors are then written as they were before.
+ALTER FUNCTION wk_vector_of(bytea) DEPENDS ON EXTENSION vector;
+ALTER FUNCTION wk_memory_vectors_embedding() DEPENDS ON EXTENSION vector;
+ALTER FUNCTION wk_nearest_memories(text, int, text, int) DEPENDS ON EXTENSION vector;
+
 COMMENT ON FUNCTION wk_memory_vectors_embedding() IS '${SETUP_MARK}';
 `;
 
