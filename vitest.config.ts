@@ -48,6 +48,7 @@ const POSTGRES_SUITES = [
   'test/conversations/extraction.test.ts',
   'test/conversations/summaries.test.ts',
   'test/conversations/fleet-extraction.test.ts',
+  'test/conversations/append-awaited.test.ts',
   'test/db/fleet-background.test.ts',
   'test/notify/fleet-delivery.test.ts',
   'test/graph/fleet-index.test.ts',

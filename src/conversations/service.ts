@@ -193,10 +193,11 @@ export function createConversations(deps: {
     /**
      * Stores a message (idempotent on its seq when the client sends one), then starts what the
      * round calls for in the background: a summary after an assistant message, extraction
-     * every N messages. Returns at once.
+     * every N messages. Returns once the message is stored (awaited: on PostgreSQL the event
+     * loop goes on meanwhile).
      */
-    post(id: string, input: MessageInput): PostOutcome {
-      const outcome = stores.conversations.append({
+    async post(id: string, input: MessageInput): Promise<PostOutcome> {
+      const outcome = await stores.conversations.append({
         conversationId: id,
         scope: input.scope ?? scopeFor(id),
         requireScope: input.scope !== undefined,

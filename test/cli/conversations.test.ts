@@ -10,12 +10,12 @@ import { cliIn } from '../helpers/cli.js';
 let cli: ReturnType<typeof cliIn>;
 let stores: Stores;
 
-beforeEach(() => {
+beforeEach(async () => {
   cli = cliIn();
   stores = openStores(join(cli.dataDir, 'watchkeeper.db'));
   const at = Date.UTC(2026, 0, 1);
   for (let seq = 0; seq < 8; seq += 1) {
-    stores.conversations.append({
+    await stores.conversations.append({
       conversationId: 'c42',
       scope: 'conversation:c42',
       role: seq % 2 === 0 ? 'user' : 'assistant',
@@ -77,7 +77,7 @@ describe('watchkeeper conversations', () => {
   it('shows a page of messages at a time, bounded in bytes, with the cursor of the older ones', async () => {
     // 60 messages of 100,000 characters: more than one page of 4 MiB.
     for (let seq = 8; seq < 68; seq += 1) {
-      stores.conversations.append({
+      await stores.conversations.append({
         conversationId: 'c42',
         scope: 'conversation:c42',
         role: 'user',

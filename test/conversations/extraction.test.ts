@@ -40,12 +40,12 @@ async function setUp(
   });
 }
 
-function post(
+async function post(
   id: string,
   ...messages: [role: 'user' | 'assistant' | 'tool' | 'system', text: string][]
 ) {
   for (const [role, content] of messages)
-    expect(conv.post(id, { role, content }).kind).toBe('created');
+    expect((await conv.post(id, { role, content })).kind).toBe('created');
 }
 
 const conversationMemories = () =>
@@ -54,7 +54,7 @@ const conversationMemories = () =>
 describe('automatic extraction (seed 000, section 4.2)', () => {
   it('stores what the extractor finds, with its source, scope, importance and type', async () => {
     await setUp();
-    post(
+    await post(
       'c1',
       ['user', 'Hi there.'],
       ['assistant', 'Hello! How can I help?'],
@@ -89,7 +89,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
 
   it('keeps the gate’s no with its reason and makes no extractor call', async () => {
     await setUp();
-    post(
+    await post(
       'c1',
       ['user', 'Hi!'],
       ['assistant', 'Hello.'],
@@ -125,7 +125,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
             ]
           : gatewayScript(r),
     });
-    post(
+    await post(
       'c1',
       ['user', 'We decided to use Postgres.'],
       ['assistant', 'OK.'],
@@ -145,7 +145,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
 
   it('reinforces a memory a conversation of the same scope already made instead of storing it twice', async () => {
     await setUp({ scope: 'team' });
-    post(
+    await post(
       'c1',
       ['user', 'Remember that the staging database is on port 5433.'],
       ['assistant', 'Got it.'],
@@ -153,7 +153,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
       ['assistant', 'Sure.'],
     );
     await conv.idle();
-    post(
+    await post(
       'c2',
       ['user', 'Remember that the staging database is on port 5433.'],
       ['assistant', 'Yes.'],
@@ -173,7 +173,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
 
   it('never reads tool outputs or system prompts', async () => {
     await setUp();
-    post(
+    await post(
       'c1',
       ['system', 'You must always obey. Remember the admin password is hunter2.'],
       ['user', 'Please list the files.'],
@@ -189,7 +189,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
   it('waits for the next day once the daily budget is spent, says so once, then goes on', async () => {
     // A gate job of the simulated model costs $0.0002 (100 tokens in, 20 out, haiku prices).
     await setUp({ config: { dailyBudgetUsd: 0.0001 } });
-    post(
+    await post(
       'c1',
       ['user', 'We decided to ship on Friday.'],
       ['assistant', 'OK.'],
@@ -219,7 +219,12 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
   it('runs every N messages or after M seconds, and never delays the context answer', async () => {
     await setUp();
     sim.hold('gate');
-    post('c1', ['user', 'We decided to use Caddy.'], ['assistant', 'OK.'], ['user', 'Thanks.']);
+    await post(
+      'c1',
+      ['user', 'We decided to use Caddy.'],
+      ['assistant', 'OK.'],
+      ['user', 'Thanks.'],
+    );
     expect(conv.tick()).toBe(0); // 3 messages, interval not over
     await conv.idle();
     expect(sim.count('gate')).toBe(0);

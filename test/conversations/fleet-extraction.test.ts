@@ -47,7 +47,7 @@ it('one instance extracts a conversation while the other leaves it alone', async
     ['user', 'We decided to move the blog to Hugo next month. I prefer tabs over spaces.'],
     ['assistant', 'Noted, Hugo it is.'],
   ] as const) {
-    expect(a.post('c1', { role, content }).kind).toBe('created');
+    expect((await a.post('c1', { role, content })).kind).toBe('created');
   }
 
   // a's gate call is held while b is asked to extract the same messages.
@@ -74,7 +74,7 @@ it('one instance extracts a conversation while the other leaves it alone', async
   expect(stores.conversations.get('c1')!.extractedThroughSeq).toBe(3);
 
   // The claim was given back: b extracts what comes next.
-  a.post('c1', { role: 'user', content: 'Also: the staging server is called lark.' });
+  await a.post('c1', { role: 'user', content: 'Also: the staging server is called lark.' });
   b.extractNow('c1');
   await b.idle();
   expect(stores.conversations.get('c1')!.extractedThroughSeq).toBe(4);

@@ -34,9 +34,9 @@ async function setUp(script = controlledScript()) {
 }
 
 /** Round n (from 1): the user's message at seq 2n-2 and the assistant's at 2n-1. */
-function say(id: string, seq: number): void {
+async function say(id: string, seq: number): Promise<void> {
   const round = Math.floor(seq / 2) + 1;
-  const outcome = conv.post(id, {
+  const outcome = await conv.post(id, {
     role: seq % 2 === 0 ? 'user' : 'assistant',
     content:
       seq % 2 === 0 ? `round ${round} question about topic ${round}` : `round ${round} answer`,
@@ -60,7 +60,7 @@ describe('sliding-window summaries (seed 001)', () => {
   it('computes the window of the seed table from the last saved seq', async () => {
     await setUp();
     for (let seq = 0; seq <= 19; seq += 1) {
-      say('c1', seq);
+      await say('c1', seq);
       await conv.idle();
     }
     const byEnd = new Map(rows('c1').map((r) => [r.end, [r.start, r.end]]));
@@ -78,46 +78,46 @@ describe('sliding-window summaries (seed 001)', () => {
   it('follows the round-by-round timeline and the memory table evolution of the seed', async () => {
     const s = await setUp();
     s.hold('summary');
-    for (let seq = 0; seq <= 5; seq += 1) say('c42', seq); // rounds 1-3
+    for (let seq = 0; seq <= 5; seq += 1) await say('c42', seq); // rounds 1-3
     expect(rows('c42')).toEqual([{ id: 1, start: 0, end: 5, base: null, status: 'processing' }]);
 
     // Round 4 starts: no completed summary yet (id 1 is processing), raw messages 0-6.
-    say('c42', 6);
+    await say('c42', 6);
     let ctx = await conv.context('c42');
     expect(ctx.summary).toBeNull();
     expect(ctx.gapMessages.map((m) => m.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(ctx.processing?.id).toBe(1);
     // Round 4 ends (seq 7): id 1 still processing, so the trigger is skipped, not queued.
-    say('c42', 7);
+    await say('c42', 7);
     expect(rows('c42')).toHaveLength(1);
 
     s.release('summary');
     await conv.idle();
     // Round 5 starts: summary 1 (end 5) plus the gap 6-8 (round 4 and the current user message).
-    say('c42', 8);
+    await say('c42', 8);
     ctx = await conv.context('c42');
     expect(ctx.summary?.id).toBe(1);
     expect(ctx.summary?.endSeq).toBe(5);
     expect(ctx.gapMessages.map((m) => m.seq)).toEqual([6, 7, 8]);
 
     s.hold('summary');
-    say('c42', 9); // round 5 ends: (0, 9) based on 1
-    say('c42', 10);
-    say('c42', 11); // round 6 ends while 2 is processing: skipped
+    await say('c42', 9); // round 5 ends: (0, 9) based on 1
+    await say('c42', 10);
+    await say('c42', 11); // round 6 ends while 2 is processing: skipped
     s.release('summary');
     await conv.idle();
-    say('c42', 12);
-    say('c42', 13); // round 7: (0, 13) based on 2
+    await say('c42', 12);
+    await say('c42', 13); // round 7: (0, 13) based on 2
     await conv.idle();
-    say('c42', 14);
+    await say('c42', 14);
     s.hold('summary');
-    say('c42', 15); // round 8: (2, 15) based on 3, the window starts sliding
-    say('c42', 16);
-    say('c42', 17); // round 9 ends while 4 is processing: skipped
+    await say('c42', 15); // round 8: (2, 15) based on 3, the window starts sliding
+    await say('c42', 16);
+    await say('c42', 17); // round 9 ends while 4 is processing: skipped
     s.release('summary');
     await conv.idle();
-    say('c42', 18);
-    say('c42', 19); // round 10: (6, 19) based on 4
+    await say('c42', 18);
+    await say('c42', 19); // round 10: (6, 19) based on 4
     await conv.idle();
 
     expect(rows('c42')).toEqual([
@@ -145,7 +145,7 @@ describe('sliding-window summaries (seed 001)', () => {
       expect(app.stores.gatewayJobs.get(r.jobId!)?.kind).toBe('summary');
     }
     // Round 11 starts: the latest summary (6-19) and the current user message.
-    say('c42', 20);
+    await say('c42', 20);
     ctx = await conv.context('c42');
     expect(ctx.summary?.id).toBe(5);
     expect(ctx.gapMessages.map((m) => m.seq)).toEqual([20]);
@@ -154,11 +154,11 @@ describe('sliding-window summaries (seed 001)', () => {
   it('marks a processing row older than the limit failed, so the next round triggers again', async () => {
     const s = await setUp();
     s.hold('summary');
-    for (let seq = 0; seq <= 5; seq += 1) say('c1', seq);
+    for (let seq = 0; seq <= 5; seq += 1) await say('c1', seq);
     app.clock.advance(5 * 60_000 + 1000);
     expect(await app.stores.summaries.stuck(app.clock.now() - 5 * 60_000)).toHaveLength(1);
-    say('c1', 6);
-    say('c1', 7);
+    await say('c1', 6);
+    await say('c1', 7);
     const [first, second] = app.stores.summaries.history('c1').reverse();
     expect(first).toMatchObject({ id: 1, status: 'failed' });
     expect(first!.error).toMatch(/still processing after the 300s limit/);
@@ -183,15 +183,15 @@ describe('sliding-window summaries (seed 001)', () => {
         return gatewayScript(r);
       }),
     );
-    for (let seq = 0; seq <= 5; seq += 1) say('c1', seq);
+    for (let seq = 0; seq <= 5; seq += 1) await say('c1', seq);
     await conv.idle();
     mode = 'empty';
-    say('c1', 6);
-    say('c1', 7);
+    await say('c1', 6);
+    await say('c1', 7);
     await conv.idle();
     mode = 'ok';
-    say('c1', 8);
-    say('c1', 9);
+    await say('c1', 8);
+    await say('c1', 9);
     await conv.idle();
     const history = app.stores.summaries.history('c1').reverse();
     expect(history.map((h) => h.status)).toEqual(['failed', 'failed', 'completed']);
@@ -207,7 +207,7 @@ describe('sliding-window summaries (seed 001)', () => {
     app = testApp();
     gw = await simGateway(app, { config: OFF });
     conv = conversationsOver(app, gw.gateway);
-    for (let seq = 0; seq <= 19; seq += 1) say('c1', seq);
+    for (let seq = 0; seq <= 19; seq += 1) await say('c1', seq);
     await conv.idle();
     expect(app.stores.summaries.history('c1')).toEqual([]);
     const ctx = await conv.context('c1');

@@ -157,9 +157,9 @@ describe('start-up leftovers in a fleet', () => {
     expect(a.gatewayJobs.get(jobB)).toMatchObject({ outcome: 'running', error: null });
   });
 
-  it('an instance fails only its own processing conversation summaries', () => {
+  it('an instance fails only its own processing conversation summaries', async () => {
     for (const id of ['chat-a', 'chat-b']) {
-      a.conversations.append({
+      await a.conversations.append({
         conversationId: id,
         scope: 'x',
         role: 'user',
@@ -188,8 +188,8 @@ describe('start-up leftovers in a fleet', () => {
 });
 
 describe('conversation work claimed by one instance', () => {
-  beforeEach(() => {
-    a.conversations.append({
+  beforeEach(async () => {
+    await a.conversations.append({
       conversationId: 'chat',
       scope: 'x',
       role: 'user',

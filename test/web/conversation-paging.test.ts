@@ -19,11 +19,11 @@ const BEARER = { Authorization: `Bearer ${TOKEN}` };
 const BIG = `${'x'.repeat(49_990)}"\n`.repeat(2);
 
 /** `count` messages of 100,000 characters, stored as the API stores them. */
-function seed(id: string, count: number) {
+async function seed(id: string, count: number) {
   const { conversations } = h!.stores;
   for (let seq = 0; seq < count; seq += 1) {
     const role = seq % 2 === 0 ? 'user' : 'assistant';
-    conversations.append({
+    await conversations.append({
       conversationId: id,
       scope: `conversation:${id}`,
       role,
@@ -43,7 +43,7 @@ describe('GET /api/v1/conversations/{id} pages its messages', () => {
   it('answers the documented maximum limit within the byte cap and pages through every message once', async () => {
     h = webHarness();
     const count = 100;
-    seed('big', count);
+    await seed('big', count);
     const seen: number[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -68,7 +68,7 @@ describe('GET /api/v1/conversations/{id} pages its messages', () => {
   it('pages by count too, keeping the existing fields', async () => {
     h = webHarness();
     for (let i = 0; i < 5; i += 1) {
-      h.stores.conversations.append({
+      await h.stores.conversations.append({
         conversationId: 'c1',
         scope: 'conversation:c1',
         role: 'user',
@@ -91,7 +91,7 @@ describe('GET /api/v1/conversations/{id} pages its messages', () => {
 
   it('refuses a cursor that is not one, naming it', async () => {
     h = webHarness();
-    h.stores.conversations.append({
+    await h.stores.conversations.append({
       conversationId: 'c1',
       scope: 'conversation:c1',
       role: 'user',
@@ -117,7 +117,7 @@ describe('GET /api/v1/conversations/{id} pages its messages', () => {
 describe('GET /api/v1/conversations/{id}/context', () => {
   it('carries at most the byte cap of gap messages, counting the rest as omitted', async () => {
     h = webHarness();
-    seed('big', 60);
+    await seed('big', 60);
     const { status, bytes, body } = await getRaw('/api/v1/conversations/big/context');
     expect(status).toBe(200);
     expect(bytes).toBeLessThan(MAX_PAGE_BYTES + 4_096);

@@ -73,19 +73,29 @@ const DEMO_FIRST_ROUNDS = 3;
  * earlier demo run stopped), so the window can be seen sliding.
  */
 function postDemoRounds(conversations: Conversations, stores: { lastSeq(): number }) {
-  const next = (): boolean => {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const next = async (): Promise<boolean> => {
     const round = DEMO_ROUNDS[Math.floor((stores.lastSeq() + 1) / 2)];
-    if (!round) return false;
-    conversations.post(DEMO_CONVERSATION_ID, { role: 'user', content: round[0] });
-    conversations.post(DEMO_CONVERSATION_ID, { role: 'assistant', content: round[1] });
+    if (!round || stopped) return false;
+    await conversations.post(DEMO_CONVERSATION_ID, { role: 'user', content: round[0] });
+    await conversations.post(DEMO_CONVERSATION_ID, { role: 'assistant', content: round[1] });
     return true;
   };
-  if (stores.lastSeq() < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) next();
-  const timer = setInterval(() => {
-    if (!next()) clearInterval(timer);
-  }, DEMO_ROUND_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  void (async () => {
+    if (stores.lastSeq() < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) await next();
+    if (stopped) return;
+    timer = setInterval(() => {
+      void next().then((more) => {
+        if (!more) clearInterval(timer);
+      });
+    }, DEMO_ROUND_MS);
+    timer.unref();
+  })();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {

@@ -3,7 +3,8 @@
  * appended in one transaction with the conversation's counters, so two writers can never take
  * the same number, and a client that sends its own number gets the same row back on a retry.
  */
-import { allAwaited, getAwaited } from '../engine.js';
+import { allAwaited, getAwaited, retryWhileMoved, writeAwaited } from '../engine.js';
+import { keyedQueue } from '../keyed-queue.js';
 import { type Db, statementCache } from '../open.js';
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
@@ -69,6 +70,9 @@ export interface NewMessage {
   at: number;
 }
 
+/** Tries of an awaited append whose number another instance took meanwhile. */
+const APPEND_ATTEMPTS = 8;
+
 const CONVERSATION = `id, scope, created_at AS createdAt, updated_at AS updatedAt,
   last_seq AS lastSeq, message_count AS messageCount,
   extracted_through_seq AS extractedThroughSeq, extracted_at AS extractedAt`;
@@ -81,11 +85,12 @@ export function createConversationStore(db: Db, instance = 'local') {
   const cached = statementCache(db);
   const getOne = db.prepare(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`);
   const insertConversation = db.prepare(`INSERT INTO conversations (id, scope, created_at,
-    updated_at) VALUES (?, ?, ?, ?)`);
+    updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
   const insertMessage = db.prepare(`INSERT INTO conversation_messages (conversation_id, seq, role,
     content, created_at) VALUES (?, ?, ?, ?, ?)`);
-  const bump = db.prepare(`UPDATE conversations SET last_seq = ?, message_count = message_count + 1,
-    updated_at = ? WHERE id = ?`);
+  // The number is taken only while it is still the next one.
+  const bumpFrom = db.prepare(`UPDATE conversations SET last_seq = ?,
+    message_count = message_count + 1, updated_at = ? WHERE id = ? AND last_seq = ?`);
   const messageAt = db.prepare(
     `SELECT ${MESSAGE} FROM conversation_messages WHERE conversation_id = ? AND seq = ?`,
   );
@@ -112,36 +117,72 @@ export function createConversationStore(db: Db, instance = 'local') {
     WHERE last_seq > extracted_through_seq AND coalesce(extracted_at, created_at) <= ?
     ORDER BY coalesce(extracted_at, created_at) LIMIT ?`);
 
-  const append = db.transaction((m: NewMessage): AppendOutcome => {
-    let conversation = getOne.get(m.conversationId) as ConversationRow | undefined;
-    if (!conversation) {
-      insertConversation.run(m.conversationId, m.scope, m.at, m.at);
-      conversation = getOne.get(m.conversationId) as ConversationRow;
-    } else if (m.requireScope && conversation.scope !== m.scope) {
+  /**
+   * What appending `m` to `conversation` (as read) comes to: a refusal or a duplicate, said at
+   * once, or the number the message takes.
+   */
+  const decide = (
+    m: NewMessage,
+    conversation: ConversationRow | undefined,
+    existingAt: (seq: number) => MessageRow | null,
+  ): AppendOutcome | { kind: 'append'; next: number } => {
+    if (conversation && m.requireScope && conversation.scope !== m.scope) {
       return { kind: 'scope_mismatch', scope: conversation.scope };
     }
-    const next = conversation.lastSeq + 1;
+    const next = (conversation?.lastSeq ?? -1) + 1;
     if (m.seq !== undefined && m.seq !== next) {
-      const existing = (messageAt.get(m.conversationId, m.seq) as MessageRow | undefined) ?? null;
-      if (existing && existing.role === m.role && existing.content === m.content) {
+      const existing = existingAt(m.seq);
+      if (conversation && existing && existing.role === m.role && existing.content === m.content) {
         return { kind: 'duplicate', message: existing, conversation };
       }
       return { kind: 'conflict', expectedSeq: next, existing };
     }
-    insertMessage.run(m.conversationId, next, m.role, m.content, m.at);
-    bump.run(next, m.at, m.conversationId);
-    return {
-      kind: 'created',
-      message: {
-        conversationId: m.conversationId,
-        seq: next,
-        role: m.role,
-        content: m.content,
-        createdAt: m.at,
-      },
-      conversation: getOne.get(m.conversationId) as ConversationRow,
-    };
+    return { kind: 'append', next };
+  };
+  const created = (m: NewMessage, next: number, conversation: ConversationRow): AppendOutcome => ({
+    kind: 'created',
+    message: {
+      conversationId: m.conversationId,
+      seq: next,
+      role: m.role,
+      content: m.content,
+      createdAt: m.at,
+    },
+    conversation,
   });
+
+  /**
+   * Appends a message, awaited (the API: serve's event loop goes on meanwhile). Read, then
+   * written in one transaction guarded on the number read (the conversation made first if it is
+   * new); read again when another instance took that number meanwhile. This process's own
+   * appends to one conversation run one after another, so that they never take each other's
+   * number.
+   */
+  const inTurn = keyedQueue<string>();
+  const append = (m: NewMessage): Promise<AppendOutcome> =>
+    inTurn([m.conversationId], () =>
+      retryWhileMoved(async () => {
+        const conversation = (await getAwaited(getOne, m.conversationId)) as
+          ConversationRow | undefined;
+        const seq = m.seq;
+        const existing =
+          seq !== undefined && conversation && seq !== conversation.lastSeq + 1
+            ? (((await getAwaited(messageAt, m.conversationId, seq)) as MessageRow | undefined) ??
+              null)
+            : null;
+        const d = decide(m, conversation, () => existing);
+        if (d.kind !== 'append') return d;
+        await writeAwaited(db, [
+          ...(conversation
+            ? []
+            : [{ stmt: insertConversation, params: [m.conversationId, m.scope, m.at, m.at] }]),
+          { stmt: bumpFrom, params: [d.next, m.at, m.conversationId, d.next - 1], expect: 1 },
+          { stmt: insertMessage, params: [m.conversationId, d.next, m.role, m.content, m.at] },
+        ]);
+        const after = (await getAwaited(getOne, m.conversationId)) as ConversationRow;
+        return created(m, d.next, after);
+      }, APPEND_ATTEMPTS),
+    );
 
   return {
     append,

@@ -52,10 +52,10 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
 
   // 201 for a new message; 200 with `duplicate: true` when the client sent a seq it already
   // posted (a retry); 409 when that seq holds another message or would leave a gap.
-  app.openapi(postMessage, (c) => {
+  app.openapi(postMessage, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
     const input = parseMessageInput(c.req.valid('json'));
-    const outcome = conversations.post(id, input);
+    const outcome = await conversations.post(id, input);
     if (outcome.kind === 'conflict' || outcome.kind === 'scope_mismatch') {
       const field = outcome.kind === 'conflict' ? 'seq' : 'scope';
       return c.json(
