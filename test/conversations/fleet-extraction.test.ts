@@ -50,9 +50,10 @@ it('one instance extracts a conversation while the other leaves it alone', async
     expect((await a.post('c1', { role, content })).kind).toBe('created');
   }
 
-  // a's gate call is held while b is asked to extract the same messages.
+  // a's gate call is held (a holds the claim) while b is asked to extract the same messages.
   sim.hold('gate');
   a.extractNow('c1');
+  await expect.poll(() => sim.count('gate')).toBe(1);
   b.extractNow('c1');
   await b.idle();
   sim.release('gate');
