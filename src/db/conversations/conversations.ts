@@ -118,20 +118,20 @@ export function createConversationStore(db: Db, instance = 'local') {
     ORDER BY coalesce(extracted_at, created_at) LIMIT ?`);
 
   /**
-   * What appending `m` to `conversation` (as read) comes to: a refusal or a duplicate, said at
-   * once, or the number the message takes.
+   * What appending `m` to `conversation` (as read, with the message `existing` at the seq the
+   * client sent, if it is not the next one) comes to: a refusal or a duplicate, or the number
+   * the message takes.
    */
   const decide = (
     m: NewMessage,
     conversation: ConversationRow | undefined,
-    existingAt: (seq: number) => MessageRow | null,
+    existing: MessageRow | null,
   ): AppendOutcome | { kind: 'append'; next: number } => {
     if (conversation && m.requireScope && conversation.scope !== m.scope) {
       return { kind: 'scope_mismatch', scope: conversation.scope };
     }
     const next = (conversation?.lastSeq ?? -1) + 1;
     if (m.seq !== undefined && m.seq !== next) {
-      const existing = existingAt(m.seq);
       if (conversation && existing && existing.role === m.role && existing.content === m.content) {
         return { kind: 'duplicate', message: existing, conversation };
       }
@@ -139,17 +139,6 @@ export function createConversationStore(db: Db, instance = 'local') {
     }
     return { kind: 'append', next };
   };
-  const created = (m: NewMessage, next: number, conversation: ConversationRow): AppendOutcome => ({
-    kind: 'created',
-    message: {
-      conversationId: m.conversationId,
-      seq: next,
-      role: m.role,
-      content: m.content,
-      createdAt: m.at,
-    },
-    conversation,
-  });
 
   /**
    * Appends a message, awaited (the API: serve's event loop goes on meanwhile). Read, then
@@ -170,7 +159,7 @@ export function createConversationStore(db: Db, instance = 'local') {
             ? (((await getAwaited(messageAt, m.conversationId, seq)) as MessageRow | undefined) ??
               null)
             : null;
-        const d = decide(m, conversation, () => existing);
+        const d = decide(m, conversation, existing);
         if (d.kind !== 'append') return d;
         await writeAwaited(db, [
           ...(conversation
@@ -179,8 +168,12 @@ export function createConversationStore(db: Db, instance = 'local') {
           { stmt: bumpFrom, params: [d.next, m.at, m.conversationId, d.next - 1], expect: 1 },
           { stmt: insertMessage, params: [m.conversationId, d.next, m.role, m.content, m.at] },
         ]);
-        const after = (await getAwaited(getOne, m.conversationId)) as ConversationRow;
-        return created(m, d.next, after);
+        const { conversationId, role, content, at } = m;
+        return {
+          kind: 'created' as const,
+          message: { conversationId, seq: d.next, role, content, createdAt: at },
+          conversation: (await getAwaited(getOne, conversationId)) as ConversationRow,
+        };
       }, APPEND_ATTEMPTS),
     );
 
