@@ -105,24 +105,27 @@ export function createGateway(deps: GatewayDeps) {
     return null;
   };
   const budgetReached = () => budgetSpent() !== null;
-  /** The same reading, awaited (a job's start, from serve's event loop). */
-  const budgetSpentAwaited = async () =>
-    budgetSpent(spentOf(await jobs.spendingSinceAwaited(startOfDay(clock.now()))));
+  /**
+   * The same reading, awaited (a job's start, from serve's event loop), with the day it is of:
+   * the clock may pass midnight while it is read.
+   */
+  const budgetSpentAwaited = async () => {
+    const day = startOfDay(clock.now());
+    return { day, over: budgetSpent(spentOf(await jobs.spendingSinceAwaited(day))) };
+  };
 
   const modelFor = (job: GatewayJob<unknown>): string =>
     job.model ?? (config.models as Record<string, string>)[job.kind] ?? config.models.summary;
 
   /** Waits while today's budget is spent; false when the gateway closed meanwhile. */
   const waitForBudget = async (): Promise<boolean> => {
-    if ((await budgetSpentAwaited()) === null) return true;
+    let reading = await budgetSpentAwaited();
+    if (reading.over === null) return true;
     budgetWaiting += 1;
     try {
-      for (
-        let over = await budgetSpentAwaited();
-        over !== null;
-        over = await budgetSpentAwaited()
-      ) {
-        const day = startOfDay(clock.now());
+      for (; reading.over !== null; reading = await budgetSpentAwaited()) {
+        // Said once a day: the day of the reading, not of the clock after it.
+        const { day, over } = reading;
         if (budgetEventDay !== day) {
           budgetEventDay = day;
           const { budget, spent } = over;
