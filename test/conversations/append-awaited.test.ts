@@ -2,7 +2,8 @@
  * A conversation's messages posted over the API are appended awaited (this file also runs on
  * PostgreSQL): read, then written in one transaction guarded on the number read, read again when
  * another writer took it. Numbers stay gapless and unique however many are posted at once, a
- * retry at the same seq is a duplicate, and nothing holds the event loop while it is written.
+ * retry at the same seq is a duplicate, nothing holds the event loop while it is written, and a
+ * message that cannot take a number after all its tries is refused as busy, not stored.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -57,5 +58,38 @@ describe('an awaited append', () => {
       ),
     ).toEqual({ kind: 'scope_mismatch', scope: 'conversation:c1' });
     expect(app.stores.conversations.get('c1')).toMatchObject({ lastSeq: 0, messageCount: 1 });
+  });
+
+  it('refuses as busy, storing nothing, when other writers keep taking its next number', async () => {
+    await app.stores.conversations.append(message('first'));
+    // A trigger that skips every update of the conversation: each guarded write finds its
+    // number taken, as it would under writers that never stop.
+    const { db } = app.stores;
+    const postgres = db.engine === 'postgres';
+    if (postgres) {
+      db.exec(`CREATE FUNCTION wk_test_skip() RETURNS trigger LANGUAGE plpgsql
+        AS $$ BEGIN RETURN NULL; END $$`);
+      db.exec(`CREATE TRIGGER wk_test_skip BEFORE UPDATE ON conversations
+        FOR EACH ROW EXECUTE FUNCTION wk_test_skip()`);
+    } else {
+      db.exec(`CREATE TRIGGER wk_test_skip BEFORE UPDATE ON conversations
+        BEGIN SELECT RAISE(IGNORE); END`);
+    }
+    try {
+      await expect(app.stores.conversations.append(message('second'))).rejects.toMatchObject({
+        code: 'busy',
+        message:
+          'conversation c1: other writers kept taking its next number; send the message again',
+      });
+      expect(app.stores.conversations.messages('c1', 0, 10).map((m) => m.content)).toEqual([
+        'first',
+      ]);
+    } finally {
+      db.exec(
+        postgres
+          ? 'DROP TRIGGER wk_test_skip ON conversations; DROP FUNCTION wk_test_skip()'
+          : 'DROP TRIGGER wk_test_skip',
+      );
+    }
   });
 });

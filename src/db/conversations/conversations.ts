@@ -3,7 +3,14 @@
  * appended in one transaction with the conversation's counters, so two writers can never take
  * the same number, and a client that sends its own number gets the same row back on a retry.
  */
-import { allAwaited, getAwaited, retryWhileMoved, writeAwaited } from '../engine.js';
+import { AppError } from '../../errors.js';
+import {
+  allAwaited,
+  getAwaited,
+  movedMeanwhile,
+  retryWhileMoved,
+  writeAwaited,
+} from '../engine.js';
 import { keyedQueue } from '../keyed-queue.js';
 import { type Db, statementCache } from '../open.js';
 
@@ -143,9 +150,9 @@ export function createConversationStore(db: Db, instance = 'local') {
   /**
    * Appends a message, awaited (the API: serve's event loop goes on meanwhile). Read, then
    * written in one transaction guarded on the number read (the conversation made first if it is
-   * new); read again when another instance took that number meanwhile. This process's own
-   * appends to one conversation run one after another, so that they never take each other's
-   * number.
+   * new); read again when another instance took that number meanwhile, and refused as `busy`
+   * when it still could not take one after APPEND_ATTEMPTS tries. This process's own appends to
+   * one conversation run one after another, so that they never take each other's number.
    */
   const inTurn = keyedQueue<string>();
   const append = (m: NewMessage): Promise<AppendOutcome> =>
@@ -174,7 +181,14 @@ export function createConversationStore(db: Db, instance = 'local') {
           message: { conversationId, seq: d.next, role, content, createdAt: at },
           conversation: (await getAwaited(getOne, conversationId)) as ConversationRow,
         };
-      }, APPEND_ATTEMPTS),
+      }, APPEND_ATTEMPTS).catch((err: unknown) => {
+        if (!movedMeanwhile(err)) throw err;
+        throw new AppError(
+          'busy',
+          `conversation ${m.conversationId}: other writers kept taking its next number; send the message again`,
+          { cause: err },
+        );
+      }),
     );
 
   return {

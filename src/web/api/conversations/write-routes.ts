@@ -77,9 +77,13 @@ export const postMessage = createRoute({
     201: ok('stored', PostedMessageSchema),
     200: ok('already stored at this seq (a retry)', PostedMessageSchema),
     409: ok(
-      'the seq holds another message or would leave a gap (`expected_seq`), or the conversation has another scope',
+      'the seq holds another message or would leave a gap (`expected_seq`), or the conversation has another scope; or (`busy`) other writers kept taking its next number: send it again',
       z.object({
-        error: z.object({ code: z.literal('conflict'), message: z.string(), field: z.string() }),
+        error: z.object({
+          code: z.enum(['conflict', 'busy']),
+          message: z.string(),
+          field: z.string().optional(),
+        }),
         expected_seq: z.number().int().optional(),
       }),
     ),
