@@ -145,14 +145,14 @@ describe('event groups', () => {
     expect(groups.find((g) => g.service === null)).toMatchObject({ count: 1 });
   });
 
-  it('one acknowledgement hides the whole group and its events; a new occurrence reopens it', () => {
+  it('one acknowledgement hides the whole group and its events; a new occurrence reopens it', async () => {
     for (let i = 0; i < 5; i += 1) t.stores.events.insert(event());
     t.stores.events.insert(event({ message: 'disk at 91%' }));
     const [group] = t.stores.eventGroups.list({ text: eventTextQuery('health')! });
     t.clock.advance(1000);
-    expect(t.stores.eventGroups.acknowledge(group!.id, 'alice (dashboard)', t.clock.now())).toBe(
-      true,
-    );
+    expect(
+      await t.stores.eventGroups.acknowledge(group!.id, 'alice (dashboard)', t.clock.now()),
+    ).toBe(true);
     expect(t.stores.eventGroups.list().map((g) => g.message)).toEqual(['disk at 91%']);
     expect(t.stores.events.count({ includeAcked: false })).toBe(1);
     expect(t.stores.events.count()).toBe(6);
@@ -165,15 +165,15 @@ describe('event groups', () => {
     expect(t.stores.events.count({ includeAcked: false })).toBe(2);
   });
 
-  it('acknowledges many groups at once, or none when one does not exist', () => {
+  it('acknowledges many groups at once, or none when one does not exist', async () => {
     t.stores.events.insert(event());
     t.stores.events.insert(event({ message: 'disk at 91%' }));
     const ids = t.stores.eventGroups.list().map((g) => g.id);
-    expect(t.stores.eventGroups.acknowledgeAll([...ids, 99999], 'alice', t.clock.now())).toEqual([
-      99999,
-    ]);
+    expect(
+      await t.stores.eventGroups.acknowledgeAll([...ids, 99999], 'alice', t.clock.now()),
+    ).toEqual([99999]);
     expect(t.stores.eventGroups.list()).toHaveLength(2);
-    expect(t.stores.eventGroups.acknowledgeAll(ids, 'alice', t.clock.now())).toEqual([]);
+    expect(await t.stores.eventGroups.acknowledgeAll(ids, 'alice', t.clock.now())).toEqual([]);
     expect(t.stores.eventGroups.list()).toEqual([]);
   });
 

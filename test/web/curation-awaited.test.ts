@@ -1,9 +1,9 @@
 /**
  * The operator's curation reads and writes awaited, from the dashboard and the API alike: on
  * PostgreSQL (this file also runs there) editing, pinning, sharing, archiving, restoring,
- * deactivating and deleting memories never holds serve's event loop while the server answers, so
- * an operator tidying memory does not stall a running session's stream and hooks. Each action's
- * effect is checked too, as the operator would see it.
+ * deactivating and deleting memories, and acknowledging or reopening event groups, never hold
+ * serve's event loop while the server answers, so an operator tidying up does not stall a running
+ * session's stream and hooks. Each action's effect is checked too, as the operator would see it.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -95,5 +95,46 @@ describe("the operator's curation", () => {
       'edited',
       'deleted',
     ]);
+  });
+
+  it('acknowledges and reopens event groups without holding the event loop', async () => {
+    const at = h.clock.now();
+    for (const message of ['disk 91% full', 'fan loud', 'ups on battery']) {
+      h.stores.events.insert({
+        sessionId: null,
+        source: 'agent',
+        level: 'warning',
+        service: 'nas',
+        message,
+        createdAt: at,
+      });
+    }
+    const [a, b, c] = (await h.stores.eventGroups.listAwaited()).map((g) => g.id);
+    const actions = [
+      api('POST', `/event-groups/${a}/ack`),
+      api('POST', `/event-groups/${a}/reopen`),
+      dashboard('POST', `/events/groups/${b}/ack`),
+      {
+        ...dashboard('POST', '/events/groups/ack'),
+        body: new URLSearchParams([
+          ['ids', String(a)],
+          ['ids', String(c)],
+        ]),
+      },
+      dashboard('POST', `/events/groups/${b}/reopen`),
+    ];
+    const blocked: string[] = [];
+    for (const { path, ...init } of actions) {
+      const n = await blockingDuring(h.stores.db, async () => {
+        const res = await h.request(path, init);
+        expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
+        await res.text();
+      });
+      if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
+    }
+    expect(blocked).toEqual([]);
+    const acked = async (id: number | undefined) =>
+      (await h.stores.eventGroups.getAwaited(id!))!.acked;
+    expect([await acked(a), await acked(b), await acked(c)]).toEqual([true, false, true]);
   });
 });

@@ -131,7 +131,7 @@ describe('the API', () => {
     // there, and local, which saw nothing new, keeps it closed.
     const open = async (instance: string) =>
       (await json<Groups>(await api(`/event-groups?service=nas&instance=${instance}`))).groups;
-    h.stores.eventGroups.acknowledge(fleet.groups[0]!.id, 'operator', at + 3_000);
+    await h.stores.eventGroups.acknowledge(fleet.groups[0]!.id, 'operator', at + 3_000);
     expect([await open('local'), await open('cluster-b')]).toEqual([[], []]);
     repeat(other, 4_000);
     expect(await open('cluster-b')).toMatchObject([{ count: 3, acked: false }]);

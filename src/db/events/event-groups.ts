@@ -5,7 +5,7 @@
  */
 import type { EventLevel } from '../../stream/markers.js';
 import { type TextMatch, textMatch } from './event-search.js';
-import { allAwaited, getAwaited } from '../engine.js';
+import { allAwaited, getAwaited, runAwaited, WriteConflict, writeAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export interface EventGroupRow {
@@ -100,7 +100,14 @@ export function createEventGroupStore(db: Db) {
   const cached = statementCache(db);
   const text = textMatch(db, 'event_groups_fts');
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM event_groups WHERE id = ?`);
-  const ack = db.prepare('UPDATE event_groups SET acked_at = ?, acked_by = ? WHERE id = ?');
+  // Up to `at`, and the group's newest event at least (an ack sent with a clock a little behind
+  // still covers what the operator saw); the groups of a JSON list of ids.
+  const ack = db.prepare(`UPDATE event_groups
+    SET acked_at = CASE WHEN last_seen > ? THEN last_seen ELSE ? END, acked_by = ?
+    WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))`);
+  const existing = db.prepare(
+    'SELECT id FROM event_groups WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))',
+  );
   const unack = db.prepare('UPDATE event_groups SET acked_at = NULL, acked_by = NULL WHERE id = ?');
   const listQuery = (filter: EventGroupFilter) => {
     const source = groupSource(filter);
@@ -141,30 +148,45 @@ export function createEventGroupStore(db: Db) {
       const q = countQuery(filter);
       return ((await getAwaited(q.stmt, ...q.params)) as { n: number }).n;
     },
+    /** `get`, awaited (the API's acknowledgements). */
+    async getAwaited(id: number): Promise<EventGroupRow | null> {
+      const raw = (await getAwaited(getOne, id)) as RawGroup | undefined;
+      return raw ? fromRaw(raw) : null;
+    },
     /**
      * Acknowledges the group's events up to `at` (its newest one at least, so that an ack sent
      * with a clock a little behind still covers what the operator saw). False: no such group.
+     * Awaited: the dashboard and the API ask it.
      */
-    acknowledge(id: number, actor: string, at: number): boolean {
-      const g = getOne.get(id) as RawGroup | undefined;
-      if (!g) return false;
-      ack.run(Math.max(at, g.lastSeen), actor, id);
-      return true;
+    async acknowledge(id: number, actor: string, at: number): Promise<boolean> {
+      return (await runAwaited(ack, at, at, actor, JSON.stringify([id]))).changes === 1;
     },
     /**
      * Acknowledges every group of `ids` as `acknowledge` does, or none of them: the ids that do
-     * not exist (empty when all were acknowledged).
+     * not exist (empty when all were acknowledged). One statement, guarded on acknowledging
+     * them all.
      */
-    acknowledgeAll: db.transaction((ids: number[], actor: string, at: number): number[] => {
-      const found = ids.map((id) => getOne.get(id) as RawGroup | undefined);
-      const missing = ids.filter((_, i) => !found[i]);
-      if (missing.length > 0) return missing;
-      for (const g of found) ack.run(Math.max(at, g!.lastSeen), actor, g!.id);
-      return [];
-    }),
+    async acknowledgeAll(ids: number[], actor: string, at: number): Promise<number[]> {
+      const unique = [...new Set(ids)];
+      try {
+        const json = JSON.stringify(unique);
+        await writeAwaited(db, [
+          { stmt: ack, params: [at, at, actor, json], expect: unique.length },
+        ]);
+        return [];
+      } catch (err) {
+        if (!(err instanceof WriteConflict)) throw err;
+        const found = new Set(
+          ((await allAwaited(existing, JSON.stringify(unique))) as { id: number }[]).map((r) =>
+            Number(r.id),
+          ),
+        );
+        return unique.filter((id) => !found.has(id));
+      }
+    },
     /** Withdraws the acknowledgement. False: no such group. */
-    reopen(id: number): boolean {
-      return unack.run(id).changes === 1;
+    async reopen(id: number): Promise<boolean> {
+      return (await runAwaited(unack, id)).changes === 1;
     },
   };
 }

@@ -113,24 +113,27 @@ export function eventGroupApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     );
   });
 
-  const mustGet = (id: string) => {
-    const g = groups.get(Number(id));
-    if (!g) throw new AppError('not_found', `event group ${id} does not exist`);
-    return g;
+  const notFound = (id: number | string) =>
+    new AppError('not_found', `event group ${id} does not exist`);
+  /** The group as it is now, answered after the change (awaited, as the change). */
+  const answer = async (id: number) => {
+    const g = await groups.getAwaited(id);
+    if (!g) throw notFound(id);
+    return eventGroupJson(g);
   };
 
-  app.openapi(ackRoute('ack'), (c) => {
-    const g = mustGet(c.req.valid('param').id);
+  app.openapi(ackRoute('ack'), async (c) => {
+    const id = Number(c.req.valid('param').id);
     const actor = actorOf(c);
-    groups.acknowledge(g.id, actor, deps.clock.now());
-    deps.log.info('event group acknowledged', { group: g.id, by: actor });
-    return c.json(eventGroupJson(mustGet(String(g.id))), 200);
+    if (!(await groups.acknowledge(id, actor, deps.clock.now()))) throw notFound(id);
+    deps.log.info('event group acknowledged', { group: id, by: actor });
+    return c.json(await answer(id), 200);
   });
 
-  app.openapi(ackRoute('reopen'), (c) => {
-    const g = mustGet(c.req.valid('param').id);
-    groups.reopen(g.id);
-    return c.json(eventGroupJson(mustGet(String(g.id))), 200);
+  app.openapi(ackRoute('reopen'), async (c) => {
+    const id = Number(c.req.valid('param').id);
+    if (!(await groups.reopen(id))) throw notFound(id);
+    return c.json(await answer(id), 200);
   });
 
   return app;

@@ -44,10 +44,10 @@ export function eventGroupRoutes(deps: WebDeps): Hono<AppEnv> {
   };
 
   // The route pattern lets only digits through.
-  app.post('/events/groups/:id{[0-9]+}/ack', (c) => {
+  app.post('/events/groups/:id{[0-9]+}/ack', async (c) => {
     const id = Number(c.req.param('id'));
     const actor = actorOf(c);
-    if (!groups.acknowledge(id, actor, deps.clock.now()))
+    if (!(await groups.acknowledge(id, actor, deps.clock.now())))
       throw new AppError('not_found', `event group ${id} does not exist`);
     deps.log.info('event group acknowledged', { group: id, by: actor });
     return done(c);
@@ -56,7 +56,7 @@ export function eventGroupRoutes(deps: WebDeps): Hono<AppEnv> {
   app.post('/events/groups/ack', async (c) => {
     const ids = groupIds((await c.req.parseBody({ all: true })).ids);
     const actor = actorOf(c);
-    const missing = groups.acknowledgeAll(ids, actor, deps.clock.now());
+    const missing = await groups.acknowledgeAll(ids, actor, deps.clock.now());
     if (missing.length > 0) {
       const which = missing.join(', ');
       throw new AppError(
@@ -68,9 +68,10 @@ export function eventGroupRoutes(deps: WebDeps): Hono<AppEnv> {
     return done(c);
   });
 
-  app.post('/events/groups/:id{[0-9]+}/reopen', (c) => {
+  app.post('/events/groups/:id{[0-9]+}/reopen', async (c) => {
     const id = Number(c.req.param('id'));
-    if (!groups.reopen(id)) throw new AppError('not_found', `event group ${id} does not exist`);
+    if (!(await groups.reopen(id)))
+      throw new AppError('not_found', `event group ${id} does not exist`);
     return done(c);
   });
 
