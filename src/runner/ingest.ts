@@ -62,13 +62,19 @@ export function createSessionIngest(deps: {
    * the caller's.
    */
   let awaitedRows: Promise<unknown> = Promise.resolve();
-  const store = (what: unknown, write: RowWrite) => {
+  const store = <T>(what: unknown, write: RowWrite<T>) => {
     const outbox = deps.outbox;
-    if (!outbox) return write.now();
+    if (!outbox) {
+      const answer = write.now();
+      write.stored?.(answer);
+      return;
+    }
     outbox.submit({
       what,
       run: () => {
-        const written = awaitedRows.then(write.awaited);
+        const written = awaitedRows.then(write.awaited).then((answer) => {
+          write.stored?.(answer);
+        });
         awaitedRows = written.catch(() => undefined); // the outbox sees the failure
         return written;
       },
@@ -87,8 +93,8 @@ export function createSessionIngest(deps: {
     store(
       { kind: 'system-event', level, service, message },
       {
-        now: () => void stores.events.insert(row),
-        awaited: async () => void (await stores.events.insertAwaited(row)),
+        now: () => stores.events.insert(row),
+        awaited: () => stores.events.insertAwaited(row),
       },
     );
   };

@@ -107,18 +107,18 @@ describe("a memory's context", () => {
       ids.push((await observe(a, line, { service, source: 'conversation' })).memory.id);
     return ids;
   };
+  /** A conversation where the answer holds none of the question's words. */
+  const PAINTING = [
+    'Mel: what did you paint last weekend?',
+    'Caroline: a sunset over the lake, in oils',
+    'Mel: lovely, I went hiking with the kids',
+  ];
   const matching = (a: KnowledgeApp, words: string) =>
     a.stores.search.lexical(words, { status: 'all' }, 10).map((h) => h.id);
 
   it('finds a reply by the words said just before it, below what holds them itself', async () => {
     app = knowledgeApp(null);
-    const [question, reply] = await said(
-      app,
-      'chat',
-      'Mel: what did you paint last weekend?',
-      'Caroline: a sunset over the lake, in oils',
-      'Mel: lovely, I went hiking with the kids',
-    );
+    const [question, reply] = await said(app, 'chat', ...PAINTING);
     // Another service's memory between them in the store is neither's context.
     await said(app, 'nas', 'the pool scrub runs every sunday night');
     const [other] = await said(app, 'nas', 'smart reports no errors on any disk');
@@ -129,13 +129,7 @@ describe("a memory's context", () => {
 
   it('surfaces the reply to a question it was asked, though it holds none of its words', async () => {
     app = knowledgeApp(null);
-    await said(
-      app,
-      'chat',
-      'Mel: what did you paint last weekend?',
-      'Caroline: a sunset over the lake, in oils',
-      'Mel: lovely, I went hiking with the kids',
-    );
+    await said(app, 'chat', ...PAINTING);
     await said(app, 'nas', 'the pool scrub runs every sunday night');
     const answer = await found(app, 'what did Mel paint last weekend');
     expect(answer).toContain('Caroline: a sunset over the lake, in oils');
@@ -157,13 +151,7 @@ describe("a memory's context", () => {
 
   it('keeps the context in step when a memory beside it is edited or deleted', async () => {
     app = knowledgeApp(null);
-    const [question, reply, after] = await said(
-      app,
-      'chat',
-      'Mel: what did you paint last weekend?',
-      'Caroline: a sunset over the lake, in oils',
-      'Mel: lovely, I went hiking with the kids',
-    );
+    const [question, reply, after] = await said(app, 'chat', ...PAINTING);
     await app.knowledge.memory.edit(question!, { observation: 'Mel: how was the weekend?' });
     expect(matching(app, '"paint"')).toEqual([]);
     expect(matching(app, '"weekend"')).toContain(reply);

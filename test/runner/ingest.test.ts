@@ -406,6 +406,23 @@ describe('a live session ingest', () => {
     return { sessionId, ingestion };
   };
 
+  /** A live session's ingest with its outbox (a write it cannot store fails the test). */
+  const liveIngestWithOutbox = () => {
+    let outbox: MarkerOutbox | undefined;
+    const live = liveIngest((id) => {
+      outbox = createMarkerOutbox({
+        sessionId: id,
+        log: createLogger('silent', () => {}),
+        probe: async () => true,
+        onFailure: (err) => {
+          throw err;
+        },
+      });
+      return outbox;
+    });
+    return { ...live, outbox: outbox! };
+  };
+
   it('lets the event loop run between memory writes, so a backlog never stalls requests or the stream', async () => {
     const { ingestion } = liveIngest();
     const markers = Array.from(
@@ -426,25 +443,14 @@ describe('a live session ingest', () => {
   });
 
   it('stores its events in the order said, all of them once settled', async () => {
-    let outbox: MarkerOutbox | undefined;
-    const { sessionId, ingestion } = liveIngest((id) => {
-      outbox = createMarkerOutbox({
-        sessionId: id,
-        log: createLogger('silent', () => {}),
-        probe: async () => true,
-        onFailure: (err) => {
-          throw err;
-        },
-      });
-      return outbox;
-    });
+    const { sessionId, ingestion, outbox } = liveIngestWithOutbox();
     for (let i = 0; i < 30; i += 1) {
       const line = parseLine(Buffer.from(assistantText(`[EVENT:info:svc] check ${i} passed`)));
       if (line.kind !== 'message') throw new Error('the test line does not parse');
       ingestion.onMessage(line.message);
     }
     await ingestion.settled();
-    outbox!.stop();
+    outbox.stop();
     const said = app.stores.events
       .list({ sessionId, limit: 100 })
       .sort((a, b) => a.id - b.id)
@@ -454,18 +460,7 @@ describe('a live session ingest', () => {
   });
 
   it('writes its rows awaited, in order, never blocking on the database', async () => {
-    let outbox: MarkerOutbox | undefined;
-    const { sessionId, ingestion } = liveIngest((id) => {
-      outbox = createMarkerOutbox({
-        sessionId: id,
-        log: createLogger('silent', () => {}),
-        probe: async () => true,
-        onFailure: (err) => {
-          throw err;
-        },
-      });
-      return outbox;
-    });
+    const { sessionId, ingestion, outbox } = liveIngestWithOutbox();
     const said = [
       '[EVENT:warning:nas] disk 91% full',
       '[SERVICE:nas] the family file server',
@@ -481,7 +476,7 @@ describe('a live session ingest', () => {
       }
       await ingestion.settled();
     });
-    outbox!.stop();
+    outbox.stop();
     expect(blocked).toBe(0);
     expect(app.stores.sessions.get(sessionId)).toMatchObject({
       cliSessionId: SESSION,

@@ -34,6 +34,20 @@ const dashboard = (method: string, path: string, form?: Record<string, string>) 
   ...(form ? { body: new URLSearchParams(form) } : {}),
 });
 
+/** Runs the actions in turn, each answered 2xx; the ones that held the loop, and how often. */
+async function blockedBy(actions: (RequestInit & { path: string })[]): Promise<string[]> {
+  const blocked: string[] = [];
+  for (const { path, ...init } of actions) {
+    const n = await blockingDuring(h.stores.db, async () => {
+      const res = await h.request(path, init);
+      expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
+      await res.text();
+    });
+    if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
+  }
+  return blocked;
+}
+
 describe("the operator's curation", () => {
   it('holds no statement on the event loop, from the API or the dashboard', async () => {
     const add = async (service: string, observation: string) =>
@@ -59,16 +73,7 @@ describe("the operator's curation", () => {
       api('DELETE', '/memories/bulk', { ids: [dns] }),
       api('DELETE', `/memories/${disk}`),
     ];
-    const blocked: string[] = [];
-    for (const { path, ...init } of actions) {
-      const n = await blockingDuring(h.stores.db, async () => {
-        const res = await h.request(path, init);
-        expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
-        await res.text();
-      });
-      if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
-    }
-    expect(blocked).toEqual([]);
+    expect(await blockedBy(actions)).toEqual([]);
 
     // What the operator sees after: one memory left, edited, pinned and high; the others gone,
     // each deleted with a tombstone that says by whom.
@@ -123,16 +128,7 @@ describe("the operator's curation", () => {
       },
       dashboard('POST', `/events/groups/${b}/reopen`),
     ];
-    const blocked: string[] = [];
-    for (const { path, ...init } of actions) {
-      const n = await blockingDuring(h.stores.db, async () => {
-        const res = await h.request(path, init);
-        expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
-        await res.text();
-      });
-      if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
-    }
-    expect(blocked).toEqual([]);
+    expect(await blockedBy(actions)).toEqual([]);
     const acked = async (id: number | undefined) =>
       (await h.stores.eventGroups.getAwaited(id!))!.acked;
     expect([await acked(a), await acked(b), await acked(c)]).toEqual([true, false, true]);

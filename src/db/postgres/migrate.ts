@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { AppError } from '../../errors.js';
 import { checkRecorded, type MigrateResult, readMigrations } from '../migration-files.js';
+import { underAdvisoryLock } from './advisory-lock.js';
 import type { PostgresDb } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
@@ -22,11 +23,9 @@ export function migratePostgres(db: PostgresDb, dir = POSTGRES_MIGRATIONS_DIR): 
   const applied: string[] = [];
   const query = (text: string, params: unknown[] = []) =>
     db.call({ op: 'query', text, params, mode: 'plain' }).rows;
-  // READ COMMITTED: each statement sees what committed before it, so after waiting for the lock
-  // the migrations another instance just applied are seen as recorded.
-  db.call({ op: 'begin', isolation: 'READ COMMITTED' });
-  try {
-    query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  // READ COMMITTED: after waiting for the lock, the migrations another instance just applied
+  // are seen as recorded.
+  underAdvisoryLock(db, MIGRATION_LOCK, () => {
     db.call({
       op: 'exec',
       text: `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY,
@@ -54,15 +53,7 @@ export function migratePostgres(db: PostgresDb, dir = POSTGRES_MIGRATIONS_DIR): 
       );
       applied.push(m.name);
     }
-    db.call({ op: 'commit' });
-  } catch (err) {
-    try {
-      db.call({ op: 'rollback' });
-    } catch {
-      // the connection is gone; the server rolls back on its own
-    }
-    throw err;
-  }
+  });
   db.refreshSchema();
   const current = migrations.length > 0 ? migrations[migrations.length - 1]!.version : 0;
   return { applied, current };

@@ -12,6 +12,7 @@
  * be created after they ran, and most servers do not have it (Debian's own packages do not).
  */
 import { isUnreachableError } from '../reachability.js';
+import { underAdvisoryLock } from './advisory-lock.js';
 import type { PostgresDb } from './database.js';
 
 /** The advisory lock key of the setup (instances starting at once make it once). */
@@ -111,24 +112,9 @@ export function detectPgvector(db: PostgresDb): PgvectorUse {
   if (!has) return { used: false, problem: null };
   if (done) return { used: true, problem: null };
   try {
-    db.call({ op: 'begin', isolation: 'READ COMMITTED' });
-    try {
-      db.call({
-        op: 'query',
-        text: 'SELECT pg_advisory_xact_lock($1)',
-        params: [SETUP_LOCK],
-        mode: 'plain',
-      });
+    underAdvisoryLock(db, SETUP_LOCK, () => {
       if (!state().done) db.call({ op: 'exec', text: SETUP });
-      db.call({ op: 'commit' });
-    } catch (err) {
-      try {
-        db.call({ op: 'rollback' });
-      } catch {
-        // the connection is gone; the server rolls back on its own
-      }
-      throw err;
-    }
+    });
     return { used: true, problem: null };
   } catch (err) {
     if (isUnreachableError(err)) throw err;

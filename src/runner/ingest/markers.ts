@@ -24,7 +24,7 @@ export interface MarkerSink {
   healthMarkers: ServiceCheck[];
   memories: ReturnType<typeof createMemoryWrites>;
   /** A row write: awaited in order in a live session, else at once (ingest.ts). */
-  store: (what: unknown, write: RowWrite) => void;
+  store: <T>(what: unknown, write: RowWrite<T>) => void;
   systemEvent: (level: 'info' | 'warning', service: string | null, message: string) => void;
 }
 
@@ -41,14 +41,9 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
         createdAt: clock.now(),
       };
       store(marker, {
-        now: () => {
-          stores.events.insert(event);
-          counts.events += 1;
-        },
-        awaited: async () => {
-          await stores.events.insertAwaited(event);
-          counts.events += 1;
-        },
+        now: () => stores.events.insert(event),
+        awaited: () => stores.events.insertAwaited(event),
+        stored: () => (counts.events += 1),
       });
       if (marker.level === 'critical') {
         emitAlert(s.onAlert, {
@@ -80,14 +75,11 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
     }
     case 'service':
       store(marker, {
-        now: () => {
-          if (s.knowledge.services.describe(marker.service, marker.description, 'agent')) {
-            counts.servicesDescribed += 1;
-          }
-        },
-        awaited: async () => {
-          const args = [marker.service, marker.description, 'agent'] as const;
-          if (await s.knowledge.services.describeAwaited(...args)) counts.servicesDescribed += 1;
+        now: () => s.knowledge.services.describe(marker.service, marker.description, 'agent'),
+        awaited: () =>
+          s.knowledge.services.describeAwaited(marker.service, marker.description, 'agent'),
+        stored: (written) => {
+          if (written) counts.servicesDescribed += 1;
         },
       });
       return;
@@ -102,14 +94,9 @@ export function ingestMarker(s: MarkerSink, marker: Marker): void {
         createdAt: clock.now(),
       };
       store(marker, {
-        now: () => {
-          stores.cooldowns.report(outcome);
-          counts.cooldowns += 1;
-        },
-        awaited: async () => {
-          await stores.cooldowns.reportAwaited(outcome);
-          counts.cooldowns += 1;
-        },
+        now: () => stores.cooldowns.report(outcome),
+        awaited: () => stores.cooldowns.reportAwaited(outcome),
+        stored: () => (counts.cooldowns += 1),
       });
       return;
     }

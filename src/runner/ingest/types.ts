@@ -15,10 +15,14 @@ export interface IngestCounts {
   duplicates: number;
 }
 
-/** One row write of a marker: its synchronous and its awaited form (ingest.ts chooses). */
-export interface RowWrite {
-  now(): void;
-  awaited(): Promise<void>;
+/**
+ * One row write of a marker: its synchronous and its awaited form (ingest.ts chooses), and what
+ * to do with the answer once it is stored (a count).
+ */
+export interface RowWrite<T = unknown> {
+  now(): T;
+  awaited(): Promise<T>;
+  stored?(answer: T): void;
 }
 
 export interface EscalationRequest {
