@@ -161,7 +161,8 @@ describe('model gateway (anthropic backend, simulated Messages API)', () => {
     const first = gateway.run(GATE);
     const second = gateway.run(GATE);
     while (held.count('gate') === 0) await new Promise((r) => setTimeout(r, 5));
-    expect(await gateway.state()).toMatchObject({ running: 1, waiting: 1 });
+    // The second queues for the slot once it has read the budget (awaited).
+    await expect.poll(() => gateway.state()).toMatchObject({ running: 1, waiting: 1 });
     expect(held.count('gate')).toBe(1);
     held.release('gate');
     expect((await first).ok && (await second).ok).toBe(true);
