@@ -41,6 +41,15 @@ export default tseslint.config(
     },
   },
   {
+    // A promise nobody awaits is a write that may land after its answer, or never (the stores
+    // answer awaited, so a forgotten await compiles).
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     files: ['bench/**/*.js', 'test/fixtures/**/*.{js,mjs}', 'bin/**/*.js', 'scripts/**/*.mjs'],
     rules: { 'no-console': 'off' },
   },

@@ -56,7 +56,7 @@ export interface Runtime {
    * memories every few seconds (serve); delivers notifications, sweeps leases and extracts
    * conversations. A lost database pauses each of them until it answers again.
    */
-  startBackground(): void;
+  startBackground(): Promise<void>;
   /** Stops the background work, the hook endpoint and the embedder, and closes the database. */
   close(): Promise<void>;
 }
@@ -194,6 +194,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
     outage,
   });
   let background: { stop(): Promise<void> } | null = null;
+  let leftovers: Promise<unknown> | undefined;
   let closing = false;
   return {
     config: o.config,
@@ -222,7 +223,14 @@ export function createRuntime(o: RuntimeOptions): Runtime {
         onAlert,
       });
     },
-    startBackground() {
+    async startBackground() {
+      // Jobs and summaries a killed predecessor left running will never finish. Settled once,
+      // before anything of this process can start one of its own.
+      leftovers ??= Promise.all([
+        stores.gatewayJobs.abandonRunning(o.clock.now()),
+        stores.summaries.abandonProcessing(o.clock.now()),
+      ]);
+      await leftovers;
       notifier.start();
       leases.start();
       if (background) return;
@@ -234,10 +242,6 @@ export function createRuntime(o: RuntimeOptions): Runtime {
           });
         }
       });
-      // Jobs and summaries a killed predecessor left running will never finish.
-      const now = o.clock.now();
-      stores.gatewayJobs.abandonRunning(now);
-      stores.summaries.abandonProcessing(now);
       background = startBackgroundWork({
         knowledge,
         embedder,

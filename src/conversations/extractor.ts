@@ -102,7 +102,7 @@ export function createExtractor(deps: {
       maxTokens: 300,
     });
     if (!gate.ok) {
-      extractions.record(
+      await extractions.record(
         { ...base, status: 'failed', gateJobId: gate.jobId, error: gate.error },
         [],
       );
@@ -110,7 +110,10 @@ export function createExtractor(deps: {
     }
     const decision = { worth: gate.json!.worth_remembering, reason: gate.json!.reason };
     if (!decision.worth) {
-      extractions.record({ ...base, ...decision, status: 'rejected', gateJobId: gate.jobId }, []);
+      await extractions.record(
+        { ...base, ...decision, status: 'rejected', gateJobId: gate.jobId },
+        [],
+      );
       return true;
     }
     const text = w.messages.map((m) => m.content).join('\n');
@@ -127,7 +130,7 @@ export function createExtractor(deps: {
     });
     if (!extract.ok) {
       // Nothing is stored from an answer that does not fit the schema.
-      extractions.record(
+      await extractions.record(
         {
           ...base,
           ...decision,
@@ -141,9 +144,9 @@ export function createExtractor(deps: {
       return !transient(extract);
     }
     // What this conversation already yielded from windows overlapping this one.
-    const overlapping = extractions
-      .memories(conversationId, 200)
-      .filter((m) => m.endSeq >= w.startSeq && m.startSeq <= w.endSeq && m.observation !== null);
+    const overlapping = (await extractions.memories(conversationId, 200)).filter(
+      (m) => m.endSeq >= w.startSeq && m.startSeq <= w.endSeq && m.observation !== null,
+    );
     const yielded: ExtractedMemory[] = [];
     let created = 0;
     let reinforced = 0;
@@ -178,7 +181,7 @@ export function createExtractor(deps: {
           .filter(Boolean),
       });
     }
-    extractions.record(
+    await extractions.record(
       {
         ...base,
         ...decision,
@@ -197,14 +200,14 @@ export function createExtractor(deps: {
   /** Reads what is new, holding the claim (renewed after each window); the cursor is read now. */
   const extractClaimed = async (
     conversationId: string,
-    renew: () => boolean,
+    renew: () => Promise<boolean>,
   ): Promise<{ windows: number }> => {
-    const conv = conversations.get(conversationId);
+    const conv = await conversations.get(conversationId);
     if (!conv || conv.lastSeq <= conv.extractedThroughSeq) return { windows: 0 };
     const fromSeq = conv.extractedThroughSeq + 1;
-    const messages = conversations
-      .messages(conversationId, Math.max(0, fromSeq - LOOK_BACK), conv.lastSeq)
-      .filter((m) => m.role === 'user' || m.role === 'assistant');
+    const messages = (
+      await conversations.messages(conversationId, Math.max(0, fromSeq - LOOK_BACK), conv.lastSeq)
+    ).filter((m) => m.role === 'user' || m.role === 'assistant');
     const windows = extractionWindows(messages, {
       fromSeq,
       windowTokens: WINDOW_TOKENS,
@@ -219,13 +222,13 @@ export function createExtractor(deps: {
         });
         return { windows: done };
       }
-      conversations.markExtracted(conversationId, w.endSeq, clock.now());
+      await conversations.markExtracted(conversationId, w.endSeq, clock.now());
       done += 1;
       // The claim ran out (another instance may read on from the cursor): stop here.
-      if (!renew()) return { windows: done };
+      if (!(await renew())) return { windows: done };
     }
     // Tool and system messages after the last window are read too: there is nothing in them.
-    conversations.markExtracted(conversationId, conv.lastSeq, clock.now());
+    await conversations.markExtracted(conversationId, conv.lastSeq, clock.now());
     return { windows: done };
   };
 
@@ -236,14 +239,14 @@ export function createExtractor(deps: {
      * Nothing is read while another instance holds the conversation's claim.
      */
     async run(conversationId: string): Promise<{ windows: number }> {
-      const seen = conversations.get(conversationId);
+      const seen = await conversations.get(conversationId);
       if (!seen || seen.lastSeq <= seen.extractedThroughSeq) return { windows: 0 };
       if (!gateway.available || (await gateway.state()).budgetReached) return { windows: 0 };
       const claim = () => {
         const at = clock.now();
         return conversations.claimExtraction(conversationId, at, at + EXTRACT_CLAIM_MS);
       };
-      if (!claim()) {
+      if (!(await claim())) {
         deps.log?.debug('conversation extraction skipped: another instance is reading it', {
           conversation: conversationId,
         });
@@ -252,7 +255,7 @@ export function createExtractor(deps: {
       try {
         return await extractClaimed(conversationId, claim);
       } finally {
-        conversations.releaseExtraction(conversationId);
+        await conversations.releaseExtraction(conversationId);
       }
     },
   };

@@ -42,15 +42,21 @@ function jsonBytes(m: MessageRow): number {
  * The newest messages with seq in [from, before), at most `limit` and MAX_PAGE_BYTES of JSON
  * (always one at least, so paging never stalls).
  */
-export function readMessagePage(
+export async function readMessagePage(
   store: Pick<ConversationStore, 'span'>,
   id: string,
   o: { limit: number; before: number; from?: number; maxBytes?: number },
-): MessagePage {
+): Promise<MessagePage> {
   const from = o.from ?? 0;
   const maxBytes = o.maxBytes ?? MAX_PAGE_BYTES;
   // The store stops at content bytes; JSON only adds to them, so the exact cut is made here.
-  const span = store.span(id, { from, to: o.before - 1, limit: o.limit, maxBytes, keep: 'newest' });
+  const span = await store.span(id, {
+    from,
+    to: o.before - 1,
+    limit: o.limit,
+    maxBytes,
+    keep: 'newest',
+  });
   let first = span.messages.length - 1;
   let bytes = first >= 0 ? jsonBytes(span.messages[first]!) : 0;
   while (first > 0) {

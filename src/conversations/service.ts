@@ -149,8 +149,8 @@ export function createConversations(deps: {
     );
   };
 
-  const mustGet = (id: string): ConversationRow => {
-    const c = stores.conversations.get(id);
+  const mustGet = async (id: string): Promise<ConversationRow> => {
+    const c = await stores.conversations.get(id);
     if (!c) throw new AppError('not_found', `conversation ${id} does not exist`, { data: { id } });
     return c;
   };
@@ -160,7 +160,7 @@ export function createConversations(deps: {
   /** The memories of the conversation's own scope and the shared ones, within 500 tokens. */
   const memoriesFor = async (conv: ConversationRow, query: string): Promise<ContextMemory[]> => {
     if (query.trim() === '') return [];
-    const scopes = [...new Set([conv.scope, ...stores.scopes.shared()])];
+    const scopes = [...new Set([conv.scope, ...(await stores.scopes.shared())])];
     const answer = await knowledge.search.search(query, {
       limit: MEMORY_CANDIDATES,
       scopes,
@@ -225,7 +225,7 @@ export function createConversations(deps: {
       if (outcome.kind === 'created') {
         const conv = outcome.conversation;
         // Seed 001: summarisation is checked at the end of a round.
-        if (input.role === 'assistant') summarizer.trigger(id, outcome.message.seq);
+        if (input.role === 'assistant') await summarizer.trigger(id, outcome.message.seq);
         if (conv.lastSeq - conv.extractedThroughSeq >= options.extractEveryMessages) {
           extractInBackground(id);
         }
@@ -239,10 +239,13 @@ export function createConversations(deps: {
      * (default: the newest user message).
      */
     async context(id: string, opts: { query?: string } = {}): Promise<ConversationContext> {
-      const conv = mustGet(id);
-      const summary = stores.summaries.latestCompleted(id);
+      const conv = await mustGet(id);
+      const [summary, processing] = await Promise.all([
+        stores.summaries.latestCompleted(id),
+        stores.summaries.processing(id),
+      ]);
       const from = summary ? summary.endSeq + 1 : 0;
-      const gap = readMessagePage(stores.conversations, id, {
+      const gap = await readMessagePage(stores.conversations, id, {
         from,
         before: conv.lastSeq + 1,
         limit: options.maxGapMessages ?? MAX_GAP_MESSAGES,
@@ -256,24 +259,24 @@ export function createConversations(deps: {
         gapMessages,
         omittedMessages: gap.omitted,
         memories: await memoriesFor(conv, query),
-        processing: stores.summaries.processing(id),
+        processing,
       };
     },
 
     get: mustGet,
 
     /** Shares a scope with the ops sessions (their block then includes its memories), or stops. */
-    share(scope: string, shared: boolean): void {
-      stores.scopes.setShared(parseScope(scope), shared, clock.now());
+    async share(scope: string, shared: boolean): Promise<void> {
+      await stores.scopes.setShared(parseScope(scope), shared, clock.now());
     },
 
     /**
      * The timed half of the extraction trigger (every M seconds): conversations with unread
      * messages whose last extraction is older than the interval. Serve calls it periodically.
      */
-    tick(): number {
+    async tick(): Promise<number> {
       if (closed || !gateway.available) return 0;
-      const due = stores.conversations.dueForExtraction(
+      const due = await stores.conversations.dueForExtraction(
         clock.now() - options.extractIntervalMs,
         SWEEP_LIMIT,
       );
@@ -282,8 +285,8 @@ export function createConversations(deps: {
     },
 
     /** Starts an extraction of one conversation now (the CLI and tests). */
-    extractNow(id: string): void {
-      mustGet(id);
+    async extractNow(id: string): Promise<void> {
+      await mustGet(id);
       extractInBackground(id);
     },
 

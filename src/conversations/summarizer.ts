@@ -39,13 +39,13 @@ export function createSummarizer(deps: {
 
   /** The background half: summarise the claimed window and complete or fail the row. */
   const summarise = async (row: SummaryRow): Promise<void> => {
-    const base = row.baseSummaryId === null ? null : summaries.get(row.baseSummaryId);
+    const base = row.baseSummaryId === null ? null : await summaries.get(row.baseSummaryId);
     const usable = base?.status === 'completed' && base.text ? base : null;
     // Incremental: only what came after the base summary (and nothing before the window).
     const from = usable ? Math.max(usable.endSeq + 1, row.startSeq) : row.startSeq;
-    const messages = conversations
-      .messages(row.conversationId, from, row.endSeq)
-      .filter((m) => m.role === 'user' || m.role === 'assistant');
+    const messages = (await conversations.messages(row.conversationId, from, row.endSeq)).filter(
+      (m) => m.role === 'user' || m.role === 'assistant',
+    );
     const result = await gateway.run({
       kind: 'summary',
       system: SUMMARY_SYSTEM,
@@ -62,7 +62,7 @@ export function createSummarizer(deps: {
     const now = clock.now();
     const text = result.ok ? result.text.trim() : '';
     if (result.ok && text !== '') {
-      if (summaries.complete(row.id, text, result.durationMs, result.jobId, now)) {
+      if (await summaries.complete(row.id, text, result.durationMs, result.jobId, now)) {
         deps.log?.info('conversation summarised', {
           conversation: row.conversationId,
           window: `${row.startSeq}-${row.endSeq}`,
@@ -72,7 +72,7 @@ export function createSummarizer(deps: {
       return;
     }
     const error = result.ok ? 'the model returned an empty summary' : result.error;
-    summaries.fail(row.id, error, result.durationMs, result.jobId, now);
+    await summaries.fail(row.id, error, result.durationMs, result.jobId, now);
     deps.log?.warn('conversation summary failed', {
       conversation: row.conversationId,
       summary: row.id,
@@ -86,13 +86,13 @@ export function createSummarizer(deps: {
      * round ends. Returns the claimed row, or null when nothing was started (too early, one is
      * already processing, or no model can run now).
      */
-    trigger(conversationId: string, lastSavedSeq: number): SummaryRow | null {
+    async trigger(conversationId: string, lastSavedSeq: number): Promise<SummaryRow | null> {
       if (lastSavedSeq < options.summarizeAfterSeq) return null;
-      if (!gateway.available || gateway.budgetReached()) return null;
+      if (!gateway.available || (await gateway.state()).budgetReached) return null;
       const now = clock.now();
-      summaries.failStale(now - options.staleAfterMs, now, conversationId);
       const { startSeq, endSeq } = summaryRange(lastSavedSeq, options.windowSize);
-      const row = summaries.claim(conversationId, startSeq, endSeq, now);
+      const staleBefore = now - options.staleAfterMs;
+      const row = await summaries.claim(conversationId, startSeq, endSeq, now, staleBefore);
       if (!row) {
         deps.log?.debug('summarisation already in progress', { conversation: conversationId });
         return null;
@@ -109,20 +109,14 @@ export function createSummarizer(deps: {
             return;
           }
           // A bug, not a model failure: the row must not stay processing until it goes stale.
-          try {
-            summaries.fail(
-              row.id,
-              `internal error: ${(err as Error).message}`,
-              null,
-              null,
-              clock.now(),
-            );
-          } catch (failed) {
-            deps.log?.error('conversation summary failed', {
-              conversation: conversationId,
-              error: failed as Error,
+          return summaries
+            .fail(row.id, `internal error: ${(err as Error).message}`, null, null, clock.now())
+            .catch((failed: unknown) => {
+              deps.log?.error('conversation summary failed', {
+                conversation: conversationId,
+                error: failed as Error,
+              });
             });
-          }
         }),
       );
       return row;

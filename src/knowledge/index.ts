@@ -96,7 +96,7 @@ export function createKnowledge(deps: {
     ...(deps.fleet ? { share: deps.fleet } : {}),
     ...(deps.judge ? { judge: deps.judge } : {}),
   });
-  const opsScopes = async () => [OPS_SCOPE, ...(await stores.scopes.sharedAwaited())];
+  const opsScopes = async () => [OPS_SCOPE, ...(await stores.scopes.shared())];
   const injection = createInjection({
     memories: stores.memories,
     events: stores.events,

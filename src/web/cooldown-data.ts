@@ -31,7 +31,7 @@ export async function cooldownOverview(deps: WebDeps) {
     deps.stores.cooldowns.blocksSince(since, BLOCKS_READ),
     deps.runner.cooldownState(now),
     deps.stores.cooldowns.since(since),
-    deps.stores.cooldownOverrides.recentAwaited(OVERRIDES_SHOWN),
+    deps.stores.cooldownOverrides.recent(OVERRIDES_SHOWN),
   ]);
   return {
     now,

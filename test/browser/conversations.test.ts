@@ -108,7 +108,7 @@ describe.skipIf(!HAVE_CHROMIUM)('Conversations page in a real browser', () => {
 
   it('highlights a stuck summary', async () => {
     await say('chat-2', 'user', 'Hello?');
-    rt.stores.summaries.claim('chat-2', 0, 0, Date.now() - 10 * 60_000);
+    await rt.stores.summaries.claim('chat-2', 0, 0, Date.now() - 10 * 60_000);
     await page.goto(url('/conversations'));
     const alert = page.locator('#stuck-summaries');
     await expect(alert.textContent()).resolves.toMatch(/chat-2 summary #\d+ \(messages 0-0\)/);
@@ -123,13 +123,13 @@ describe.skipIf(!HAVE_CHROMIUM)('Conversations page in a real browser', () => {
     await expect(page.locator('form.share-toggle').textContent()).resolves.toContain(
       'shared with ops',
     );
-    expect(rt.stores.scopes.shared()).toEqual(['conversation:chat-1']);
+    expect(await rt.stores.scopes.shared()).toEqual(['conversation:chat-1']);
     // The ops sessions' block now includes the conversation's memories.
     const block = await rt.knowledge.injection.build({ trigger: 'Jellyfin NUC' }, 2000);
     expect(block.text).toContain('We decided to move Jellyfin to the NUC.');
     await page.goto(url('/conversations'));
     await page.locator('#scope-conversation\\:chat-1 button', { hasText: 'Stop sharing' }).click();
     await page.waitForURL(url('/conversations'));
-    expect(rt.stores.scopes.shared()).toEqual([]);
+    expect(await rt.stores.scopes.shared()).toEqual([]);
   });
 });

@@ -112,14 +112,14 @@ describe('Claude Code hooks (the README snippet)', () => {
       env,
     );
     expect(answered).toMatchObject({ code: 0, stdout: '' });
-    const conv = h.stores.conversations.get('claude-code-abc123')!;
+    const conv = (await h.stores.conversations.get('claude-code-abc123'))!;
     expect(conv.scope).toBe('claude-code');
-    expect(h.stores.conversations.messages(conv.id, 0, 10).map((m) => [m.role, m.content])).toEqual(
-      [
-        ['user', 'Which port does the staging Postgres use?'],
-        ['assistant', 'It uses port 5433.'],
-      ],
-    );
+    expect(
+      (await h.stores.conversations.messages(conv.id, 0, 10)).map((m) => [m.role, m.content]),
+    ).toEqual([
+      ['user', 'Which port does the staging Postgres use?'],
+      ['assistant', 'It uses port 5433.'],
+    ]);
   });
 
   it('with the wrong token, or watchkeeper down or hanging, exits 0 and adds nothing', async () => {

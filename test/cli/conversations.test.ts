@@ -23,10 +23,10 @@ beforeEach(async () => {
       at: at + seq,
     });
   }
-  const first = stores.summaries.claim('c42', 0, 5, at)!;
-  stores.summaries.complete(first.id, '- [#0] user: message 0', 812, null, at);
-  const second = stores.summaries.claim('c42', 0, 7, at)!;
-  stores.summaries.fail(second.id, 'HTTP 529 overloaded', 30, null, at);
+  const first = (await stores.summaries.claim('c42', 0, 5, at))!;
+  await stores.summaries.complete(first.id, '- [#0] user: message 0', 812, null, at);
+  const second = (await stores.summaries.claim('c42', 0, 7, at))!;
+  await stores.summaries.fail(second.id, 'HTTP 529 overloaded', 30, null, at);
 });
 
 afterEach(() => stores.close());

@@ -35,10 +35,13 @@ describe('an awaited append', () => {
     });
     expect(blocked).toBe(0);
     expect(outcomes.every((o) => o.kind === 'created')).toBe(true);
-    const stored = app.stores.conversations.messages('c1', 0, 100);
+    const stored = await app.stores.conversations.messages('c1', 0, 100);
     expect(stored.map((m) => m.seq)).toEqual(texts.map((_, i) => i));
     expect(stored.map((m) => m.content).sort()).toEqual([...texts].sort());
-    expect(app.stores.conversations.get('c1')).toMatchObject({ lastSeq: 19, messageCount: 20 });
+    expect(await app.stores.conversations.get('c1')).toMatchObject({
+      lastSeq: 19,
+      messageCount: 20,
+    });
   });
 
   it('answers a retry at the same seq as a duplicate, another text there or a gap as a conflict', async () => {
@@ -57,7 +60,7 @@ describe('an awaited append', () => {
         message('elsewhere', { scope: 'team', requireScope: true }),
       ),
     ).toEqual({ kind: 'scope_mismatch', scope: 'conversation:c1' });
-    expect(app.stores.conversations.get('c1')).toMatchObject({ lastSeq: 0, messageCount: 1 });
+    expect(await app.stores.conversations.get('c1')).toMatchObject({ lastSeq: 0, messageCount: 1 });
   });
 
   it('refuses as busy, storing nothing, when other writers keep taking its next number', async () => {
@@ -81,7 +84,7 @@ describe('an awaited append', () => {
         message:
           'conversation c1: other writers kept taking its next number; send the message again',
       });
-      expect(app.stores.conversations.messages('c1', 0, 10).map((m) => m.content)).toEqual([
+      expect((await app.stores.conversations.messages('c1', 0, 10)).map((m) => m.content)).toEqual([
         'first',
       ]);
     } finally {

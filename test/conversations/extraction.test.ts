@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../src/config/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import type { SimScript } from '../../src/sim/messages-api.js';
 import { testApp, type TestApp } from '../helpers/db.js';
+import { blockingDuring } from '../helpers/postgres.js';
 import {
   controlledScript,
   conversationsOver,
@@ -76,15 +77,35 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
     }
     expect(memories.find((m) => /Hugo/.test(m.observation))!.importance).toBe('high');
     expect(memories.find((m) => /tabs/.test(m.observation))!.importance).toBe('normal');
-    const recorded = app.stores.extractions.memories('c1');
+    const recorded = await app.stores.extractions.memories('c1');
     expect(recorded.map((r) => [r.type, r.action]).sort()).toEqual([
       ['decision', 'created'],
       ['preference', 'created'],
     ]);
-    const [window] = app.stores.extractions.windows('c1');
+    const [window] = await app.stores.extractions.windows('c1');
     expect(window).toMatchObject({ status: 'extracted', worth: true, candidates: 2, created: 2 });
     expect(window!.reason).toMatch(/message #2/);
-    expect(app.stores.conversations.get('c1')!.extractedThroughSeq).toBe(3);
+    expect((await app.stores.conversations.get('c1'))!.extractedThroughSeq).toBe(3);
+  });
+
+  it('claims, reads and records its windows without blocking on the database', async () => {
+    await setUp();
+    const blocked = await blockingDuring(app.stores.db, async () => {
+      await post(
+        'c1',
+        ['user', 'Hi there.'],
+        ['assistant', 'Hello! How can I help?'],
+        ['user', 'We decided to move the blog to Hugo next month.'],
+        ['assistant', 'Noted, Hugo it is.'],
+      );
+      await conv.idle();
+      // The timed sweep finds nothing left to read.
+      expect(await conv.tick()).toBe(0);
+    });
+    expect(blocked).toBe(0);
+    const [window] = await app.stores.extractions.windows('c1');
+    expect(window).toMatchObject({ status: 'extracted', created: 1 });
+    expect((await app.stores.conversations.get('c1'))!.extractedThroughSeq).toBe(3);
   });
 
   it('keeps the gate’s no with its reason and makes no extractor call', async () => {
@@ -99,7 +120,7 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
     await conv.idle();
     expect(sim.count('gate')).toBe(1);
     expect(sim.count('extract')).toBe(0);
-    const [window] = app.stores.extractions.windows('c1');
+    const [window] = await app.stores.extractions.windows('c1');
     expect(window).toMatchObject({ status: 'rejected', worth: false, startSeq: 0, endSeq: 3 });
     expect(window!.reason).toMatch(/small talk/);
     expect(conversationMemories()).toEqual([]);
@@ -134,13 +155,13 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
     );
     await conv.idle();
     expect(conversationMemories()).toEqual([]);
-    const [window] = app.stores.extractions.windows('c1');
+    const [window] = await app.stores.extractions.windows('c1');
     expect(window).toMatchObject({ status: 'failed', worth: true, created: 0 });
     expect(window!.error).toMatch(/does not fit the schema: \$\.memories\.0\.importance/);
     const job = app.stores.gatewayJobs.get(window!.extractJobId!)!;
     expect(job).toMatchObject({ kind: 'extract', outcome: 'invalid_output' });
     // A bad answer is not retried forever: the cursor moves on.
-    expect(app.stores.conversations.get('c1')!.extractedThroughSeq).toBe(3);
+    expect((await app.stores.conversations.get('c1'))!.extractedThroughSeq).toBe(3);
   });
 
   it('reinforces a memory a conversation of the same scope already made instead of storing it twice', async () => {
@@ -168,7 +189,9 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
       'created',
       'reinforced',
     ]);
-    expect(app.stores.extractions.memories('c2')[0]).toMatchObject({ action: 'reinforced' });
+    expect((await app.stores.extractions.memories('c2'))[0]).toMatchObject({
+      action: 'reinforced',
+    });
   });
 
   it('never reads tool outputs or system prompts', async () => {
@@ -225,11 +248,11 @@ describe('automatic extraction (seed 000, section 4.2)', () => {
       ['assistant', 'OK.'],
       ['user', 'Thanks.'],
     );
-    expect(conv.tick()).toBe(0); // 3 messages, interval not over
+    expect(await conv.tick()).toBe(0); // 3 messages, interval not over
     await conv.idle();
     expect(sim.count('gate')).toBe(0);
     app.clock.advance(61_000);
-    expect(conv.tick()).toBe(1);
+    expect(await conv.tick()).toBe(1);
     while (sim.count('gate') === 0) await new Promise((r) => setTimeout(r, 5));
     // The gate is held: the context answer does not wait for it.
     const ctx = await conv.context('c1');

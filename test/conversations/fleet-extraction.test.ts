@@ -52,9 +52,9 @@ it('one instance extracts a conversation while the other leaves it alone', async
 
   // a's gate call is held (a holds the claim) while b is asked to extract the same messages.
   sim.hold('gate');
-  a.extractNow('c1');
+  await a.extractNow('c1');
   await expect.poll(() => sim.count('gate')).toBe(1);
-  b.extractNow('c1');
+  await b.extractNow('c1');
   await b.idle();
   sim.release('gate');
   await a.idle();
@@ -62,7 +62,7 @@ it('one instance extracts a conversation while the other leaves it alone', async
   const stores = fleet.of.b!;
   expect(sim.count('gate')).toBe(1);
   expect(sim.count('extract')).toBe(1);
-  expect(stores.extractions.windows('c1')).toHaveLength(1);
+  expect(await stores.extractions.windows('c1')).toHaveLength(1);
   const memories = stores.memories
     .list({ status: 'all' })
     .filter((m) => m.source === 'conversation');
@@ -71,12 +71,15 @@ it('one instance extracts a conversation while the other leaves it alone', async
     'We decided to move the blog to Hugo next month.',
   ]);
   // Stored once each: nothing reinforced by a second reading.
-  expect(stores.extractions.memories('c1').map((r) => r.action)).toEqual(['created', 'created']);
-  expect(stores.conversations.get('c1')!.extractedThroughSeq).toBe(3);
+  expect((await stores.extractions.memories('c1')).map((r) => r.action)).toEqual([
+    'created',
+    'created',
+  ]);
+  expect((await stores.conversations.get('c1'))!.extractedThroughSeq).toBe(3);
 
   // The claim was given back: b extracts what comes next.
   await a.post('c1', { role: 'user', content: 'Also: the staging server is called lark.' });
-  b.extractNow('c1');
+  await b.extractNow('c1');
   await b.idle();
-  expect(stores.conversations.get('c1')!.extractedThroughSeq).toBe(4);
+  expect((await stores.conversations.get('c1'))!.extractedThroughSeq).toBe(4);
 });

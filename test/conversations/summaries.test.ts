@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Conversations } from '../../src/conversations/index.js';
 import { gatewayScript } from '../../src/sim/gateway-jobs.js';
 import { testApp, type TestApp } from '../helpers/db.js';
+import { blockingDuring } from '../helpers/postgres.js';
 import {
   controlledScript,
   conversationsOver,
@@ -44,17 +45,14 @@ async function say(id: string, seq: number): Promise<void> {
   expect(outcome.kind).toBe('created');
 }
 
-const rows = (id: string) =>
-  app.stores.summaries
-    .history(id)
-    .reverse()
-    .map((s) => ({
-      id: s.id,
-      start: s.startSeq,
-      end: s.endSeq,
-      base: s.baseSummaryId,
-      status: s.status,
-    }));
+const rows = async (id: string) =>
+  (await app.stores.summaries.history(id)).reverse().map((s) => ({
+    id: s.id,
+    start: s.startSeq,
+    end: s.endSeq,
+    base: s.baseSummaryId,
+    status: s.status,
+  }));
 
 describe('sliding-window summaries (seed 001)', () => {
   it('computes the window of the seed table from the last saved seq', async () => {
@@ -63,7 +61,7 @@ describe('sliding-window summaries (seed 001)', () => {
       await say('c1', seq);
       await conv.idle();
     }
-    const byEnd = new Map(rows('c1').map((r) => [r.end, [r.start, r.end]]));
+    const byEnd = new Map((await rows('c1')).map((r) => [r.end, [r.start, r.end]]));
     expect([5, 13, 15, 19].map((end) => byEnd.get(end))).toEqual([
       [0, 5],
       [0, 13],
@@ -72,14 +70,36 @@ describe('sliding-window summaries (seed 001)', () => {
     ]);
     // Nothing before seq 5 triggered, and every window start is even (pairs stay together).
     expect(Math.min(...byEnd.keys())).toBe(5);
-    expect(rows('c1').every((r) => r.start % 2 === 0 && r.status === 'completed')).toBe(true);
+    expect((await rows('c1')).every((r) => r.start % 2 === 0 && r.status === 'completed')).toBe(
+      true,
+    );
+  });
+
+  it('claims, writes and reads its summaries without blocking on the database', async () => {
+    await setUp();
+    const blocked = await blockingDuring(app.stores.db, async () => {
+      for (let seq = 0; seq <= 7; seq += 1) {
+        await say('c1', seq);
+        await conv.idle();
+      }
+      const ctx = await conv.context('c1');
+      expect(ctx.summary).toMatchObject({ startSeq: 0, endSeq: 7, status: 'completed' });
+      expect(ctx.gapMessages).toEqual([]);
+    });
+    expect(blocked).toBe(0);
+    expect((await rows('c1')).map((r) => [r.end, r.status])).toEqual([
+      [5, 'completed'],
+      [7, 'completed'],
+    ]);
   });
 
   it('follows the round-by-round timeline and the memory table evolution of the seed', async () => {
     const s = await setUp();
     s.hold('summary');
     for (let seq = 0; seq <= 5; seq += 1) await say('c42', seq); // rounds 1-3
-    expect(rows('c42')).toEqual([{ id: 1, start: 0, end: 5, base: null, status: 'processing' }]);
+    expect(await rows('c42')).toEqual([
+      { id: 1, start: 0, end: 5, base: null, status: 'processing' },
+    ]);
 
     // Round 4 starts: no completed summary yet (id 1 is processing), raw messages 0-6.
     await say('c42', 6);
@@ -89,7 +109,7 @@ describe('sliding-window summaries (seed 001)', () => {
     expect(ctx.processing?.id).toBe(1);
     // Round 4 ends (seq 7): id 1 still processing, so the trigger is skipped, not queued.
     await say('c42', 7);
-    expect(rows('c42')).toHaveLength(1);
+    expect(await rows('c42')).toHaveLength(1);
 
     s.release('summary');
     await conv.idle();
@@ -120,7 +140,7 @@ describe('sliding-window summaries (seed 001)', () => {
     await say('c42', 19); // round 10: (6, 19) based on 4
     await conv.idle();
 
-    expect(rows('c42')).toEqual([
+    expect(await rows('c42')).toEqual([
       { id: 1, start: 0, end: 5, base: null, status: 'completed' },
       { id: 2, start: 0, end: 9, base: 1, status: 'completed' },
       { id: 3, start: 0, end: 13, base: 2, status: 'completed' },
@@ -128,11 +148,11 @@ describe('sliding-window summaries (seed 001)', () => {
       { id: 5, start: 6, end: 19, base: 4, status: 'completed' },
     ]);
     // What fell out of the window is gone from the summary; what is inside is kept.
-    const text = (id: number) => app.stores.summaries.get(id)!.text!;
-    expect(text(4)).not.toMatch(/\[#[01]\]/);
-    expect(text(4)).toMatch(/\[#2\][\s\S]*\[#15\]/);
-    expect(text(5)).not.toMatch(/\[#[0-5]\]/);
-    expect(text(5)).toMatch(/\[#6\][\s\S]*\[#19\]/);
+    const text = async (id: number) => (await app.stores.summaries.get(id))!.text!;
+    expect(await text(4)).not.toMatch(/\[#[01]\]/);
+    expect(await text(4)).toMatch(/\[#2\][\s\S]*\[#15\]/);
+    expect(await text(5)).not.toMatch(/\[#[0-5]\]/);
+    expect(await text(5)).toMatch(/\[#6\][\s\S]*\[#19\]/);
     // Incremental: summary 4 was sent only the messages after summary 3 (14 and 15).
     const prompt4 = gw.sim!.requests.find((r) => r.prompt.includes('Window: messages 2 to 15'))!;
     expect(prompt4.prompt).toContain('Drop anything from messages before 2');
@@ -140,7 +160,7 @@ describe('sliding-window summaries (seed 001)', () => {
       /^New messages:\n\[#14 user\][^\n]*\n\[#15 assistant\][^\n]*$/,
     );
     // Each completed row records how long the model took, and its gateway job.
-    for (const r of app.stores.summaries.history('c42')) {
+    for (const r of await app.stores.summaries.history('c42')) {
       expect(r.generationTimeMs).not.toBeNull();
       expect(app.stores.gatewayJobs.get(r.jobId!)?.kind).toBe('summary');
     }
@@ -159,15 +179,15 @@ describe('sliding-window summaries (seed 001)', () => {
     expect(await app.stores.summaries.stuck(app.clock.now() - 5 * 60_000)).toHaveLength(1);
     await say('c1', 6);
     await say('c1', 7);
-    const [first, second] = app.stores.summaries.history('c1').reverse();
+    const [first, second] = (await app.stores.summaries.history('c1')).reverse();
     expect(first).toMatchObject({ id: 1, status: 'failed' });
     expect(first!.error).toMatch(/still processing after the 300s limit/);
     expect(second).toMatchObject({ id: 2, startSeq: 0, endSeq: 7, status: 'processing' });
     // The late answer to the stale job does not revive it.
     s.release('summary');
     await conv.idle();
-    expect(app.stores.summaries.get(1)!.status).toBe('failed');
-    expect(app.stores.summaries.get(2)!.status).toBe('completed');
+    expect((await app.stores.summaries.get(1))!.status).toBe('failed');
+    expect((await app.stores.summaries.get(2))!.status).toBe('completed');
   });
 
   it('keeps the error of a failed summary, never completes an empty one, and tries again next round', async () => {
@@ -193,7 +213,7 @@ describe('sliding-window summaries (seed 001)', () => {
     await say('c1', 8);
     await say('c1', 9);
     await conv.idle();
-    const history = app.stores.summaries.history('c1').reverse();
+    const history = (await app.stores.summaries.history('c1')).reverse();
     expect(history.map((h) => h.status)).toEqual(['failed', 'failed', 'completed']);
     expect(history[0]!.error).toMatch(/HTTP 500.*model overloaded/);
     expect(history[1]!.error).toBe('the model returned an empty summary');
@@ -209,7 +229,7 @@ describe('sliding-window summaries (seed 001)', () => {
     conv = conversationsOver(app, gw.gateway);
     for (let seq = 0; seq <= 19; seq += 1) await say('c1', seq);
     await conv.idle();
-    expect(app.stores.summaries.history('c1')).toEqual([]);
+    expect(await app.stores.summaries.history('c1')).toEqual([]);
     const ctx = await conv.context('c1');
     expect(ctx.summary).toBeNull();
     expect(ctx.gapMessages.map((m) => m.seq)).toEqual([...Array(20).keys()]);

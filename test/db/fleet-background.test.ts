@@ -152,7 +152,7 @@ describe('start-up leftovers in a fleet', () => {
     const jobA = await a.gatewayJobs.start('summary', 'cli', null, 'on a', NOW);
     const jobB = await b.gatewayJobs.start('summary', 'cli', null, 'on b', NOW);
 
-    expect(a.gatewayJobs.abandonRunning(NOW + 1)).toBe(1);
+    expect(await a.gatewayJobs.abandonRunning(NOW + 1)).toBe(1);
     expect(a.gatewayJobs.get(jobA)).toMatchObject({ outcome: 'failed' });
     expect(a.gatewayJobs.get(jobB)).toMatchObject({ outcome: 'running', error: null });
   });
@@ -167,12 +167,12 @@ describe('start-up leftovers in a fleet', () => {
         at: NOW,
       });
     }
-    const onA = a.summaries.claim('chat-a', 0, 0, NOW)!;
-    const onB = b.summaries.claim('chat-b', 0, 0, NOW)!;
+    const onA = (await a.summaries.claim('chat-a', 0, 0, NOW))!;
+    const onB = (await b.summaries.claim('chat-b', 0, 0, NOW))!;
 
-    expect(b.summaries.abandonProcessing(NOW + 1)).toBe(1);
-    expect(a.summaries.get(onB.id)).toMatchObject({ status: 'failed' });
-    expect(a.summaries.get(onA.id)).toMatchObject({ status: 'processing' });
+    expect(await b.summaries.abandonProcessing(NOW + 1)).toBe(1);
+    expect(await a.summaries.get(onB.id)).toMatchObject({ status: 'failed' });
+    expect(await a.summaries.get(onA.id)).toMatchObject({ status: 'processing' });
   });
 
   it('an instance fails only its own pending chain summaries', async () => {
@@ -198,34 +198,34 @@ describe('conversation work claimed by one instance', () => {
     });
   });
 
-  it('one summary of a conversation is processing at a time, whichever instance asks', () => {
-    const first = a.summaries.claim('chat', 0, 0, NOW);
+  it('one summary of a conversation is processing at a time, whichever instance asks', async () => {
+    const first = await a.summaries.claim('chat', 0, 0, NOW);
     expect(first).toMatchObject({
       conversationId: 'chat',
       status: 'processing',
       baseSummaryId: null,
     });
-    expect(b.summaries.claim('chat', 0, 0, NOW)).toBeNull();
+    expect(await b.summaries.claim('chat', 0, 0, NOW)).toBeNull();
 
-    a.summaries.complete(first!.id, 'they said hi', 10, null, NOW);
-    const next = b.summaries.claim('chat', 0, 0, NOW + 1);
+    await a.summaries.complete(first!.id, 'they said hi', 10, null, NOW);
+    const next = await b.summaries.claim('chat', 0, 0, NOW + 1);
     expect(next).toMatchObject({ status: 'processing', baseSummaryId: first!.id });
   });
 
-  it('a conversation’s extraction is claimed by one instance until it is given back or runs out', () => {
-    expect(a.conversations.claimExtraction('chat', NOW, NOW + 1000)).toBe(true);
-    expect(b.conversations.claimExtraction('chat', NOW + 10, NOW + 1010)).toBe(false);
+  it('a conversation’s extraction is claimed by one instance until it is given back or runs out', async () => {
+    expect(await a.conversations.claimExtraction('chat', NOW, NOW + 1000)).toBe(true);
+    expect(await b.conversations.claimExtraction('chat', NOW + 10, NOW + 1010)).toBe(false);
     // Renewed by its holder.
-    expect(a.conversations.claimExtraction('chat', NOW + 20, NOW + 2000)).toBe(true);
-    expect(b.conversations.claimExtraction('chat', NOW + 1500, NOW + 2500)).toBe(false);
+    expect(await a.conversations.claimExtraction('chat', NOW + 20, NOW + 2000)).toBe(true);
+    expect(await b.conversations.claimExtraction('chat', NOW + 1500, NOW + 2500)).toBe(false);
 
     // Given back: the other takes it; the first cannot give back what it no longer holds.
-    a.conversations.releaseExtraction('chat');
-    expect(b.conversations.claimExtraction('chat', NOW + 1600, NOW + 3000)).toBe(true);
-    a.conversations.releaseExtraction('chat');
-    expect(a.conversations.claimExtraction('chat', NOW + 1700, NOW + 3000)).toBe(false);
+    await a.conversations.releaseExtraction('chat');
+    expect(await b.conversations.claimExtraction('chat', NOW + 1600, NOW + 3000)).toBe(true);
+    await a.conversations.releaseExtraction('chat');
+    expect(await a.conversations.claimExtraction('chat', NOW + 1700, NOW + 3000)).toBe(false);
 
     // b dies holding it: the claim runs out.
-    expect(a.conversations.claimExtraction('chat', NOW + 3000, NOW + 4000)).toBe(true);
+    expect(await a.conversations.claimExtraction('chat', NOW + 3000, NOW + 4000)).toBe(true);
   });
 });

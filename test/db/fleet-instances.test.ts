@@ -278,7 +278,7 @@ describe('cooldowns across instances', () => {
       restart(stores, 'jellyfin');
       restart(stores, 'jellyfin');
     }
-    override(f.a, { service: 'jellyfin', kind: 'reset' });
+    await override(f.a, { service: 'jellyfin', kind: 'reset' });
     expect(currentCooldowns(f.a, limits, f.clock.now())).toEqual([]);
     expect((await decide(f.a, 'docker restart jellyfin')).exitCode).toBe(0);
     // cluster-b's restarts still count: its guard refuses.
@@ -287,13 +287,13 @@ describe('cooldowns across instances', () => {
     ]);
     expect((await decide(f.b, 'docker restart jellyfin')).exitCode).toBe(2);
 
-    override(f.b, { service: 'jellyfin', kind: 'allow' });
+    await override(f.b, { service: 'jellyfin', kind: 'allow' });
     expect(currentCooldowns(f.b, limits, f.clock.now())).toMatchObject([
       { service: 'jellyfin', count: 2, inCooldown: false, allowance: { extra: 1 } },
     ]);
     expect((await decide(f.b, 'docker restart jellyfin')).exitCode).toBe(0);
     // Both instances list both overrides, each with the instance it is for.
-    expect(f.a.cooldownOverrides.recent().map((o) => [o.kind, o.instance])).toEqual([
+    expect((await f.a.cooldownOverrides.recent()).map((o) => [o.kind, o.instance])).toEqual([
       ['allow', 'cluster-b'],
       ['reset', 'cluster-a'],
     ]);
@@ -304,8 +304,8 @@ describe('cooldowns across instances', () => {
       restart(stores, 'jellyfin');
       restart(stores, 'jellyfin');
     }
-    override(f.a, { service: 'jellyfin', kind: 'reset', fleetWide: true });
-    expect(f.b.cooldownOverrides.recent()[0]).toMatchObject({ instance: null });
+    await override(f.a, { service: 'jellyfin', kind: 'reset', fleetWide: true });
+    expect((await f.b.cooldownOverrides.recent())[0]).toMatchObject({ instance: null });
     for (const stores of [f.a, f.b]) {
       expect(currentCooldowns(stores, limits, f.clock.now())).toEqual([]);
       expect((await decide(stores, 'docker restart jellyfin')).exitCode).toBe(0);
@@ -316,7 +316,7 @@ describe('cooldowns across instances', () => {
     restart(f.a, 'postgres');
     restart(f.b, 'postgres');
     expect((await decide(f.b, 'systemctl restart postgres', ['postgres'])).exitCode).toBe(2);
-    override(f.a, { service: 'postgres', kind: 'allow' });
+    await override(f.a, { service: 'postgres', kind: 'allow' });
     expect(currentCooldowns(f.b, limits, f.clock.now(), ['postgres'])).toMatchObject([
       { service: 'postgres', count: 2, inCooldown: false, allowance: { extra: 1 } },
     ]);

@@ -22,10 +22,10 @@ const olderReset = (db: Db) =>
     )
     .run(NOW);
 
-function expectScopes(db: Db) {
+async function expectScopes(db: Db) {
   const a = createCooldownOverrideStore(db, 'cluster-a');
   const b = createCooldownOverrideStore(db, 'cluster-b');
-  a.insert({
+  await a.insert({
     service: 'caddy',
     actionType: null,
     kind: 'reset',
@@ -46,11 +46,11 @@ function expectScopes(db: Db) {
 }
 
 describe('migration 0022 on SQLite', () => {
-  it('keeps the older overrides fleet-wide, and scopes new ones to their instance', () => {
+  it('keeps the older overrides fleet-wide, and scopes new ones to their instance', async () => {
     const db = schemas.sqlite(21);
     olderReset(db);
     expect(schemas.upgrade(db, 22)).toEqual(['0022_override_instances.sql']);
-    expectScopes(db);
+    await expectScopes(db);
   });
 });
 
@@ -60,6 +60,6 @@ describe('migration 0009 on PostgreSQL', () => {
     const db = await schemas.postgres(8);
     olderReset(db);
     expect(schemas.upgrade(db, 9)).toEqual(['0009_override_instances.sql']);
-    expectScopes(db);
+    await expectScopes(db);
   });
 });

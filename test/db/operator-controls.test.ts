@@ -45,7 +45,7 @@ describe('cooldown overrides', () => {
     restartedAgo('jellyfin', 30 * MINUTE_MS, 10 * MINUTE_MS);
     expect((await decidePreToolUse(restartPayload('jellyfin'), hook())).exitCode).toBe(2);
 
-    t.stores.cooldownOverrides.insert({
+    await t.stores.cooldownOverrides.insert({
       service: 'jellyfin',
       actionType: 'restart',
       kind: 'reset',
@@ -61,7 +61,7 @@ describe('cooldown overrides', () => {
     expect((await decidePreToolUse(restartPayload('jellyfin'), hook())).exitCode).toBe(0);
     // The two earlier restarts, the refused attempt's none, and the one just let through.
     expect(await t.stores.cooldowns.since(0)).toHaveLength(3);
-    expect(t.stores.cooldownOverrides.recent()[0]).toMatchObject({
+    expect((await t.stores.cooldownOverrides.recent())[0]).toMatchObject({
       actor: 'alice (dashboard)',
       reason: 'disk replaced',
     });
@@ -70,7 +70,7 @@ describe('cooldown overrides', () => {
   it('a reset of one service leaves the others in cooldown', async () => {
     restartedAgo('jellyfin', 20 * MINUTE_MS, 10 * MINUTE_MS);
     restartedAgo('caddy', 20 * MINUTE_MS, 10 * MINUTE_MS);
-    t.stores.cooldownOverrides.insert({
+    await t.stores.cooldownOverrides.insert({
       service: 'jellyfin',
       actionType: null,
       kind: 'reset',
@@ -87,7 +87,7 @@ describe('cooldown overrides', () => {
 
   it('an allowance raises the limit until its time, then the limit holds again', async () => {
     restartedAgo('jellyfin', 30 * MINUTE_MS, 10 * MINUTE_MS);
-    t.stores.cooldownOverrides.insert({
+    await t.stores.cooldownOverrides.insert({
       service: 'jellyfin',
       actionType: 'restart',
       kind: 'allow',

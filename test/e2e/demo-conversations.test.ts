@@ -22,7 +22,7 @@ describe('demo mode: conversation memory', () => {
       const extracted = () =>
         stores.memories.list({ status: 'all' }).filter((m) => m.source === 'conversation');
       await demo.until(() => extracted().length > 0);
-      const summaries = stores.summaries.history(DEMO_CONVERSATION_ID);
+      const summaries = await stores.summaries.history(DEMO_CONVERSATION_ID);
       expect(summaries.some((s) => s.status === 'completed')).toBe(true);
       expect(extracted().length).toBeGreaterThan(0);
       expect(extracted()[0]!.sourceRef).toMatch(/^conversation demo-chat #\d+-\d+$/);

@@ -50,7 +50,7 @@ describe('memory scopes', () => {
     expect(text).toContain('restarts caddy');
     // Not even a core (pinned) conversation memory reaches a session unshared.
     expect(text).not.toMatch(/Samsung|6am|vault/);
-    app.stores.scopes.setShared('conversation:c1', true, app.clock.now());
+    await app.stores.scopes.setShared('conversation:c1', true, app.clock.now());
     text = await block();
     expect(text).toMatch(/Samsung/);
     expect(text).toMatch(/6am/);
@@ -63,7 +63,7 @@ describe('memory scopes', () => {
         toolResponse: { stdout: 'backup password is in the vault' },
       });
     expect((await surface()).text).not.toMatch(/vault/);
-    app.stores.scopes.setShared('team', true, app.clock.now());
+    await app.stores.scopes.setShared('team', true, app.clock.now());
     expect((await surface()).text).toMatch(/team vault/);
   });
 });

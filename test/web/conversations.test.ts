@@ -82,7 +82,7 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
     expect(((await gap.json()) as { error: { message: string } }).error.message).toMatch(
       /would leave a gap.*next seq is 1/,
     );
-    expect(h.stores.conversations.get('c1')!.messageCount).toBe(1);
+    expect((await h.stores.conversations.get('c1'))!.messageCount).toBe(1);
   });
 
   it.each([
@@ -99,7 +99,7 @@ describe('POST /api/v1/conversations/{id}/messages', () => {
     const res = await post('c1', body);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
-    expect(h.stores.conversations.get('c1')).toBeNull();
+    expect(await h.stores.conversations.get('c1')).toBeNull();
   });
 
   it('refuses a bad conversation id, a body that is not JSON, and a body over the limit', async () => {
@@ -259,7 +259,7 @@ describe('listing, detail, scopes and pages', () => {
       shared_with_ops: true,
       conversations: 1,
     });
-    expect(h.stores.scopes.shared()).toEqual(['team']);
+    expect(await h.stores.scopes.shared()).toEqual(['team']);
     const bad = await h.request('/api/v1/scopes/ops', {
       method: 'PUT',
       headers: { ...BEARER, 'Content-Type': 'application/json' },
@@ -283,7 +283,7 @@ describe('listing, detail, scopes and pages', () => {
     });
     expect(form.status).toBe(303);
     expect(form.headers.get('location')).toBe('/conversations/c1');
-    expect(h.stores.scopes.shared()).toEqual([]);
+    expect(await h.stores.scopes.shared()).toEqual([]);
     // Without the CSRF token nothing changes.
     const forged = await h.request('/conversations/scopes/team/share', {
       method: 'POST',
@@ -291,13 +291,13 @@ describe('listing, detail, scopes and pages', () => {
       body: new URLSearchParams({ shared: '1' }),
     });
     expect(forged.status).toBe(403);
-    expect(h.stores.scopes.shared()).toEqual([]);
+    expect(await h.stores.scopes.shared()).toEqual([]);
   });
 
   it('highlights a stuck summary and shows failed ones with their error', async () => {
     h = webHarness();
     await post('c1', { role: 'user', content: 'hello' });
-    const stuck = h.stores.summaries.claim('c1', 0, 0, h.clock.now())!;
+    const stuck = (await h.stores.summaries.claim('c1', 0, 0, h.clock.now()))!;
     h.clock.advance(10 * 60_000);
     const { cookie } = await h.login();
     const list = await (await h.request('/conversations', { headers: { Cookie: cookie } })).text();
@@ -307,7 +307,7 @@ describe('listing, detail, scopes and pages', () => {
       await h.request('/conversations/c1', { headers: { Cookie: cookie } })
     ).text();
     expect(detail).toMatch(/<tr id="summary-1" class="stuck">/);
-    h.stores.summaries.fail(stuck.id, 'model <overloaded>', 5, null, h.clock.now());
+    await h.stores.summaries.fail(stuck.id, 'model <overloaded>', 5, null, h.clock.now());
     const after = await (
       await h.request('/conversations/c1', { headers: { Cookie: cookie } })
     ).text();

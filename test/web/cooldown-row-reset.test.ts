@@ -68,7 +68,7 @@ it('resets that row with the prompted reason, keeping the top form', async () =>
   const res = await post(vals, 'disk replaced');
   expect(res.status).toBe(200);
   expect(await res.text()).toContain('role="status">Reset the restart cooldown of nas.');
-  const [recorded] = h.stores.cooldownOverrides.recent(10);
+  const [recorded] = await h.stores.cooldownOverrides.recent(10);
   expect(recorded).toMatchObject({ service: 'nas', actionType: 'restart', kind: 'reset' });
   expect(recorded!.reason).toBe('disk replaced');
 });
@@ -77,5 +77,5 @@ it('asks again for a reason when none was given, and records nothing', async () 
   const res = await post(await rowReset(), '  ');
   expect(res.status).toBe(422);
   expect(await res.text()).toContain('role="alert">reason: is required: say why');
-  expect(h.stores.cooldownOverrides.recent(10)).toEqual([]);
+  expect(await h.stores.cooldownOverrides.recent(10)).toEqual([]);
 });

@@ -1,9 +1,9 @@
 /**
  * The operator's curation reads and writes awaited, from the dashboard and the API alike: on
  * PostgreSQL (this file also runs there) editing, pinning, sharing, archiving, restoring,
- * deactivating and deleting memories, and acknowledging or reopening event groups, never hold
- * serve's event loop while the server answers, so an operator tidying up does not stall a running
- * session's stream and hooks. Each action's effect is checked too, as the operator would see it.
+ * deactivating and deleting memories, acknowledging or reopening event groups, resetting or
+ * allowing a cooldown and stopping a session never hold serve's event loop while the server
+ * answers, so an operator tidying up does not stall a running session's stream and hooks. Each action's effect is checked too, as the operator would see it.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -132,5 +132,50 @@ describe("the operator's curation", () => {
     const acked = async (id: number | undefined) =>
       (await h.stores.eventGroups.getAwaited(id!))!.acked;
     expect([await acked(a), await acked(b), await acked(c)]).toEqual([true, false, true]);
+  });
+
+  it('records cooldown overrides and answers a stop without holding the event loop', async () => {
+    const actions = [
+      api('POST', '/cooldowns/overrides', {
+        service: 'caddy',
+        action: 'restart',
+        kind: 'allow',
+        count: 2,
+        until: '2h',
+        reason: 'cert renewal',
+      }),
+      dashboard('POST', '/cooldowns/overrides', {
+        service: 'jellyfin',
+        action: 'restart',
+        kind: 'reset',
+        reason: 'replaced the failing disk',
+      }),
+    ];
+    expect(await blockedBy(actions)).toEqual([]);
+    expect(
+      (await h.stores.cooldownOverrides.recent()).map((o) => [o.service, o.kind, o.extra]),
+    ).toEqual([
+      ['jellyfin', 'reset', null],
+      ['caddy', 'allow', 2],
+    ]);
+
+    const session = h.stores.sessions.start({
+      trigger: 'manual',
+      tier: 1,
+      startedAt: h.clock.now(),
+    });
+    const stops: [string, RequestInit][] = [
+      [`/api/v1/sessions/${session}/stop`, api('POST', '')],
+      [`/sessions/${session}/stop`, dashboard('POST', '')],
+    ];
+    for (const [path, init] of stops) {
+      const n = await blockingDuring(h.stores.db, async () => {
+        const res = await h.request(path, init);
+        // It ended before it was asked (no CLI runs it here): refused, and nothing blocked.
+        expect(res.status, path).toBe(409);
+        expect(await res.text()).toContain(`session ${session} is not running`);
+      });
+      expect(n, path).toBe(0);
+    }
   });
 });

@@ -97,7 +97,7 @@ describe('cooldown overrides', () => {
     const noReason = await form('/cooldowns/overrides', { service: 'jellyfin', kind: 'reset' });
     expect(noReason.status).toBe(422);
     expect(await noReason.text()).toContain('reason: is required');
-    expect(h.stores.cooldownOverrides.recent()).toEqual([]);
+    expect(await h.stores.cooldownOverrides.recent()).toEqual([]);
   });
 
   it('the API allows N more until a time, recorded as the API token, and names a bad field', async () => {
@@ -194,7 +194,7 @@ describe('cooldown overrides', () => {
     expect(
       (await form('/cooldowns/overrides', { service: 'nas', kind: 'reset', reason: 'ok' })).status,
     ).toBe(200);
-    expect(h.stores.cooldownOverrides.recent()[0]!.actor).toBe('alice (dashboard)');
+    expect((await h.stores.cooldownOverrides.recent())[0]!.actor).toBe('alice (dashboard)');
   });
 });
 

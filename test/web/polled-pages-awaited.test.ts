@@ -1,7 +1,7 @@
 /**
  * The pages and API answers that open dashboards and scripts poll every few seconds, and the
- * pages an operator opens beside them (Services, Runbooks, Conversations, a memory's history, a
- * search by service, the memories' export),
+ * pages an operator opens beside them (Services, Runbooks, Conversations and a conversation's
+ * reads, a memory's history, a search by service, the memories' export),
  * read awaited: on PostgreSQL (this file also runs there) none of them holds serve's event loop
  * while the server answers, so a database a network hop away slows each answer by its round
  * trips but never stalls the others, nor a running session's stream and hooks. Each is asked
@@ -35,6 +35,12 @@ describe('what dashboards and scripts poll', () => {
       category: 'behavior',
       observation: 'the nas fan is loud under load',
     });
+    const posted = await h.request('/api/v1/conversations/c1/messages', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ role: 'user', content: 'is the nas fan loud?' }),
+    });
+    expect(posted.status).toBe(201);
     const pages = [
       '/',
       '/overview/activity',
@@ -51,6 +57,7 @@ describe('what dashboards and scripts poll', () => {
       '/services/nas',
       '/runbooks',
       '/conversations',
+      '/conversations/c1',
       `/memories/${memory.id}/history`,
       '/memories/export',
     ];
@@ -72,6 +79,10 @@ describe('what dashboards and scripts poll', () => {
       `/api/v1/memories/${memory.id}/history`,
       '/api/v1/scopes',
       '/api/v1/conversations',
+      '/api/v1/conversations/c1',
+      '/api/v1/conversations/c1/context',
+      '/api/v1/conversations/c1/summaries',
+      '/api/v1/conversations/c1/extractions',
       '/api/v1/graph/stats',
       '/metrics',
     ];

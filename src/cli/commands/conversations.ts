@@ -8,7 +8,7 @@ import { flag, parse, str, toInt, unknownSubcommand, usageError } from '../args.
 import { clip, json, shortTime, table } from '../format.js';
 import type { CliIo } from '../io.js';
 
-function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
+async function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
   if (raw === undefined) throw usageError('give a conversation id');
   const id = (() => {
     try {
@@ -17,7 +17,7 @@ function mustGet(app: ReturnType<typeof openApp>, raw: string | undefined) {
       throw usageError((err as Error).message);
     }
   })();
-  const conv = app.stores.conversations.get(id);
+  const conv = await app.stores.conversations.get(id);
   if (!conv) throw new AppError('not_found', `no conversation with id ${id}`);
   return conv;
 }
@@ -68,10 +68,12 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
       );
       return 0;
     }
-    const conv = mustGet(app, p.positionals[0]);
+    const conv = await mustGet(app, p.positionals[0]);
     if (sub === 'summaries') {
-      const history = stores.summaries.history(conv.id);
-      const generation = await stores.summaries.generationStats(conv.id);
+      const [history, generation] = await Promise.all([
+        stores.summaries.history(conv.id),
+        stores.summaries.generationStats(conv.id),
+      ]);
       if (asJson) {
         io.stdout(
           json({
@@ -118,11 +120,14 @@ export async function conversationsCommand(argv: string[], io: CliIo): Promise<n
       io.stdout(json(detail));
       return 0;
     }
-    const memories = stores.extractions.memories(conv.id);
-    const latest = stores.summaries.latestCompleted(conv.id);
+    const [memories, latest, shared] = await Promise.all([
+      stores.extractions.memories(conv.id),
+      stores.summaries.latestCompleted(conv.id),
+      stores.scopes.isShared(conv.scope),
+    ]);
     const messages = detail.messages;
     const lines = [
-      `conversation ${conv.id}  scope ${conv.scope}${stores.scopes.isShared(conv.scope) ? ' (shared with ops)' : ''}`,
+      `conversation ${conv.id}  scope ${conv.scope}${shared ? ' (shared with ops)' : ''}`,
       `${conv.messageCount} messages, last ${shortTime(conv.updatedAt)} UTC; extraction read through ${conv.extractedThroughSeq}`,
       latest
         ? `latest summary #${latest.id} (messages ${latest.startSeq}-${latest.endSeq}):\n${latest.text}`

@@ -26,7 +26,7 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
         now,
         app.config.fleet.cooldownServices,
       );
-      const overrides = app.stores.cooldownOverrides.recent(20);
+      const overrides = await app.stores.cooldownOverrides.recent(20);
       if (flag(p, 'json')) {
         io.stdout(
           json({
@@ -105,7 +105,7 @@ export async function cooldownsCommand(argv: string[], io: CliIo): Promise<numbe
         },
         io.clock.now(),
       );
-      app.stores.cooldownOverrides.insert({ ...input, actor: cliActor(io) });
+      await app.stores.cooldownOverrides.insert({ ...input, actor: cliActor(io) });
       const scope = input.fleetWide
         ? 'every instance of the fleet'
         : app.config.fleet.cooldownServices.includes(input.service)

@@ -72,18 +72,18 @@ const DEMO_FIRST_ROUNDS = 3;
  * Posts the demo chat: the first rounds at once, then one round at a time (from where an
  * earlier demo run stopped), so the window can be seen sliding.
  */
-function postDemoRounds(conversations: Conversations, stores: { lastSeq(): number }) {
+function postDemoRounds(conversations: Conversations, stores: { lastSeq(): Promise<number> }) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const next = async (): Promise<boolean> => {
-    const round = DEMO_ROUNDS[Math.floor((stores.lastSeq() + 1) / 2)];
+    const round = DEMO_ROUNDS[Math.floor(((await stores.lastSeq()) + 1) / 2)];
     if (!round || stopped) return false;
     await conversations.post(DEMO_CONVERSATION_ID, { role: 'user', content: round[0] });
     await conversations.post(DEMO_CONVERSATION_ID, { role: 'assistant', content: round[1] });
     return true;
   };
   void (async () => {
-    if (stores.lastSeq() < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) await next();
+    if ((await stores.lastSeq()) < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) await next();
     if (stopped) return;
     timer = setInterval(() => {
       void next().then((more) => {
@@ -165,6 +165,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       ...(engineOf(rt.stores.db) === 'postgres' ? { indexFile: indexInChildProcess(env) } : {}),
     };
     indexQueueOf(graphHost);
+    await rt.startBackground();
     web = await startWebServer(app, config.web);
     sessionEnded = (id) => void queueSessionLog(graphHost, id);
     // The plugin's Stop hook finds this serve here (a credential of user and password only: it
@@ -179,7 +180,6 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     } else {
       removeServeEndpoint(config.dataDir);
     }
-    rt.startBackground();
     rt.scheduler.start();
     const retention = startDailyPrune({
       stores: rt.stores,
@@ -210,7 +210,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     else if (config.runner.runAtStart) rt.scheduler.tick();
     const stopDemoChat = demo
       ? postDemoRounds(rt.conversations, {
-          lastSeq: () => rt.stores.conversations.get(DEMO_CONVERSATION_ID)?.lastSeq ?? -1,
+          lastSeq: async () =>
+            (await rt.stores.conversations.get(DEMO_CONVERSATION_ID))?.lastSeq ?? -1,
         })
       : () => {};
 

@@ -9,6 +9,7 @@ import {
   getAwaited,
   movedMeanwhile,
   retryWhileMoved,
+  runAwaited,
   writeAwaited,
 } from '../engine.js';
 import { keyedQueue } from '../keyed-queue.js';
@@ -194,19 +195,19 @@ export function createConversationStore(db: Db, instance = 'local') {
   return {
     append,
 
-    get(id: string): ConversationRow | null {
-      return (getOne.get(id) as ConversationRow | undefined) ?? null;
+    async get(id: string): Promise<ConversationRow | null> {
+      return ((await getAwaited(getOne, id)) as ConversationRow | undefined) ?? null;
     },
 
     /** Messages with seq in [from, to], in order. */
-    messages(id: string, from: number, to: number): MessageRow[] {
+    async messages(id: string, from: number, to: number): Promise<MessageRow[]> {
       if (to < from) return [];
-      return range.all(id, from, to) as MessageRow[];
+      return (await allAwaited(range, id, from, to)) as MessageRow[];
     },
 
     /** The newest `limit` messages, oldest first. */
-    latestMessages(id: string, limit: number): MessageRow[] {
-      return (latest.all(id, limit) as MessageRow[]).reverse();
+    async latestMessages(id: string, limit: number): Promise<MessageRow[]> {
+      return ((await allAwaited(latest, id, limit)) as MessageRow[]).reverse();
     },
 
     /**
@@ -215,17 +216,18 @@ export function createConversationStore(db: Db, instance = 'local') {
      * Two queries whatever the conversation's size: the sizes, then the rows that fit. `more`
      * says whether messages of the span were left out.
      */
-    span(
+    async span(
       id: string,
       o: { from: number; to: number; limit: number; maxBytes: number; keep: 'newest' | 'oldest' },
-    ): MessageSpan {
+    ): Promise<MessageSpan> {
       if (o.to < o.from || o.limit < 1) return { messages: [], more: false };
-      const sizes = (o.keep === 'newest' ? newestSizes : oldestSizes).all(
+      const sizes = (await allAwaited(
+        o.keep === 'newest' ? newestSizes : oldestSizes,
         id,
         o.from,
         o.to,
         o.limit + 1,
-      ) as { seq: number; bytes: number }[];
+      )) as { seq: number; bytes: number }[];
       let n = 0;
       let bytes = 0;
       while (n < Math.min(sizes.length, o.limit)) {
@@ -235,7 +237,12 @@ export function createConversationStore(db: Db, instance = 'local') {
       }
       if (n === 0) return { messages: [], more: false };
       const ends = [sizes[0]!.seq, sizes[n - 1]!.seq];
-      const messages = range.all(id, Math.min(...ends), Math.max(...ends)) as MessageRow[];
+      const messages = (await allAwaited(
+        range,
+        id,
+        Math.min(...ends),
+        Math.max(...ends),
+      )) as MessageRow[];
       return { messages, more: n < sizes.length };
     },
 
@@ -269,8 +276,8 @@ export function createConversationStore(db: Db, instance = 'local') {
     },
 
     /** Moves the extraction cursor forward (never back). */
-    markExtracted(id: string, throughSeq: number, at: number): void {
-      setExtracted.run(throughSeq, at, id, throughSeq);
+    async markExtracted(id: string, throughSeq: number, at: number): Promise<void> {
+      await runAwaited(setExtracted, throughSeq, at, id, throughSeq);
     },
 
     /**
@@ -278,18 +285,18 @@ export function createConversationStore(db: Db, instance = 'local') {
      * claim): false while another instance holds a claim that has not run out. Instances sharing
      * the database thus never read the same new messages at once.
      */
-    claimExtraction(id: string, at: number, until: number): boolean {
-      return claimExtraction.run(instance, until, id, at, instance).changes === 1;
+    async claimExtraction(id: string, at: number, until: number): Promise<boolean> {
+      return (await runAwaited(claimExtraction, instance, until, id, at, instance)).changes === 1;
     },
 
     /** Gives this instance's claim on the conversation's extraction back. */
-    releaseExtraction(id: string): void {
-      releaseExtraction.run(id, instance);
+    async releaseExtraction(id: string): Promise<void> {
+      await runAwaited(releaseExtraction, id, instance);
     },
 
     /** Conversations with unread messages, last extracted before `before` (the timed trigger). */
-    dueForExtraction(before: number, limit: number): ConversationRow[] {
-      return dueForExtraction.all(before, limit) as ConversationRow[];
+    async dueForExtraction(before: number, limit: number): Promise<ConversationRow[]> {
+      return (await allAwaited(dueForExtraction, before, limit)) as ConversationRow[];
     },
   };
 }

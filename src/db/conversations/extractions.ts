@@ -3,8 +3,8 @@
  * reason (kept so its precision can be reviewed), the extractor's candidates, and the memories
  * they created or reinforced.
  */
-import { getAwaited } from '../engine.js';
-import { type Db, statementCache } from '../open.js';
+import { allAwaited, getAwaited, insertedId, writeAwaited } from '../engine.js';
+import type { Db } from '../open.js';
 
 export const MEMORY_TYPES = [
   'decision',
@@ -77,7 +77,6 @@ const WINDOW = `id, conversation_id AS conversationId, start_seq AS startSeq, en
 type RawWindow = Omit<ExtractionWindowRow, 'worth'> & { worth: number | null };
 
 export function createExtractionStore(db: Db) {
-  const cached = statementCache(db);
   const insertWindow = db.prepare(`INSERT INTO extraction_windows (conversation_id, start_seq,
     end_seq, tokens, status, worth, reason, gate_job_id, extract_job_id, candidates, created,
     reinforced, error, created_at) VALUES (@conversationId, @startSeq, @endSeq, @tokens, @status,
@@ -100,35 +99,38 @@ export function createExtractionStore(db: Db) {
 
   return {
     /** A window's outcome and the memories it yielded, in one transaction. */
-    record: db.transaction((w: NewExtractionWindow, yielded: readonly ExtractedMemory[]) => {
-      const id = Number(
-        insertWindow.run({ ...w, worth: w.worth === null ? null : w.worth ? 1 : 0 })
-          .lastInsertRowid,
-      );
-      for (const m of yielded) {
-        insertMemory.run(
-          w.conversationId,
-          id,
-          m.memoryId,
-          m.action,
-          m.type,
-          m.importance,
-          JSON.stringify(m.tags),
-          w.at,
-        );
-      }
-      return id;
-    }),
+    async record(w: NewExtractionWindow, yielded: readonly ExtractedMemory[]): Promise<number> {
+      const [window] = await writeAwaited(db, [
+        {
+          stmt: insertWindow,
+          params: [{ ...w, worth: w.worth === null ? null : w.worth ? 1 : 0 }],
+        },
+        ...yielded.map((m) => ({
+          stmt: insertMemory,
+          params: [
+            w.conversationId,
+            insertedId(0),
+            m.memoryId,
+            m.action,
+            m.type,
+            m.importance,
+            JSON.stringify(m.tags),
+            w.at,
+          ],
+        })),
+      ]);
+      return Number(window!.lastInsertRowid);
+    },
 
-    windows(conversationId: string, limit = 200): ExtractionWindowRow[] {
-      return (windows.all(conversationId, limit) as RawWindow[]).map((r) => ({
+    async windows(conversationId: string, limit = 200): Promise<ExtractionWindowRow[]> {
+      return ((await allAwaited(windows, conversationId, limit)) as RawWindow[]).map((r) => ({
         ...r,
         worth: r.worth === null ? null : r.worth === 1,
       }));
     },
 
-    memories(conversationId: string, limit = 500): ConversationMemoryRow[] {
-      const rows = memories.all(conversationId, limit) as (Omit<
+    async memories(conversationId: string, limit = 500): Promise<ConversationMemoryRow[]> {
+      const rows = (await allAwaited(memories, conversationId, limit)) as (Omit<
         ConversationMemoryRow,
         'tags' | 'active'
       > & { tagsJson: string; active: number | null })[];
@@ -142,15 +144,6 @@ export function createExtractionStore(db: Db) {
     /** The gate's record: windows seen, said yes, yes and productive, failed. */
     async gateStats(conversationId: string | null = null): Promise<GateStats> {
       return (await getAwaited(stats, conversationId, conversationId)) as GateStats;
-    },
-
-    /** How many memories each conversation's extraction stored or reinforced. */
-    memoryCount(conversationId: string): number {
-      return (
-        cached(
-          'SELECT COUNT(DISTINCT memory_id) AS n FROM conversation_memories WHERE conversation_id = ?',
-        ).get(conversationId) as { n: number }
-      ).n;
     },
   };
 }

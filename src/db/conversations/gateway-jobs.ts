@@ -168,8 +168,8 @@ export function createGatewayJobStore(db: Db, instance = 'local') {
     },
 
     /** Jobs a killed process of this instance left running: failed, at start-up. */
-    abandonRunning(at: number): number {
-      return abandon.run(at, instance).changes;
+    async abandonRunning(at: number): Promise<number> {
+      return (await runAwaited(abandon, at, instance)).changes;
     },
   };
 }

@@ -5,8 +5,8 @@
  * instance of a fleet tries. A processing row carries the instance writing it: one that starts
  * up fails only its own leftovers.
  */
-import { allAwaited, getAwaited } from '../engine.js';
-import { type Db, statementCache } from '../open.js';
+import { allAwaited, getAwaited, runAwaited, writeAwaited } from '../engine.js';
+import type { Db } from '../open.js';
 
 export const SUMMARY_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type SummaryStatus = (typeof SUMMARY_STATUSES)[number];
@@ -45,8 +45,11 @@ const COLUMNS_M = `m.id, m.conversation_id AS conversationId, m.summary_text AS 
   m.error, m.job_id AS jobId, m.created_at AS createdAt, m.finished_at AS finishedAt,
   m.generation_time_ms AS generationTimeMs`;
 
+/** Why a row still processing past the limit was marked failed. */
+const staleError = (before: number, at: number) =>
+  `still processing after the ${Math.round((at - before) / 1000)}s limit: marked failed so the next round can summarise again`;
+
 export function createSummaryStore(db: Db, instance = 'local') {
-  const cached = statementCache(db);
   const getOne = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries WHERE id = ?`);
   const latestCompleted = db.prepare(`SELECT ${COLUMNS} FROM conversation_summaries
     WHERE conversation_id = ? AND status = 'completed' ORDER BY end_seq DESC, id DESC LIMIT 1`);
@@ -87,60 +90,102 @@ export function createSummaryStore(db: Db, instance = 'local') {
     MAX(generation_time_ms) AS maxMs, COUNT(*) AS totalSummaries FROM conversation_summaries
     WHERE status = 'completed' AND generation_time_ms IS NOT NULL
     AND (CAST(? AS TEXT) IS NULL OR conversation_id = ?)`);
+  const countByStatus = db.prepare(`SELECT status, COUNT(*) AS n FROM conversation_summaries
+    WHERE conversation_id = ? GROUP BY status`);
 
   return {
-    get(id: number): SummaryRow | null {
-      return (getOne.get(id) as SummaryRow | undefined) ?? null;
+    async get(id: number): Promise<SummaryRow | null> {
+      return ((await getAwaited(getOne, id)) as SummaryRow | undefined) ?? null;
     },
 
     /** The summary a context read uses: the completed one reaching furthest. */
-    latestCompleted(conversationId: string): SummaryRow | null {
-      return (latestCompleted.get(conversationId) as SummaryRow | undefined) ?? null;
+    async latestCompleted(conversationId: string): Promise<SummaryRow | null> {
+      return (
+        ((await getAwaited(latestCompleted, conversationId)) as SummaryRow | undefined) ?? null
+      );
     },
 
-    processing(conversationId: string): SummaryRow | null {
-      return (processingOf.get(conversationId) as SummaryRow | undefined) ?? null;
+    async processing(conversationId: string): Promise<SummaryRow | null> {
+      return ((await getAwaited(processingOf, conversationId)) as SummaryRow | undefined) ?? null;
     },
 
     /**
      * Inserts the `processing` row for the window, based on the latest completed summary; null
-     * (and nothing written) when the conversation already has one processing.
+     * (and nothing inserted) when the conversation already has one processing. With
+     * `staleBefore`, a processing row created before it is marked failed first, in the same
+     * transaction: it then no longer holds the conversation.
      */
-    claim(conversationId: string, startSeq: number, endSeq: number, at: number) {
-      const r = insert.run({ conversationId, startSeq, endSeq, at, instance });
-      if (r.changes !== 1) return null;
-      return getOne.get(Number(r.lastInsertRowid)) as SummaryRow;
+    async claim(
+      conversationId: string,
+      startSeq: number,
+      endSeq: number,
+      at: number,
+      staleBefore: number | null = null,
+    ): Promise<SummaryRow | null> {
+      const stale =
+        staleBefore === null
+          ? []
+          : [
+              {
+                stmt: failStale,
+                params: [
+                  staleError(staleBefore, at),
+                  at,
+                  staleBefore,
+                  conversationId,
+                  conversationId,
+                ],
+              },
+            ];
+      const results = await writeAwaited(db, [
+        ...stale,
+        { stmt: insert, params: [{ conversationId, startSeq, endSeq, at, instance }] },
+      ]);
+      const inserted = results[results.length - 1]!;
+      if (inserted.changes !== 1) return null;
+      return (await getAwaited(getOne, Number(inserted.lastInsertRowid))) as SummaryRow;
     },
 
     /** Completes a processing row; false when it is no longer processing (marked stale). */
-    complete(id: number, text: string, generationTimeMs: number, jobId: number | null, at: number) {
-      return complete.run(text, generationTimeMs, jobId, at, id).changes === 1;
+    async complete(
+      id: number,
+      text: string,
+      generationTimeMs: number,
+      jobId: number | null,
+      at: number,
+    ): Promise<boolean> {
+      return (await runAwaited(complete, text, generationTimeMs, jobId, at, id)).changes === 1;
     },
 
-    fail(
+    async fail(
       id: number,
       error: string,
       generationTimeMs: number | null,
       jobId: number | null,
       at: number,
-    ) {
-      return fail.run(error, generationTimeMs, jobId, at, id).changes === 1;
+    ): Promise<boolean> {
+      return (await runAwaited(fail, error, generationTimeMs, jobId, at, id)).changes === 1;
     },
 
     /** Processing rows created before `before` become failed (the whole store, or one conversation). */
-    failStale(before: number, at: number, conversationId: string | null = null): number {
-      const error = `still processing after the ${Math.round((at - before) / 1000)}s limit: marked failed so the next round can summarise again`;
-      return failStale.run(error, at, before, conversationId, conversationId).changes;
+    async failStale(
+      before: number,
+      at: number,
+      conversationId: string | null = null,
+    ): Promise<number> {
+      const error = staleError(before, at);
+      return (await runAwaited(failStale, error, at, before, conversationId, conversationId))
+        .changes;
     },
 
     /** Processing rows a stopped or killed process of this instance left: failed, at start-up. */
-    abandonProcessing(at: number): number {
-      return abandon.run(at, instance).changes;
+    async abandonProcessing(at: number): Promise<number> {
+      return (await runAwaited(abandon, at, instance)).changes;
     },
 
     /** Seed 001's history query: every summary of a conversation with its base's end. */
-    history(conversationId: string, limit = 500): SummaryHistoryRow[] {
-      return history.all(conversationId, limit) as SummaryHistoryRow[];
+    async history(conversationId: string, limit = 500): Promise<SummaryHistoryRow[]> {
+      return (await allAwaited(history, conversationId, limit)) as SummaryHistoryRow[];
     },
 
     /** Processing rows older than `before` (seed 001's stuck query). */
@@ -159,9 +204,8 @@ export function createSummaryStore(db: Db, instance = 'local') {
     },
 
     /** Completed-summary counts by conversation, for lists. */
-    countByStatus(conversationId: string): Record<SummaryStatus, number> {
-      const rows = cached(`SELECT status, COUNT(*) AS n FROM conversation_summaries
-        WHERE conversation_id = ? GROUP BY status`).all(conversationId) as {
+    async countByStatus(conversationId: string): Promise<Record<SummaryStatus, number>> {
+      const rows = (await allAwaited(countByStatus, conversationId)) as {
         status: SummaryStatus;
         n: number;
       }[];

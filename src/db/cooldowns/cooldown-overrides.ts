@@ -6,7 +6,7 @@
  * (config.fleet.cooldownServices) every override applies to every instance, as the actions do.
  */
 import type { CooldownAction } from '../../stream/markers.js';
-import { allAwaited } from '../engine.js';
+import { allAwaited, getAwaited, runAwaited } from '../engine.js';
 import { sharedOf } from './cooldowns.js';
 import type { Db } from '../open.js';
 
@@ -57,8 +57,9 @@ export function createCooldownOverrideStore(db: Db, instance = 'local') {
     ORDER BY created_at DESC, id DESC LIMIT ?`);
 
   return {
-    insert({ fleetWide, ...o }: NewCooldownOverride): number {
-      return Number(insert.run({ ...o, instance: fleetWide ? null : instance }).lastInsertRowid);
+    async insert({ fleetWide, ...o }: NewCooldownOverride): Promise<number> {
+      const r = await runAwaited(insert, { ...o, instance: fleetWide ? null : instance });
+      return Number(r.lastInsertRowid);
     },
     /**
      * The overrides that change this instance's state at `now`; `horizon` is the widest
@@ -86,15 +87,11 @@ export function createCooldownOverrideStore(db: Db, instance = 'local') {
         shared,
       })) as CooldownOverrideRow[];
     },
-    get(id: number): CooldownOverrideRow | null {
-      return (getOne.get(id) as CooldownOverrideRow | undefined) ?? null;
+    async get(id: number): Promise<CooldownOverrideRow | null> {
+      return ((await getAwaited(getOne, id)) as CooldownOverrideRow | undefined) ?? null;
     },
     /** The history of every instance, newest first. */
-    recent(limit = 100): CooldownOverrideRow[] {
-      return recent.all(limit) as CooldownOverrideRow[];
-    },
-    /** The same, awaited (the Cooldowns page and the overrides API). */
-    async recentAwaited(limit = 100): Promise<CooldownOverrideRow[]> {
+    async recent(limit = 100): Promise<CooldownOverrideRow[]> {
       return (await allAwaited(recent, limit)) as CooldownOverrideRow[];
     },
   };

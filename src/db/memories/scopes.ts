@@ -3,7 +3,7 @@
  * row is not shared; `ops` itself is the ops sessions' own scope and is never listed here.
  */
 import type { Db } from '../open.js';
-import { allAwaited } from '../engine.js';
+import { allAwaited, getAwaited, runAwaited } from '../engine.js';
 
 export const OPS_SCOPE = 'ops';
 
@@ -36,21 +36,16 @@ export function createScopeStore(db: Db) {
 
   return {
     /** Names of the scopes shared with the ops sessions. */
-    shared(): string[] {
-      return (shared.all() as { name: string }[]).map((r) => r.name);
-    },
-
-    /** The same, awaited (a session's block and the in-session hook ask for it). */
-    async sharedAwaited(): Promise<string[]> {
+    async shared(): Promise<string[]> {
       return ((await allAwaited(shared)) as { name: string }[]).map((r) => r.name);
     },
 
-    isShared(name: string): boolean {
-      return (one.get(name) as { shared: number } | undefined)?.shared === 1;
+    async isShared(name: string): Promise<boolean> {
+      return ((await getAwaited(one, name)) as { shared: number } | undefined)?.shared === 1;
     },
 
-    setShared(name: string, sharedWithOps: boolean, at: number): void {
-      upsert.run(name, sharedWithOps ? 1 : 0, at);
+    async setShared(name: string, sharedWithOps: boolean, at: number): Promise<void> {
+      await runAwaited(upsert, name, sharedWithOps ? 1 : 0, at);
     },
 
     async list(): Promise<ScopeRow[]> {

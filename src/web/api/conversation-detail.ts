@@ -56,16 +56,22 @@ export async function conversationDetailJson(
 ) {
   const { stores } = deps;
   const before = cursor === undefined ? conv.lastSeq + 1 : parseCursor(cursor);
-  const page = readMessagePage(stores.conversations, conv.id, { limit, before });
-  const latest = stores.summaries.latestCompleted(conv.id);
+  const [page, latest, shared, summaries, memories, gate] = await Promise.all([
+    readMessagePage(stores.conversations, conv.id, { limit, before }),
+    stores.summaries.latestCompleted(conv.id),
+    stores.scopes.isShared(conv.scope),
+    stores.summaries.countByStatus(conv.id),
+    stores.extractions.memories(conv.id),
+    stores.extractions.gateStats(conv.id),
+  ]);
   return {
     ...conversationJson(conv),
-    shared_with_ops: stores.scopes.isShared(conv.scope),
-    summaries: stores.summaries.countByStatus(conv.id),
+    shared_with_ops: shared,
+    summaries,
     latest_summary: latest && summaryJson(latest),
     messages: page.messages.map(messageJson),
     next_cursor: page.nextCursor,
-    memories: stores.extractions.memories(conv.id).map(conversationMemoryJson),
-    gate: gateStatsJson(await stores.extractions.gateStats(conv.id)),
+    memories: memories.map(conversationMemoryJson),
+    gate: gateStatsJson(gate),
   };
 }

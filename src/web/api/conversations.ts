@@ -84,20 +84,24 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
 
   app.openapi(getSummaries, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
-    conversations.get(id);
+    await conversations.get(id);
     return c.json(await summariesJson(deps, id), 200);
   });
 
   app.openapi(getExtractions, async (c) => {
     const id = parseConversationId(c.req.valid('param').id);
-    conversations.get(id);
-    const gate = await stores.extractions.gateStats(id);
+    await conversations.get(id);
+    const [gate, windows, memories] = await Promise.all([
+      stores.extractions.gateStats(id),
+      stores.extractions.windows(id),
+      stores.extractions.memories(id),
+    ]);
     return c.json(
       {
         conversation_id: id,
         gate: gateStatsJson(gate),
-        windows: stores.extractions.windows(id).map(extractionWindowJson),
-        memories: stores.extractions.memories(id).map(conversationMemoryJson),
+        windows: windows.map(extractionWindowJson),
+        memories: memories.map(conversationMemoryJson),
       },
       200,
     );
@@ -107,7 +111,10 @@ export function conversationApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     const id = parseConversationId(c.req.valid('param').id);
     const { cursor } = c.req.valid('query');
     const { limit } = paging(c, 200, 10_000);
-    return c.json(await conversationDetailJson(deps, conversations.get(id), limit, cursor), 200);
+    return c.json(
+      await conversationDetailJson(deps, await conversations.get(id), limit, cursor),
+      200,
+    );
   });
 
   return app;

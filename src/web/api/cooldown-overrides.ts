@@ -88,21 +88,21 @@ export function cooldownOverrideApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   const app = apiRouter({ bodyError: 'invalid_input' });
 
   app.openapi(listOverrides, async (c) => {
-    const overrides = await deps.stores.cooldownOverrides.recentAwaited();
+    const overrides = await deps.stores.cooldownOverrides.recent();
     return c.json({ overrides: overrides.map(overrideJson) }, 200);
   });
 
-  app.openapi(addOverride, (c) => {
+  app.openapi(addOverride, async (c) => {
     const input = parseCooldownOverride(c.req.valid('json'), deps.clock.now());
     const actor = actorOf(c);
-    const id = deps.stores.cooldownOverrides.insert({ ...input, actor });
+    const id = await deps.stores.cooldownOverrides.insert({ ...input, actor });
     deps.log.info('cooldown override', {
       service: input.service,
       kind: input.kind,
       fleet: input.fleetWide,
       by: actor,
     });
-    const row = deps.stores.cooldownOverrides.get(id)!;
+    const row = (await deps.stores.cooldownOverrides.get(id))!;
     return c.json(overrideJson(row), 201);
   });
 

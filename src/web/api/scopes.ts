@@ -68,7 +68,7 @@ export function scopeApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(shareScope, async (c) => {
     const name = parseScope(c.req.valid('param').name, 'name');
     const shared = c.req.valid('json').shared_with_ops;
-    deps.conversations.share(name, shared);
+    await deps.conversations.share(name, shared);
     deps.log.info('memory scope sharing changed over the API', { scope: name, shared });
     const row = (await deps.stores.scopes.list()).find((s) => s.name === name)!;
     return c.json(scopeJson(row), 200);

@@ -183,7 +183,6 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     if (!s) throw new AppError('not_found', `session ${param} does not exist`);
     return s;
   };
-  const mustGet = (param: string) => mustExist(stores.sessions.get(Number(param)), param);
 
   app.openapi(listSessions, async (c) => {
     const { filter, problems } = parseSessionQuery((n) => c.req.query(n), deps.clock.now());
@@ -258,8 +257,9 @@ export function sessionApi(deps: WebDeps): OpenAPIHono<AppEnv> {
     return c.json({ memories: given.map(sessionMemoryJson) }, 200);
   });
 
-  app.openapi(stopSession, (c) => {
-    const s = mustGet(c.req.valid('param').id);
+  app.openapi(stopSession, async (c) => {
+    const param = c.req.valid('param').id;
+    const s = mustExist(await stores.sessions.getAwaited(Number(param)), param);
     const elsewhere = otherInstance(s, stores.instance);
     if (elsewhere) return errorJson(c, 409, 'other_instance', elsewhere);
     if (!deps.feed.isLive(s.id) || !deps.runner.stopCurrent()) {

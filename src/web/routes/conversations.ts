@@ -54,25 +54,37 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.get('/conversations/:id', async (c) => {
     const id = parseConversationId(c.req.param('id'));
-    const conv = deps.conversations.get(id);
+    const conv = await deps.conversations.get(id);
     const now = deps.clock.now();
     const staleAfterMs = deps.conversations.options.staleAfterMs;
+    const [shared, messages, summaries, latest, stuck, generation, memories, windows, gate] =
+      await Promise.all([
+        stores.scopes.isShared(conv.scope),
+        stores.conversations.latestMessages(id, MESSAGES_SHOWN),
+        stores.summaries.history(id),
+        stores.summaries.latestCompleted(id),
+        stores.summaries.stuck(now - staleAfterMs, id),
+        stores.summaries.generationStats(id),
+        stores.extractions.memories(id),
+        stores.extractions.windows(id),
+        stores.extractions.gateStats(id),
+      ]);
     return page(
       c,
       'pages/conversation',
       { title: `Conversation ${id}`, nav: 'conversations' },
       {
         conv,
-        shared: stores.scopes.isShared(conv.scope),
-        messages: stores.conversations.latestMessages(id, MESSAGES_SHOWN),
+        shared,
+        messages,
         shownMessages: MESSAGES_SHOWN,
-        summaries: stores.summaries.history(id),
-        latest: stores.summaries.latestCompleted(id),
-        stuckIds: new Set((await stores.summaries.stuck(now - staleAfterMs, id)).map((s) => s.id)),
-        generation: await stores.summaries.generationStats(id),
-        memories: stores.extractions.memories(id),
-        windows: stores.extractions.windows(id),
-        gate: await stores.extractions.gateStats(id),
+        summaries,
+        latest,
+        stuckIds: new Set(stuck.map((s) => s.id)),
+        generation,
+        memories,
+        windows,
+        gate,
         gateway: await deps.gateway.state(),
         staleAfterMs,
       },
@@ -90,7 +102,7 @@ export function conversationRoutes(deps: WebDeps): Hono<AppEnv> {
       throw err;
     }
     const shared = form.shared === '1';
-    deps.conversations.share(name, shared);
+    await deps.conversations.share(name, shared);
     deps.log.info('memory scope sharing changed from the dashboard', { scope: name, shared });
     return c.redirect(backTo(form.next, '/conversations'), 303);
   });

@@ -39,7 +39,7 @@ export function cooldownOverrideRoutes(deps: WebDeps): Hono<AppEnv> {
       );
     }
     const actor = actorOf(c);
-    deps.stores.cooldownOverrides.insert({ ...input, actor });
+    await deps.stores.cooldownOverrides.insert({ ...input, actor });
     deps.log.info('cooldown override', {
       service: input.service,
       kind: input.kind,

@@ -36,14 +36,15 @@ export async function summariesJson(deps: WebDeps, id: string) {
   const { summaries } = deps.stores;
   const staleAfterMs = deps.conversations.options.staleAfterMs;
   const stuckBefore = deps.clock.now() - staleAfterMs;
-  const [stuck, progression, generation] = await Promise.all([
+  const [history, stuck, progression, generation] = await Promise.all([
+    summaries.history(id),
     summaries.stuck(stuckBefore, id),
     summaries.progression(20, id),
     summaries.generationStats(id),
   ]);
   return {
     conversation_id: id,
-    history: summaries.history(id).map(summaryJson),
+    history: history.map(summaryJson),
     stuck: stuck.map(summaryJson),
     progression: progression.map(summaryJson),
     generation: generationJson(generation),
