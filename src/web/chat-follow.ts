@@ -88,10 +88,15 @@ export async function followRun(
       });
       if (!off) {
         // It ended before it could be followed: what it stored is its final text.
-        const row = deps.stores.sessions.get(id);
-        if (row?.response) say(row.response);
-        counted.push(tokensOf(row?.usage ?? null));
-        return finish(row?.status ?? null);
+        void deps.stores.sessions.getAwaited(id).then(
+          (row) => {
+            if (row?.response) say(row.response);
+            counted.push(tokensOf(row?.usage ?? null));
+            finish(row?.status ?? null);
+          },
+          () => finish(null),
+        );
+        return;
       }
       if (finished) off();
       else signal?.addEventListener('abort', stop);

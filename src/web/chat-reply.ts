@@ -23,7 +23,10 @@ const about = (head: ChatHead, reply: RunReply) => ({
 });
 
 /** The run's failure to answer, or null when its last session completed. */
-export function runFailure(stores: Pick<Stores, 'sessions'>, reply: RunReply): OpenAiError | null {
+export async function runFailure(
+  stores: Pick<Stores, 'sessions'>,
+  reply: RunReply,
+): Promise<OpenAiError | null> {
   if (reply.status === 'completed') return null;
   const last = reply.sessionIds.at(-1);
   if (last === undefined || reply.status === null) {
@@ -35,7 +38,7 @@ export function runFailure(stores: Pick<Stores, 'sessions'>, reply: RunReply): O
       param: null,
     };
   }
-  const error = stores.sessions.get(last)?.error;
+  const error = (await stores.sessions.getAwaited(last))?.error;
   return {
     message: `session ${last} ended ${reply.status}${error ? `: ${error}` : ''} (see /sessions/${last})`,
     type: 'server_error',

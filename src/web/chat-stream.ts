@@ -71,7 +71,7 @@ export function streamChat(
     }
     if (stream.aborted) return;
     const ended = outcome.reply;
-    const failure = ended ? runFailure(deps.stores, ended) : INTERNAL;
+    const failure = ended ? await runFailure(deps.stores, ended) : INTERNAL;
     if (failure) {
       await send({ error: failure });
       return;

@@ -2,7 +2,7 @@
  * Memory fields from a form (strings) or a JSON body (typed), with errors that name the field.
  * The same rules for the dashboard and the API.
  */
-import { IMPORTANCES, type Importance } from '../db/index.js';
+import { IMPORTANCES, type Importance, type Stores } from '../db/index.js';
 import { AppError, invalidField as invalid } from '../errors.js';
 import {
   type Category,
@@ -116,4 +116,13 @@ export function parseIds(values: unknown): number[] {
 export function parseId(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new AppError('not_found', `no memory ${value}`);
   return Number(value);
+}
+
+/** The first of `ids` that names no memory (read awaited, side by side), if one does not. */
+export async function firstMissing(
+  stores: Pick<Stores, 'memories'>,
+  ids: readonly number[],
+): Promise<number | undefined> {
+  const found = await Promise.all(ids.map((id) => stores.memories.getAwaited(id)));
+  return ids.find((_, i) => !found[i]);
 }

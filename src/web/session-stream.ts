@@ -67,7 +67,7 @@ export function streamSessionLog(c: Context, deps: WebDeps, session: SessionRow)
       afterSeq,
     );
     if (!unsubscribe) {
-      const status = deps.stores.sessions.get(session.id)?.status ?? session.status;
+      const status = (await deps.stores.sessions.getAwaited(session.id))?.status ?? session.status;
       await stream.writeSSE({ event: 'end', data: endHtml(status) });
       return;
     }

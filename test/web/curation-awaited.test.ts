@@ -1,9 +1,10 @@
 /**
  * The operator's curation reads and writes awaited, from the dashboard and the API alike: on
  * PostgreSQL (this file also runs there) editing, pinning, sharing, archiving, restoring,
- * deactivating and deleting memories, acknowledging or reopening event groups, resetting or
- * allowing a cooldown and stopping a session never hold serve's event loop while the server
- * answers, so an operator tidying up does not stall a running session's stream and hooks. Each action's effect is checked too, as the operator would see it.
+ * deactivating, merging and deleting memories, acknowledging or reopening event groups,
+ * resetting or allowing a cooldown and stopping a session never hold serve's event loop while
+ * the server answers, so an operator tidying up does not stall a running session's stream and
+ * hooks. Each action's effect is checked too, as the operator would see it.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -40,7 +41,7 @@ async function blockedBy(actions: (RequestInit & { path: string })[]): Promise<s
   for (const { path, ...init } of actions) {
     const n = await blockingDuring(h.stores.db, async () => {
       const res = await h.request(path, init);
-      expect(res.status, `${init.method} ${path}`).toBeLessThan(300);
+      expect(res.status, `${init.method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
       await res.text();
     });
     if (n > 0) blocked.push(`${init.method} ${path}: ${n}`);
@@ -56,6 +57,8 @@ describe("the operator's curation", () => {
     const disk = await add('nas', 'the nas backup disk fills up on Sundays');
     const dns = await add('dns', 'pihole forgets its upstream after a reboot');
     const web = await add('web', 'caddy renews its certificate at midnight');
+    const loud = await add('ups', 'the ups beeps twice at night');
+    const noisy = await add('printer', 'the office printer jams on cardstock');
     const actions = [
       api('PUT', `/memories/${fan}`, { observation: 'the nas fan is very loud under load' }),
       api('PUT', `/memories/${fan}`, { pinned: true, importance: 'high', confidence: 0.9 }),
@@ -72,6 +75,14 @@ describe("the operator's curation", () => {
       dashboard('DELETE', `/memories/${web}`),
       api('DELETE', '/memories/bulk', { ids: [dns] }),
       api('DELETE', `/memories/${disk}`),
+      api('POST', '/memories/merge', { ids: [fan, loud] }),
+      {
+        ...dashboard('POST', '/memories/bulk/merge', { ids: String(fan) }),
+        body: new URLSearchParams([
+          ['ids', String(fan)],
+          ['ids', String(noisy)],
+        ]),
+      },
     ];
     expect(await blockedBy(actions)).toEqual([]);
 
@@ -88,6 +99,13 @@ describe("the operator's curation", () => {
     });
     expect(h.stores.memories.history(fan).map((e) => e.action)).toContain('shared');
     expect(h.stores.memories.history(fan).map((e) => e.action)).toContain('unshared');
+    // Both merged into it, archived and linked to it.
+    for (const id of [loud, noisy]) {
+      expect(await h.stores.memories.getAwaited(id)).toMatchObject({
+        active: false,
+        archiveReason: `merged into #${fan}`,
+      });
+    }
     for (const id of [disk, dns, web]) {
       expect(await h.stores.memories.getAwaited(id)).toBeNull();
       expect(h.stores.tombstones.ofMemory(id)).not.toEqual([]);

@@ -48,6 +48,8 @@ describe('what dashboards and scripts poll', () => {
       '/sessions/rows',
       '/sessions/queue',
       `/sessions/${session}`,
+      // Not live in this process: the stream says how it ended, and closes.
+      `/sessions/${session}/stream`,
       '/events',
       '/memories',
       '/cooldowns',

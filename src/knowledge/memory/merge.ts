@@ -26,7 +26,7 @@ const provenance = (m: MemoryRow) =>
   );
 
 export function createMerging(ctx: MemoryContext) {
-  const { memories, embedding, clock, policy, mustGet } = ctx;
+  const { memories, embedding, clock, policy, mustGetAwaited } = ctx;
   return {
     /**
      * Merges memories into the first of `ids` (the survivor): it keeps the best confidence of
@@ -46,7 +46,7 @@ export function createMerging(ctx: MemoryContext) {
           data: { field: 'ids' },
         });
       }
-      const rows = unique.map(mustGet);
+      const rows = await Promise.all(unique.map(mustGetAwaited));
       const survivor = rows[0]!;
       const others = rows.slice(1);
       const otherScope = others.find((m) => m.scope !== survivor.scope);
@@ -76,7 +76,7 @@ export function createMerging(ctx: MemoryContext) {
       const active = confidence >= policy.activeThreshold;
       const source = opts.source ?? 'operator';
       const now = clock.now();
-      memories.change([
+      await memories.changeAwaited([
         ...others.map((m, i) => ({
           id: survivor.id,
           action: 'merged' as const,
@@ -105,9 +105,12 @@ export function createMerging(ctx: MemoryContext) {
       ]);
       if (text !== undefined && text !== survivor.observation) {
         const [vector] = (await embedding.documents([text])) ?? [null];
-        if (mustGet(survivor.id).observation === text) ctx.storeVector(survivor.id, vector ?? null);
+        if ((await mustGetAwaited(survivor.id)).observation === text) {
+          await ctx.storeVectorAwaited(survivor.id, vector ?? null);
+        }
       }
-      return { survivor: mustGet(survivor.id), merged: others.map((m) => mustGet(m.id)) };
+      const [after, ...merged] = await Promise.all(unique.map(mustGetAwaited));
+      return { survivor: after!, merged };
     },
   };
 }

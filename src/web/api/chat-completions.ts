@@ -94,7 +94,7 @@ export function chatCompletionRoutes(deps: WebDeps): Hono<AppEnv> {
     }
     const pieces: string[] = [];
     const reply = await followRun(deps, ticket, (p) => pieces.push(p), c.req.raw.signal);
-    const failure = runFailure(deps.stores, reply);
+    const failure = await runFailure(deps.stores, reply);
     if (failure) return openAiError(c, 502, failure);
     return c.json(completionJson(head, pieces.join(''), reply));
   });

@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js';
 import { CATEGORIES } from '../../memory/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { parseIds } from '../memory-input.js';
+import { firstMissing, parseIds } from '../memory-input.js';
 import { MEMORY_STATUSES } from '../memory-query.js';
 import { exportResponse, importJson, importText } from '../memory-transfer.js';
 import {
@@ -141,9 +141,12 @@ export function portabilityApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(mergeMemories, async (c) => {
     const body = c.req.valid('json');
     const ids = parseIds(body.ids);
-    for (const id of ids)
-      if (!deps.stores.memories.get(id))
-        throw new AppError('not_found', `memory ${id} does not exist`, { data: { id } });
+    const missing = await firstMissing(deps.stores, ids);
+    if (missing !== undefined) {
+      throw new AppError('not_found', `memory ${missing} does not exist`, {
+        data: { id: missing },
+      });
+    }
     const { survivor, merged } = await deps.knowledge.memory.merge(ids, {
       text: body.text ?? null,
       ...(body.confidence === undefined ? {} : { confidence: body.confidence }),

@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { AppError, isAppError } from '../../errors.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { parseIds } from '../memory-input.js';
+import { firstMissing, parseIds } from '../memory-input.js';
 import {
   exportResponse,
   importText,
@@ -81,9 +81,9 @@ export function memoryTransferRoutes(deps: WebDeps): Hono<AppEnv> {
     const ids = parseIds(await bulkIds(c));
     const prompt = c.req.header('HX-Prompt');
     try {
-      for (const id of ids)
-        if (!deps.stores.memories.get(id))
-          throw new AppError('invalid_input', `ids: memory ${id} does not exist`);
+      const missing = await firstMissing(deps.stores, ids);
+      if (missing !== undefined)
+        throw new AppError('invalid_input', `ids: memory ${missing} does not exist`);
       const { survivor, merged } = await deps.knowledge.memory.merge(ids, {
         text: prompt ?? null,
       });
