@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { currentCooldownsAwaited } from '../runner/cooldown-now.js';
 import { cooldownHorizon } from '../runner/cooldown-policy.js';
 import { createApp } from '../web/app.js';
-import type { RunnerControl } from '../web/deps.js';
+import type { RunnerControl, WebDeps } from '../web/deps.js';
 import { loadSecret } from '../web/server.js';
 import type { Runtime } from './runtime.js';
 
@@ -34,7 +34,12 @@ function runnerControl(rt: Runtime): RunnerControl {
 /** The dashboard over a runtime: what `serve` listens with, and what the browser tests drive. */
 export function createDashboard(
   rt: Runtime,
-  o: { clock: Clock; demo: boolean; endpointProof?: (challenge: string) => string },
+  o: {
+    clock: Clock;
+    demo: boolean;
+    endpointProof?: (challenge: string) => string;
+    importFile?: WebDeps['importFile'];
+  },
 ) {
   return createApp({
     config: rt.config,
@@ -55,5 +60,6 @@ export function createDashboard(
     demo: o.demo,
     secret: loadSecret(rt.config.dataDir),
     ...(o.endpointProof ? { endpointProof: o.endpointProof } : {}),
+    ...(o.importFile ? { importFile: o.importFile } : {}),
   });
 }

@@ -21,14 +21,15 @@ export const EXPORT_USAGE = `watchkeeper export [--all] [--service S] > memories
   Active memories (with --all: inactive and archived ones too), each with its history, pins,
   importance and provenance, and the services' descriptions, as JSON Lines (${FORMAT});
   progress on stderr.
-watchkeeper import FILE [--dry-run]
+watchkeeper import FILE [--dry-run] [--json]
   An export back in, on this or another instance, through the memory service: one that says
   what an active memory says reinforces it; of two that say otherwise the newer stays active.
   A memory deleted, reworded, merged or superseded here since is skipped, never brought back.
   Each record is imported once, so importing the same file again changes nothing. A bad line
   (a field the API would refuse, a repeated id, a cycle of links, over 16 MiB) is refused with
   its number. --dry-run: print what would be created, reinforced, skipped or refused and why.
-watchkeeper import-mcp-memory PATH [--dry-run]
+  --json: the report as POST /api/v1/memories/import answers it, nothing else.
+watchkeeper import-mcp-memory PATH [--dry-run] [--json]
   The MCP reference memory server's memory.jsonl (or legacy memory.json): entities into the
   memory graph, observations into memories, relations between entities. Again later: only
   what is new.`;

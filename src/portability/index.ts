@@ -16,6 +16,7 @@ export { CSV_HEADER } from './csv.js';
 export { type ExportOptions } from './export.js';
 export { FORMAT } from './format.js';
 export { type ImportOptions } from './import.js';
+export { type ImportJson, importJson, type ImportKind, type ImportOutcome } from './import-json.js';
 export {
   type ImportAction,
   type ImportItem,

@@ -6,6 +6,7 @@ import type { DatabaseOutage, Stores } from '../db/index.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { Logger } from '../log.js';
+import type { ImportJson, ImportKind } from '../portability/index.js';
 import type { ChainRequest } from '../runner/chain.js';
 import type { ServiceCooldown } from '../runner/cooldown-policy.js';
 import type { SessionFeed } from '../runner/live-feed.js';
@@ -73,4 +74,9 @@ export interface WebDeps {
   databaseReachable?: () => boolean;
   /** The process's record of a lost database (serve): background indexing pauses with it. */
   outage?: DatabaseOutage;
+  /**
+   * How an uploaded file is imported when not in this process (serve on PostgreSQL: a child
+   * process, `watchkeeper import FILE --json`); by default here.
+   */
+  importFile?: (file: string, kind: ImportKind, dryRun: boolean) => Promise<ImportJson>;
 }

@@ -4,6 +4,9 @@
  * (or dry-run), and the uploads kept between the dashboard's preview and its confirmation.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import type { Context } from 'hono';
 
@@ -11,8 +14,9 @@ import { AppError } from '../errors.js';
 import {
   createPortability,
   FORMAT,
-  type ImportReport,
-  type McpImportReport,
+  type ImportJson,
+  importJson,
+  type ImportKind,
   type Portability,
   textLines,
 } from '../portability/index.js';
@@ -21,11 +25,6 @@ import { listQuery, toFilter } from './memory-query.js';
 
 /** The largest file the dashboard and the API take (the CLI reads any size as a stream). */
 export const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
-
-export type ImportKind = 'watchkeeper' | 'mcp-memory';
-
-export type ImportOutcome =
-  { kind: 'watchkeeper'; report: ImportReport } | { kind: 'mcp-memory'; report: McpImportReport };
 
 export function portabilityOf(deps: WebDeps): Portability {
   return createPortability({ stores: deps.stores, knowledge: deps.knowledge, clock: deps.clock });
@@ -95,50 +94,32 @@ export async function importText(
   deps: WebDeps,
   text: string,
   dryRun: boolean,
-): Promise<ImportOutcome> {
-  const portability = portabilityOf(deps);
+): Promise<ImportJson> {
   const kind = importKindOf(text);
-  if (kind === 'watchkeeper')
-    return { kind, report: await portability.importMemories(textLines(text), { dryRun }) };
-  return { kind, report: await portability.importMcpMemory(textLines(text), { dryRun }) };
+  if (deps.importFile) return importElsewhere(deps.importFile, text, kind, dryRun);
+  const portability = portabilityOf(deps);
+  const lines = textLines(text);
+  if (kind === 'watchkeeper') {
+    return importJson({ kind, report: await portability.importMemories(lines, { dryRun }) });
+  }
+  return importJson({ kind, report: await portability.importMcpMemory(lines, { dryRun }) });
 }
 
-/** The import report as the API answers it (snake_case). */
-export function importJson(outcome: ImportOutcome) {
-  if (outcome.kind === 'watchkeeper') {
-    const r = outcome.report;
-    return {
-      format: FORMAT as typeof FORMAT,
-      dry_run: r.dryRun,
-      counts: r.counts,
-      services: r.services,
-      items: r.items.map((i) => ({
-        line: i.line,
-        action: i.action,
-        kind: i.kind,
-        memory_id: i.memoryId,
-        text: i.text,
-        why: i.why,
-      })),
-    };
+/** The text as a file only its owner reads, imported by `importFile`, then removed. */
+async function importElsewhere(
+  importFile: NonNullable<WebDeps['importFile']>,
+  text: string,
+  kind: ImportKind,
+  dryRun: boolean,
+): Promise<ImportJson> {
+  const dir = await mkdtemp(join(tmpdir(), 'watchkeeper-import-'));
+  try {
+    const file = join(dir, 'upload.jsonl');
+    await writeFile(file, text, { mode: 0o600 });
+    return await importFile(file, kind, dryRun);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  const r = outcome.report;
-  return {
-    format: 'mcp-memory' as const,
-    dry_run: r.dryRun,
-    entities: r.entities,
-    observations: r.observations,
-    relations: r.relations,
-    malformed: r.malformed,
-    items: r.items.map((i) => ({
-      line: i.line,
-      action: i.action,
-      kind: i.kind,
-      memory_id: i.memoryId ?? null,
-      text: i.text,
-      why: i.why,
-    })),
-  };
 }
 
 /**

@@ -10,10 +10,12 @@ import {
   createPortability,
   fileLines,
   type ImportItem,
+  importJson,
   type McpItem,
 } from '../../portability/index.js';
 import { openApp } from '../app.js';
 import { flag, parse, str, usageError } from '../args.js';
+import { json } from '../format.js';
 import type { CliIo } from '../io.js';
 import { progressReporter } from '../progress.js';
 
@@ -62,12 +64,17 @@ function clip(text: string | null, n = 70): string {
 }
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
-  const p = parse(argv, { 'dry-run': { type: 'boolean' } }, 1);
+  const p = parse(argv, { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   const path = readableFile(p.positionals[0], 'watchkeeper import memories.jsonl');
   const dryRun = flag(p, 'dry-run');
   const app = openApp(io);
   try {
     const portability = createPortability({ ...app, clock: io.clock });
+    if (flag(p, 'json')) {
+      const report = await portability.importMemories(fileLines(path), { dryRun });
+      io.stdout(json(importJson({ kind: 'watchkeeper', report })));
+      return 0;
+    }
     const progress = progressReporter(io, dryRun ? 'checked' : 'imported');
     if (dryRun) io.stdout('Dry run: nothing is written.\n');
     const report = await portability.importMemories(fileLines(path), {
@@ -101,16 +108,18 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
 }
 
 export async function importMcpMemoryCommand(argv: string[], io: CliIo): Promise<number> {
-  const p = parse(argv, { 'dry-run': { type: 'boolean' } }, 1);
+  const p = parse(argv, { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   const path = readableFile(p.positionals[0], 'watchkeeper import-mcp-memory ~/memory.jsonl');
   const dryRun = flag(p, 'dry-run');
+  const asJson = flag(p, 'json');
   const app = openApp(io);
   try {
     const portability = createPortability({ ...app, clock: io.clock });
-    if (dryRun) io.stdout('Dry run: nothing is written.\n');
+    if (dryRun && !asJson) io.stdout('Dry run: nothing is written.\n');
     const report = await portability.importMcpMemory(fileLines(path), {
       dryRun,
       onItem: (item: McpItem) => {
+        if (asJson) return;
         if (!dryRun && item.action !== 'refused' && item.kind !== 'entity') return;
         io.stdout(
           `line ${item.line}: ${dryRun && item.action !== 'refused' ? `would be ${item.action}` : item.action} ${item.kind} "${clip(item.text)}": ${item.why}\n`,
@@ -119,16 +128,23 @@ export async function importMcpMemoryCommand(argv: string[], io: CliIo): Promise
     });
     const o = report.observations;
     const r = report.relations;
-    io.stdout(
-      `Entities: ${report.entities.created} new, ${report.entities.existing} already in the graph.\n` +
-        `Observations: ${o.created} new memories, ${o.reinforced} reinforced, ${o.superseded} superseding, ${o.skipped} imported before, ${o.refused} refused.\n` +
-        `Relations: ${r.created} new, ${r.skipped} already there, ${r.refused} refused.\n` +
-        `Malformed lines skipped: ${report.malformed}.\n`,
-    );
     // Not one entity or relation, only malformed lines: the wrong file, not a partial import.
     const seen =
       report.entities.created + report.entities.existing + r.created + r.skipped + r.refused;
-    if (report.malformed > 0 && seen + o.refused === 0) {
+    const wrongFile = report.malformed > 0 && seen + o.refused === 0;
+    if (asJson && !wrongFile) {
+      io.stdout(json(importJson({ kind: 'mcp-memory', report })));
+      return 0;
+    }
+    if (!asJson) {
+      io.stdout(
+        `Entities: ${report.entities.created} new, ${report.entities.existing} already in the graph.\n` +
+          `Observations: ${o.created} new memories, ${o.reinforced} reinforced, ${o.superseded} superseding, ${o.skipped} imported before, ${o.refused} refused.\n` +
+          `Relations: ${r.created} new, ${r.skipped} already there, ${r.refused} refused.\n` +
+          `Malformed lines skipped: ${report.malformed}.\n`,
+      );
+    }
+    if (wrongFile) {
       throw new AppError(
         'invalid_input',
         `${path} is not an MCP memory file: none of its lines is an entity or a relation`,

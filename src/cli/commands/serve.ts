@@ -30,6 +30,7 @@ import {
 } from '../serve-endpoint.js';
 import { indexQueueOf, queueSessionLog } from '../../web/graph-instance.js';
 import { indexInChildProcess } from '../graph-index-child.js';
+import { importInChildProcess } from '../import-child.js';
 import { startDailyPrune } from './prune.js';
 import { checkListenAddress, startWebServer, type WebServer } from '../../web/server.js';
 
@@ -151,10 +152,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await rt.recoverInterrupted();
     // The nonce of this start's endpoint file: the Stop hook checks serve knows it (see there).
     const nonce = newEndpointNonce();
+    const onPostgres = engineOf(rt.stores.db) === 'postgres';
     const app = createDashboard(rt, {
       clock: io.clock,
       demo,
       endpointProof: (challenge) => endpointProof(nonce, challenge),
+      // An upload's import on PostgreSQL runs in a child process (import-child.ts).
+      ...(onPostgres ? { importFile: importInChildProcess(env) } : {}),
     });
     // The memory graph reads each session's log once it has ended, in the background: on
     // PostgreSQL in a child process each (graph-index-child.ts), so that its many round trips do
@@ -162,7 +166,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     const graphHost = {
       ...rt,
       clock: io.clock,
-      ...(engineOf(rt.stores.db) === 'postgres' ? { indexFile: indexInChildProcess(env) } : {}),
+      ...(onPostgres ? { indexFile: indexInChildProcess(env) } : {}),
     };
     indexQueueOf(graphHost);
     await rt.startBackground();

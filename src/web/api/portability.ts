@@ -12,7 +12,7 @@ import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
 import { firstMissing, parseIds } from '../memory-input.js';
 import { MEMORY_STATUSES } from '../memory-query.js';
-import { exportResponse, importJson, importText } from '../memory-transfer.js';
+import { exportResponse, importText } from '../memory-transfer.js';
 import {
   apiRouter,
   common,
@@ -135,7 +135,7 @@ export function portabilityApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(importMemories, async (c) => {
     const dry = c.req.query('dry_run') ?? '';
     const outcome = await importText(deps, await c.req.text(), ['true', '1', 'on'].includes(dry));
-    return c.json(importJson(outcome), 200);
+    return c.json(outcome, 200);
   });
 
   app.openapi(mergeMemories, async (c) => {

@@ -1,0 +1,56 @@
+/**
+ * How `serve` on PostgreSQL imports a file uploaded to the dashboard or the API: in a child
+ * process, `watchkeeper import FILE --json` (or `import-mcp-memory`), with serve's own settings.
+ * An import writes a transaction per batch of records, each statement a round trip through the
+ * synchronous bridge; in serve's process, with the database a network hop away, that would stop
+ * the event loop (every page, hook and session stream) for as long as the import runs. The child
+ * waits on the network instead, with its own connection and event loop; serve's caches learn
+ * of what it wrote from the database's change feed, as of any other instance's writes. On SQLite
+ * serve imports in its own process.
+ */
+import { execa } from 'execa';
+
+import { saysUnreachable } from '../db/index.js';
+import { AppError } from '../errors.js';
+import type { ImportJson, ImportKind } from '../portability/index.js';
+import { WATCHKEEPER_BIN } from '../runner/cli-args.js';
+import { EXIT_BAD_INPUT } from './exit-codes.js';
+
+/** The report of a 16 MiB upload lists its first items only: this is ample. */
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
+/** `env`: serve's environment (its settings: the database, the data folder, the embeddings). */
+export function importInChildProcess(
+  env: Record<string, string | undefined>,
+): (file: string, kind: ImportKind, dryRun: boolean) => Promise<ImportJson> {
+  return async (file, kind, dryRun) => {
+    const command = kind === 'watchkeeper' ? 'import' : 'import-mcp-memory';
+    const args = [WATCHKEEPER_BIN, command, file, '--json', ...(dryRun ? ['--dry-run'] : [])];
+    const child = await execa(process.execPath, args, {
+      env,
+      extendEnv: false,
+      stdin: 'ignore',
+      reject: false,
+      maxBuffer: MAX_OUTPUT,
+    });
+    if (child.exitCode === 0) {
+      try {
+        return JSON.parse(child.stdout) as ImportJson;
+      } catch {
+        // no report: said below
+      }
+    }
+    const said =
+      child.stderr
+        .trim()
+        .split('\n')
+        .pop()
+        ?.replace(/^watchkeeper: /, '') ?? '';
+    if (child.exitCode === EXIT_BAD_INPUT) throw new AppError('invalid_input', said);
+    if (saysUnreachable(said)) throw new AppError('db_unavailable', said);
+    throw new AppError(
+      'io_failed',
+      `the import in a child process failed (${child.exitCode ?? child.signal}): ${said || 'no report'}`,
+    );
+  };
+}
