@@ -59,6 +59,7 @@ const POSTGRES_SUITES = [
   'test/notify/delivery.test.ts',
   'test/runner/ingest.test.ts',
   'test/web/session-detail-awaited.test.ts',
+  'test/graph/graph-pages-awaited.test.ts',
   'test/runner/mcp-tool-guard.test.ts',
   'test/runner/pre-tool-use.test.ts',
   // These run the CLI in-process on the test app's database (test/helpers/cli.ts).

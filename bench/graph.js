@@ -423,7 +423,7 @@ async function rememberSpeed(ctx, embedder, locomo) {
   for (const n of [10_000, 100_000]) {
     const g = await syntheticGraph(ctx, n, base, vectors, embedder, rng);
     try {
-      g.graph.prepare();
+      await g.graph.prepare();
       for (const q of queries.slice(0, 5)) await g.graph.remember(q);
       const times = [];
       for (const q of queries) {

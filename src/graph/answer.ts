@@ -98,34 +98,65 @@ function chainLine(chain: ChainLink[]): string {
     .join('')}`;
 }
 
-/** The supersession chain through an idea, oldest first, or null. */
-function chainOf(id: number, stores: GraphStores): ChainLink[] | null {
+/**
+ * The supersession chains through these ideas, oldest first (none for an idea in no chain):
+ * the relations read a step at a time for every idea at once, MAX_CHAIN steps at most each way,
+ * then the ideas of every chain in one read.
+ */
+async function chainsOf(ids: readonly number[], stores: GraphStores) {
   const { rows } = stores;
-  const older: number[] = [];
-  const newer: number[] = [];
-  let cursor = id;
-  for (let i = 0; i < MAX_CHAIN; i += 1) {
-    const r = rows
-      .relationsOf([cursor])
-      .find((x) => x.type === 'supersedes' && x.fromId === cursor);
-    if (!r || older.includes(r.toId)) break;
-    older.unshift(r.toId);
-    cursor = r.toId;
+  // Of each idea looked at: what its first supersedes relation (by id) points to, each way.
+  const olderOf = new Map<number, number | null>();
+  const newerOf = new Map<number, number | null>();
+  let frontier = [...new Set(ids)];
+  for (let step = 0; step < MAX_CHAIN && frontier.length > 0; step += 1) {
+    const relations = (await rows.relationsOf(frontier)).filter((r) => r.type === 'supersedes');
+    for (const id of frontier) {
+      olderOf.set(id, relations.find((r) => r.fromId === id)?.toId ?? null);
+      newerOf.set(id, relations.find((r) => r.toId === id)?.fromId ?? null);
+    }
+    frontier = [
+      ...new Set(
+        frontier.flatMap((id) =>
+          [olderOf.get(id), newerOf.get(id)].filter((x): x is number => typeof x === 'number'),
+        ),
+      ),
+    ].filter((id) => !olderOf.has(id));
   }
-  cursor = id;
-  for (let i = 0; i < MAX_CHAIN; i += 1) {
-    const r = rows.relationsOf([cursor]).find((x) => x.type === 'supersedes' && x.toId === cursor);
-    if (!r || newer.includes(r.fromId)) break;
-    newer.push(r.fromId);
-    cursor = r.fromId;
+  const walks = new Map<number, number[]>();
+  for (const id of new Set(ids)) {
+    const older: number[] = [];
+    const newer: number[] = [];
+    let cursor = id;
+    for (let i = 0; i < MAX_CHAIN; i += 1) {
+      const to = olderOf.get(cursor) ?? null;
+      if (to === null || older.includes(to)) break;
+      older.unshift(to);
+      cursor = to;
+    }
+    cursor = id;
+    for (let i = 0; i < MAX_CHAIN; i += 1) {
+      const from = newerOf.get(cursor) ?? null;
+      if (from === null || newer.includes(from)) break;
+      newer.push(from);
+      cursor = from;
+    }
+    if (older.length > 0 || newer.length > 0) walks.set(id, [...older, id, ...newer]);
   }
-  if (older.length === 0 && newer.length === 0) return null;
-  const ids = [...older, id, ...newer];
-  const byId = new Map(rows.ideas(ids).map((i) => [i.id, i]));
-  return ids
-    .map((x) => byId.get(x))
-    .filter((i): i is IdeaRow => i !== undefined)
-    .map((i) => ({ id: i.id, content: i.content, createdAt: i.createdAt }));
+  const byId = new Map(
+    (await rows.ideasAwaited([...new Set([...walks.values()].flat())])).map((i) => [i.id, i]),
+  );
+  const chains = new Map<number, ChainLink[]>();
+  for (const [id, walk] of walks) {
+    chains.set(
+      id,
+      walk
+        .map((x) => byId.get(x))
+        .filter((i): i is IdeaRow => i !== undefined)
+        .map((i) => ({ id: i.id, content: i.content, createdAt: i.createdAt })),
+    );
+  }
+  return chains;
 }
 
 function groupHeader(g: AnswerGroup): string[] {
@@ -143,28 +174,44 @@ function groupHeader(g: AnswerGroup): string[] {
 
 const cost = (lines: readonly string[]) => lines.reduce((n, l) => n + estimateTokens(`${l}\n`), 0);
 
-export function assembleAnswer(
+/**
+ * What the answer may show of the ranked ideas, read before it is assembled: their spans and
+ * topics, conversations, repeats and chains, a few statements for them all.
+ */
+async function around(ranked: readonly RankedIdea[], stores: GraphStores) {
+  const { rows, sources } = stores;
+  const ideas = ranked.map((r) => r.idea);
+  const [spanRows, sessions, seen, chains] = await Promise.all([
+    rows.spans(ideas.flatMap((i) => (i.spanId === null ? [] : [i.spanId]))),
+    sources.sessions(ideas.map((i) => i.session)),
+    // The best ranked of each text stands for the others: a repeated idea is said once.
+    onceEach(stores, ideas),
+    chainsOf(
+      ideas.map((i) => i.id),
+      stores,
+    ),
+  ]);
+  const spans = new Map(spanRows.map((s) => [s.id, s]));
+  const parents = spanRows.flatMap((s) =>
+    s.parentId && !spans.has(s.parentId) ? [s.parentId] : [],
+  );
+  for (const s of await rows.spans(parents)) spans.set(s.id, s);
+  return { spans, sessions, seen: new Map(seen.map((x) => [x.idea.id, x.seen])), chains };
+}
+
+export async function assembleAnswer(
   query: string,
   ranked: readonly RankedIdea[],
   budget: number,
   note: string | null,
   stores: GraphStores,
-): { groups: AnswerGroup[]; text: string; tokens: number } {
-  const { rows, sources } = stores;
-  const spans = new Map<number, SpanRow>();
-  const spanOf = (id: number | null): SpanRow | null => {
-    if (id === null) return null;
-    if (!spans.has(id)) {
-      const s = rows.span(id);
-      if (s) spans.set(id, s);
-    }
-    return spans.get(id) ?? null;
-  };
-  const sessions = new Map<string, GraphSessionRow | null>();
-  const sessionOf = (label: string) => {
-    if (!sessions.has(label)) sessions.set(label, sources.session(label));
-    return sessions.get(label)!;
-  };
+): Promise<{ groups: AnswerGroup[]; text: string; tokens: number }> {
+  const { rows } = stores;
+  const read = await around(ranked, stores);
+  const spanOf = (id: number | null): SpanRow | null =>
+    id === null ? null : (read.spans.get(id) ?? null);
+  const sessionOf = (label: string): GraphSessionRow | null => read.sessions.get(label) ?? null;
+  const seen = read.seen;
 
   const head = `Memory graph for "${clip(query, 120)}"`;
   const noteLines = note ? [note] : [];
@@ -173,13 +220,6 @@ export function assembleAnswer(
   let used = cost([head, ...noteLines]) + countsReserve;
   const groups = new Map<number, AnswerGroup>();
   const covered = new Set<number>();
-  // The best ranked of each text stands for the others: a repeated idea is said once.
-  const seen = new Map(
-    onceEach(
-      stores,
-      ranked.map((r) => r.idea),
-    ).map((x) => [x.idea.id, x.seen]),
-  );
   const keys = new Set<string>();
   for (const r of ranked) {
     const said = seen.get(r.idea.id);
@@ -193,7 +233,7 @@ export function assembleAnswer(
       session: sessionOf(r.idea.session),
       ideas: [],
     };
-    const chain = chainOf(r.idea.id, stores);
+    const chain = read.chains.get(r.idea.id) ?? null;
     const answer: AnswerIdea = {
       idea: r.idea,
       score: r.score,
@@ -213,8 +253,10 @@ export function assembleAnswer(
     for (const l of chain ?? []) covered.add(l.id);
   }
   const list = [...groups.values()];
-  const entities = rows.entitiesOf(list.flatMap((g) => g.ideas.map((a) => a.idea.id)));
-  const shown = new Set(shownEntities(stores, [...entities.values()].flat()).map((e) => e.id));
+  const entities = await rows.entitiesOfAwaited(list.flatMap((g) => g.ideas.map((a) => a.idea.id)));
+  const shown = new Set(
+    (await shownEntities(stores, [...entities.values()].flat())).map((e) => e.id),
+  );
   for (const g of list) {
     for (const a of g.ideas) {
       a.entities = (entities.get(a.idea.id) ?? [])

@@ -12,7 +12,10 @@ import { mayNameEntity, NOT_ENTITY_WORDS, STRONG_ENTITY_TYPES } from './not-enti
 export const MIN_ENTITY_EVIDENCE = 2;
 
 /** The entities most talked about, with how many different texts name them (`ideas`). */
-export function topEntities(stores: GraphStores, limit: number) {
+export function topEntities(
+  stores: GraphStores,
+  limit: number,
+): Promise<(EntityRow & { ideas: number })[]> {
   return stores.rows.entitiesByEvidence({
     limit,
     notNames: NOT_ENTITY_WORDS,
@@ -22,13 +25,14 @@ export function topEntities(stores: GraphStores, limit: number) {
 }
 
 /** Of these entities, those the pages show. */
-export function shownEntities<E extends EntityRow>(
+export async function shownEntities<E extends EntityRow>(
   stores: GraphStores,
   entities: readonly E[],
-): E[] {
+): Promise<E[]> {
   const named = entities.filter((e) => mayNameEntity(e.name, e.type));
   const weak = named.filter((e) => !STRONG_ENTITY_TYPES.includes(e.type)).map((e) => e.id);
-  const evidence = weak.length > 0 ? stores.rows.entityEvidence(weak) : new Map<number, number>();
+  const evidence =
+    weak.length > 0 ? await stores.rows.entityEvidence(weak) : new Map<number, number>();
   return named.filter(
     (e) => STRONG_ENTITY_TYPES.includes(e.type) || (evidence.get(e.id) ?? 0) >= MIN_ENTITY_EVIDENCE,
   );

@@ -12,7 +12,8 @@ import type { Db, SessionRow } from '../db/index.js';
 import type { Embedding } from '../knowledge/index.js';
 import { withFileLock } from './file-lock.js';
 import type { IndexOutcome } from './index-outcome.js';
-import { createIndexer, type IndexOptions } from './indexer.js';
+import { fileIdentity } from './file-reader.js';
+import { createIndexer, type IndexOptions, sameFile } from './indexer.js';
 import { type GraphModel, offlineModel } from './model-port.js';
 import { createRemember, type ListWeights } from './remember.js';
 import { sourceOf } from './sources/kind.js';
@@ -106,9 +107,9 @@ export function createGraph(deps: GraphDeps) {
     model,
     views,
     /** Loads the vectors other processes wrote, so the first remember is fast. */
-    prepare(): void {
+    async prepare(): Promise<void> {
       const dimension = deps.embedding.embedder?.dimension;
-      if (dimension && vectors.model) vectors.refresh(dimension);
+      if (dimension && vectors.model) await vectors.refresh(dimension);
     },
 
     /**
@@ -137,6 +138,18 @@ export function createGraph(deps: GraphDeps) {
         oversized: 0,
         partialLine: false,
       };
+    },
+
+    /**
+     * Whether everything a file holds was read (awaited, a stat and a small read: a page asks
+     * before it has the file indexed).
+     */
+    async indexed(path: string): Promise<boolean> {
+      const file = resolve(path);
+      const state = await stores.sources.state(file);
+      if (!state) return false;
+      const now = await fileIdentity(file, state.byteOffset);
+      return sameFile(state, now) && now.size === state.byteOffset;
     },
 
     remember: createRemember({

@@ -81,7 +81,8 @@ export interface IndexReport {
 /** Lines per batch (one transaction each). */
 const BATCH_LINES = 400;
 
-function sameFile(state: IndexState, now: FileIdentity): boolean {
+/** Whether a file is still the one that was read (not rotated nor rewritten in place). */
+export function sameFile(state: IndexState, now: FileIdentity): boolean {
   const was = state.identity;
   if (!was) return state.byteOffset === 0;
   return (
@@ -119,7 +120,7 @@ export function createIndexer(deps: IndexerDeps) {
         { data: { field: 'path' } },
       );
     }
-    let state = sources.state(file);
+    let state = await sources.state(file);
     if (opts.untilText)
       await waitForText(file, state?.byteOffset ?? 0, opts.untilText, {
         waitMs: opts.waitMs ?? UNTIL_TEXT_WAIT_MS,

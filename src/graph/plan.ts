@@ -215,27 +215,28 @@ async function describeSpans(
   deps: PlanDeps,
 ): Promise<void> {
   const { rows, model, vectors } = deps;
-  const stored = (ids: number[]): SpanIdea[] => {
+  // Awaited, outside any transaction: the batches before this one are committed.
+  const stored = async (ids: number[]): Promise<SpanIdea[]> => {
     const real = ids.filter((id) => id > 0);
-    const list = rows.ideasOfSpans(real);
-    const entities = rows.entitiesOf(list.map((i) => i.id));
+    const list = await rows.ideasOfSpans(real);
+    const entities = await rows.entitiesOfAwaited(list.map((i) => i.id));
     return list.map((i) => ideaOf(i, entities.get(i.id) ?? []));
   };
   // Read once: nothing is written while a batch is planned.
-  let sessionSpans: ReturnType<typeof rows.spansOfSession> | null = null;
-  const childrenOf = (id: number) => [
+  let sessionSpans: Awaited<ReturnType<typeof rows.spansOfSession>> | null = null;
+  const childrenOf = async (id: number) => [
     ...spans.filter((s) => s.parentId === id).map((s) => s.id),
     ...(id > 0
-      ? (sessionSpans ??= rows.spansOfSession(deps.session))
+      ? (sessionSpans ??= await rows.spansOfSession(deps.session))
           .filter((s) => s.parentId === id)
           .map((s) => s.id)
       : []),
   ];
   for (const span of spans) {
-    const ids = [span.id, ...(span.depth === 0 ? childrenOf(span.id) : [])];
+    const ids = [span.id, ...(span.depth === 0 ? await childrenOf(span.id) : [])];
     if (span.takesIdeasOf !== null) ids.push(span.takesIdeasOf);
     const own = [
-      ...stored([...new Set(ids)]),
+      ...(await stored([...new Set(ids)])),
       ...ideas
         .filter((i) => ids.includes(i.spanId))
         .map((i) => ideaOf({ ...i, answered: null }, i.entities)),

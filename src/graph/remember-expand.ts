@@ -9,10 +9,12 @@ import { EXPAND_FROM, FOLLOWED, REPLIES_OF, REPLY_SHARE } from './remember-weigh
 type Rows = GraphStores['rows'];
 
 /** Graph expansion: what superseded, built on, answered or contradicts the top matches. */
-export function expandRanked(rows: Rows, ranked: RankedIdea[]): RankedIdea[] {
+export async function expandRanked(rows: Rows, ranked: RankedIdea[]): Promise<RankedIdea[]> {
   const have = new Map(ranked.map((r) => [r.idea.id, r]));
   const top = ranked.slice(0, EXPAND_FROM);
-  const rels = rows.relationsOf(top.map((r) => r.idea.id)).filter((r) => FOLLOWED.includes(r.type));
+  const rels = (await rows.relationsOf(top.map((r) => r.idea.id))).filter((r) =>
+    FOLLOWED.includes(r.type),
+  );
   const wanted = new Map<
     number,
     { from: RankedIdea; relation: RelationType; direction: Via['direction'] }
@@ -27,7 +29,7 @@ export function expandRanked(rows: Rows, ranked: RankedIdea[]): RankedIdea[] {
       wanted.set(other, { from, relation: r.type, direction });
     }
   }
-  const added = rows.ideas([...wanted.keys()]).map((idea) => {
+  const added = (await rows.ideasAwaited([...wanted.keys()])).map((idea) => {
     const w = wanted.get(idea.id)!;
     return {
       idea,
@@ -40,16 +42,24 @@ export function expandRanked(rows: Rows, ranked: RankedIdea[]): RankedIdea[] {
 }
 
 /** The turns said right after the best matches, in the same topic. */
-export function withReplies(rows: Rows, ranked: RankedIdea[]): RankedIdea[] {
+export async function withReplies(rows: Rows, ranked: RankedIdea[]): Promise<RankedIdea[]> {
   const byId = new Map(ranked.map((r) => [r.idea.id, r]));
+  // The matches whose reply is brought in, then their replies read side by side.
   const turns = new Set<string>();
+  const from: RankedIdea[] = [];
   for (const r of ranked) {
     if (r.via) continue;
     const turn = `${r.idea.session}\u0000${r.idea.sourceLine}`;
     if (turns.has(turn)) continue;
     if (turns.size >= REPLIES_OF) break;
     turns.add(turn);
-    for (const idea of rows.turnAfter(r.idea.session, r.idea.sourceLine, r.idea.spanId)) {
+    from.push(r);
+  }
+  const replies = await Promise.all(
+    from.map((r) => rows.turnAfter(r.idea.session, r.idea.sourceLine, r.idea.spanId)),
+  );
+  for (const [k, r] of from.entries()) {
+    for (const idea of replies[k]!) {
       const score = r.score * REPLY_SHARE;
       const known = byId.get(idea.id);
       if (known && known.score >= score) continue;

@@ -17,18 +17,22 @@ import {
   SPANS,
 } from './remember-weights.js';
 
-export function semanticIdeas(ctx: RememberContext, q: Float32Array, filter: IdeaFilter) {
+export async function semanticIdeas(
+  ctx: RememberContext,
+  q: Float32Array,
+  filter: IdeaFilter,
+): Promise<{ id: number; cosine: number }[]> {
   const { search } = ctx.stores;
   const { vectors } = ctx;
-  if (isFiltered(filter) && search.countIdeas(filter) <= EXACT_SCAN_MAX) {
-    const rowsOf = search.ideaVectorsWhere(filter, vectors.model!, EXACT_SCAN_MAX);
+  if (isFiltered(filter) && (await search.countIdeas(filter)) <= EXACT_SCAN_MAX) {
+    const rowsOf = await search.ideaVectorsWhere(filter, vectors.model!, EXACT_SCAN_MAX);
     return rankExact(
       q,
       rowsOf.map((r) => [r.memoryId, r.vector] as [number, Uint8Array]),
       CANDIDATES,
     ).map((h) => ({ id: h.memoryId, cosine: h.cosine }));
   }
-  return vectors.nearestIdeas(
+  return vectors.nearestIdeasAwaited(
     q,
     CANDIDATES,
     isFiltered(filter) ? (ids) => search.ideasWhere(ids, filter) : undefined,
@@ -36,7 +40,7 @@ export function semanticIdeas(ctx: RememberContext, q: Float32Array, filter: Ide
 }
 
 /** Entities the query names: by the rules, and any stored entity spelled like a query word. */
-export function entityIds(ctx: RememberContext, a: QueryAnalysis): number[] {
+export async function entityIds(ctx: RememberContext, a: QueryAnalysis): Promise<number[]> {
   const { rows, search } = ctx.stores;
   const spellings = new Set<string>(a.entities.map((e) => e.name));
   const words = a.query.match(/[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]/g) ?? [];
@@ -44,31 +48,37 @@ export function entityIds(ctx: RememberContext, a: QueryAnalysis): number[] {
     if (words[i]!.length >= 3) spellings.add(words[i]!);
     if (i + 1 < words.length) spellings.add(`${words[i]} ${words[i + 1]}`);
   }
-  const ids = new Set<number>();
-  for (const s of spellings) for (const e of rows.entitiesNamed(s)) ids.add(e.id);
+  // Every spelling in one statement, and the total beside it.
+  const [named, all] = await Promise.all([
+    rows.entitiesNamed([...spellings]),
+    spellings.size > 0 ? search.countIdeas({}) : Promise.resolve(0),
+  ]);
+  const ids = new Set(named.map((e) => e.id));
   if (ids.size === 0) return [];
-  const total = Math.max(1, search.countIdeas({}));
-  const counts = rows.ideaCounts([...ids]);
+  const total = Math.max(1, all);
+  const counts = await rows.ideaCounts([...ids]);
   return [...ids].filter(
     (id) => (counts.get(id) ?? 0) <= Math.max(50, total * COMMON_ENTITY_SHARE),
   );
 }
 
-export function spanIdeas(
+export async function spanIdeas(
   ctx: RememberContext,
   q: Float32Array | null,
   a: QueryAnalysis,
   filter: IdeaFilter,
-) {
+): Promise<{ id: number }[]> {
   const { rows, search } = ctx.stores;
   const { vectors } = ctx;
-  const byLexical = a.search ? search.lexicalSpans(ftsQuery(a.search), 20, filter.sessions) : [];
-  let byVector = q ? vectors.nearestSpans(q, filter.sessions ? 100 : 20) : [];
+  const [byLexical, nearest] = await Promise.all([
+    a.search ? search.lexicalSpans(ftsQuery(a.search), 20, filter.sessions) : [],
+    q ? vectors.nearestSpans(q, filter.sessions ? 100 : 20) : [],
+  ]);
+  let byVector = nearest;
   if (filter.sessions && byVector.length > 0) {
     const wanted = new Set(filter.sessions);
     const inScope = new Set(
-      rows
-        .spans(byVector.map((h) => h.id))
+      (await rows.spans(byVector.map((h) => h.id)))
         .filter((sp) => wanted.has(sp.session))
         .map((sp) => sp.id),
     );
@@ -81,16 +91,18 @@ export function spanIdeas(
     .sort((x, y) => y[1] - x[1])
     .slice(0, SPANS)
     .map(([id]) => id);
+  // The ideas of every top span, the filter and their vectors: three statements for them all
+  // (each span's ideas are then taken in the order a read of that span alone gives).
+  const all = await rows.ideasOfSpans(top);
+  const allIds = all.map((i) => i.id);
+  const [allowed, vecs] = await Promise.all([
+    search.ideasWhere(allIds, filter),
+    q ? vectors.ideaVectorsAwaited(allIds) : new Map<number, Float32Array>(),
+  ]);
   const out: { id: number }[] = [];
   for (const spanId of top) {
-    let ideas = rows.ideasOfSpans([spanId]);
-    const allowed = search.ideasWhere(
-      ideas.map((i) => i.id),
-      filter,
-    );
-    ideas = ideas.filter((i) => allowed.has(i.id));
+    const ideas = all.filter((i) => i.spanId === spanId && allowed.has(i.id));
     if (q) {
-      const vecs = vectors.ideaVectors(ideas.map((i) => i.id));
       ideas.sort(
         (x, y) =>
           (vecs.get(y.id) ? dot(q, vecs.get(y.id)!) : -1) -
@@ -109,10 +121,14 @@ export function spanIdeas(
  * matches as a whole: a topic where the query's words come up again and again is more likely
  * the one asked about than a stray sentence that shares a word.
  */
-export function lexicalIdeas(ctx: RememberContext, a: QueryAnalysis, filter: IdeaFilter) {
+export async function lexicalIdeas(
+  ctx: RememberContext,
+  a: QueryAnalysis,
+  filter: IdeaFilter,
+): Promise<{ id: number; score: number }[]> {
   const { weights } = ctx;
   if (!a.search) return [];
-  const hits = ctx.stores.search.lexicalIdeas(
+  const hits = await ctx.stores.search.lexicalIdeasAwaited(
     ftsQuery(a.search),
     filter,
     CANDIDATES,

@@ -41,35 +41,39 @@ export async function rankIdeas(
     }
   }
   const t1 = performance.now();
-  const entities = entityIds(ctx, a);
-  const lists: Lists = {
-    lexical: lexicalIdeas(ctx, a, filter),
-    semantic: q && a.search ? semanticIdeas(ctx, q, filter) : [],
-    span: a.search ? spanIdeas(ctx, q, a, filter) : [],
-    entity: search.ideasOfEntities(entities, filter, CANDIDATES).map((id) => ({ id })),
-    hyde: hydeVector ? semanticIdeas(ctx, hydeVector, filter) : [],
+  // The lists are independent: read side by side (the entity list once its entities are known).
+  const byEntity = entityIds(ctx, a).then(async (entities) => ({
+    entity: (await search.ideasOfEntities(entities, filter, CANDIDATES)).map((id) => ({ id })),
     filter:
       !a.search && entities.length === 0
-        ? search.latestIdeas(filter, 100).map((id) => ({ id }))
+        ? (await search.latestIdeas(filter, 100)).map((id) => ({ id }))
         : [],
-  };
+  }));
+  const [lexical, semantic, span, hyde, entityLists] = await Promise.all([
+    lexicalIdeas(ctx, a, filter),
+    q && a.search ? semanticIdeas(ctx, q, filter) : [],
+    a.search ? spanIdeas(ctx, q, a, filter) : [],
+    hydeVector ? semanticIdeas(ctx, hydeVector, filter) : [],
+    byEntity,
+  ]);
+  const lists: Lists = { lexical, semantic, span, ...entityLists, hyde };
   const why = fuseLists(lists, weights);
   const ids = [...why.keys()];
-  if (q) {
-    const missing = ids.filter((id) => why.get(id)!.cosine === null);
-    for (const [id, v] of vectors.ideaVectors(missing)) why.get(id)!.cosine = dot(q, v);
-  }
-  const ideas = new Map(rows.ideas(ids).map((i) => [i.id, i]));
-  const superseded = new Set(
-    rows
-      .relationsOf(ids)
-      .filter((r) => r.type === 'supersedes' && why.has(r.toId))
-      .map((r) => r.toId),
-  );
+  const missing = q ? ids.filter((id) => why.get(id)!.cosine === null) : [];
   // A sentence is matched with the turn it was said in (BM25 reads both), so its coverage of
   // the query is counted there too: "Its password rotates monthly" is about the repository
   // the sentence before it named.
-  const turns = search.turnTexts(lists.lexical.map((h) => h.id));
+  const [missingVectors, ideaRows, relations, turns] = await Promise.all([
+    vectors.ideaVectorsAwaited(missing),
+    rows.ideasAwaited(ids),
+    rows.relationsOf(ids),
+    search.turnTexts(lists.lexical.map((h) => h.id)),
+  ]);
+  if (q) for (const [id, v] of missingVectors) why.get(id)!.cosine = dot(q, v);
+  const ideas = new Map(ideaRows.map((i) => [i.id, i]));
+  const superseded = new Set(
+    relations.filter((r) => r.type === 'supersedes' && why.has(r.toId)).map((r) => r.toId),
+  );
   const covers = (idea: IdeaRow) =>
     Math.max(
       queryCoverage(a.search, idea.content),

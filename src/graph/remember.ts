@@ -57,11 +57,11 @@ export function createRemember(deps: RememberDeps) {
     }
     // A query for ideas of some intent wants those, not the turns around them.
     const filtered = analysis.intents.length > 0 || analysis.openOnly;
-    const ranked = expandRanked(
+    const ranked = await expandRanked(
       stores.rows,
-      filtered ? out.ranked : withReplies(stores.rows, out.ranked),
+      filtered ? out.ranked : await withReplies(stores.rows, out.ranked),
     );
-    const assembled = assembleAnswer(query, ranked, budget, note, stores);
+    const assembled = await assembleAnswer(query, ranked, budget, note, stores);
     return {
       query,
       analysis,

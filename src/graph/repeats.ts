@@ -14,12 +14,12 @@ export interface SeenIdea {
 }
 
 /** One of each text, in the order given, each with its repeats; at most `limit`. */
-export function onceEach(
+export async function onceEach(
   stores: GraphStores,
   ideas: readonly IdeaRow[],
   limit = Infinity,
-): SeenIdea[] {
-  const repeats = stores.rows.repeatsOf(ideas.map((i) => i.id));
+): Promise<SeenIdea[]> {
+  const repeats = await stores.rows.repeatsOf(ideas.map((i) => i.id));
   const out: SeenIdea[] = [];
   const keys = new Set<string>();
   for (const idea of ideas) {

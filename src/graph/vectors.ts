@@ -13,6 +13,9 @@ const COARSE = 400;
 /** Texts per embedding call. */
 const BATCH = 256;
 
+const decoded = (blobs: Map<number, Uint8Array>) =>
+  new Map([...blobs].map(([id, blob]) => [id, fromBlob(blob)]));
+
 export interface VectorHit {
   id: number;
   cosine: number;
@@ -26,7 +29,11 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
     if (kind === 'ideas') {
       if (!ideas || ideas.dimension !== dimension) {
         ideas = createVectorIndex(
-          { vectorsSince: search.ideaVectorsSince, vectorWatch: search.ideaVectorWatch },
+          {
+            vectorsSince: search.ideaVectorsSince,
+            vectorsSinceAwaited: search.ideaVectorsSinceAwaited,
+            vectorWatch: search.ideaVectorWatch,
+          },
           model,
           dimension,
         );
@@ -34,8 +41,9 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
       return ideas;
     }
     if (!spans || spans.dimension !== dimension) {
+      // Only a search reads the spans' index: it catches up awaited.
       spans = createVectorIndex(
-        { vectorsSince: search.spanVectorsSince, vectorWatch: search.spanVectorWatch },
+        { vectorsSinceAwaited: search.spanVectorsSince, vectorWatch: search.spanVectorWatch },
         model,
         dimension,
       );
@@ -43,19 +51,30 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
     return spans;
   };
 
-  const nearest = (
+  const ranked = (query: Float32Array, vectors: Map<number, Uint8Array>, limit: number) =>
+    rankExact(query, vectors, limit).map((h) => ({ id: h.memoryId, cosine: h.cosine }));
+
+  /** The nearest of the coarse pass's candidates (those `allowed` keeps), awaited. */
+  const nearestAwaited = async (
     kind: 'ideas' | 'spans',
     query: Float32Array,
     limit: number,
-    allowed?: (ids: number[]) => Set<number>,
-  ): VectorHit[] => {
-    const coarse = index(kind, query.length).candidates(query, Math.max(COARSE, limit * 2));
-    const keep = allowed?.(coarse);
-    const ids = keep ? coarse.filter((id) => keep.has(id)) : coarse;
+    allowed?: (ids: number[]) => Promise<Set<number>>,
+  ): Promise<VectorHit[]> => {
+    const coarse = await index(kind, query.length).candidatesAwaited(
+      query,
+      Math.max(COARSE, limit * 2),
+    );
     const model = embedding.model!;
-    const vectors =
-      kind === 'ideas' ? search.ideaVectorsOf(ids, model) : search.spanVectorsOf(ids, model);
-    return rankExact(query, vectors, limit).map((h) => ({ id: h.memoryId, cosine: h.cosine }));
+    // The filter and the vectors side by side: one round trip where there were two.
+    const [keep, vectors] = await Promise.all([
+      allowed?.(coarse),
+      kind === 'ideas'
+        ? search.ideaVectorsOfAwaited(coarse, model)
+        : search.spanVectorsOf(coarse, model),
+    ]);
+    if (keep) for (const id of vectors.keys()) if (!keep.has(id)) vectors.delete(id);
+    return ranked(query, vectors, limit);
   };
 
   return {
@@ -77,21 +96,38 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
 
     query: (text: string) => (embedding.model ? embedding.query(text) : Promise.resolve(null)),
 
-    /** The ideas nearest a vector (optionally only those `allowed` keeps), best first. */
-    nearestIdeas(query: Float32Array, limit: number, allowed?: (ids: number[]) => Set<number>) {
-      return nearest('ideas', query, limit, allowed);
+    /**
+     * The ideas nearest a vector, best first, read at once: indexing asks within its
+     * transaction, for the ideas it has just written too. A search asks `nearestIdeasAwaited`.
+     */
+    nearestIdeas(query: Float32Array, limit: number): VectorHit[] {
+      const coarse = index('ideas', query.length).candidates(query, Math.max(COARSE, limit * 2));
+      return ranked(query, search.ideaVectorsOf(coarse, embedding.model!), limit);
     },
 
-    nearestSpans(query: Float32Array, limit: number): VectorHit[] {
-      return nearest('spans', query, limit);
+    /** The same, awaited (committed rows only), optionally only those `allowed` keeps. */
+    nearestIdeasAwaited(
+      query: Float32Array,
+      limit: number,
+      allowed?: (ids: number[]) => Promise<Set<number>>,
+    ): Promise<VectorHit[]> {
+      return nearestAwaited('ideas', query, limit, allowed);
     },
 
+    nearestSpans(query: Float32Array, limit: number): Promise<VectorHit[]> {
+      return nearestAwaited('spans', query, limit);
+    },
+
+    /** Vectors of these ideas, read at once (indexing, within its transaction). */
     ideaVectors(ids: readonly number[]): Map<number, Float32Array> {
-      const out = new Map<number, Float32Array>();
-      if (!embedding.model) return out;
-      for (const [id, blob] of search.ideaVectorsOf(ids, embedding.model))
-        out.set(id, fromBlob(blob));
-      return out;
+      if (!embedding.model) return new Map();
+      return decoded(search.ideaVectorsOf(ids, embedding.model));
+    },
+
+    /** The same, awaited (committed rows only). */
+    async ideaVectorsAwaited(ids: readonly number[]): Promise<Map<number, Float32Array>> {
+      if (!embedding.model) return new Map();
+      return decoded(await search.ideaVectorsOfAwaited(ids, embedding.model));
     },
 
     putIdeas(rows: readonly { id: number; vector: Float32Array }[], at: number): void {
@@ -115,9 +151,11 @@ export function createGraphVectors(search: GraphSearchStore, embedding: Embeddin
     },
 
     /** Loads what other processes wrote (serve calls it before the first remember). */
-    refresh(dimension: number): void {
-      index('ideas', dimension).refresh();
-      index('spans', dimension).refresh();
+    async refresh(dimension: number): Promise<void> {
+      await Promise.all([
+        index('ideas', dimension).refreshAwaited(),
+        index('spans', dimension).refreshAwaited(),
+      ]);
     },
   };
 }

@@ -58,13 +58,15 @@ export function createGraphViews(stores: GraphStores) {
   const { rows, sources } = stores;
   return {
     /** A session by its label or a unique prefix of it (a CLI session id may be shortened). */
-    resolveSession(label: string): GraphSessionRow {
-      const exact = sources.session(label);
+    async resolveSession(label: string): Promise<GraphSessionRow> {
+      // The exact label and the prefix side by side: one round trip either way.
+      const [exact, prefixed] = await Promise.all([
+        sources.session(label),
+        sources.sessionsLike(label, 50),
+      ]);
       if (exact) return exact;
       // A prefix of a session also prefixes its subagents' labels (`<session>/agent-<id>`).
-      const like = sources
-        .sessionsLike(label, 50)
-        .filter((s) => label.includes('/') || !s.session.includes('/'));
+      const like = prefixed.filter((s) => label.includes('/') || !s.session.includes('/'));
       if (like.length === 1) return like[0]!;
       throw new AppError(
         'not_found',
@@ -75,10 +77,16 @@ export function createGraphViews(stores: GraphStores) {
       );
     },
 
-    session(label: string, intents?: readonly Intent[]): SessionView {
-      const session = this.resolveSession(label);
-      const spans = rows.spansOfSession(session.session);
-      const ideas = rows.ideasOfSession(session.session, intents);
+    async session(label: string, intents?: readonly Intent[]): Promise<SessionView> {
+      return this.sessionOf(await this.resolveSession(label), intents);
+    },
+
+    /** The topic tree of a session already read. */
+    async sessionOf(session: GraphSessionRow, intents?: readonly Intent[]): Promise<SessionView> {
+      const [spans, ideas] = await Promise.all([
+        rows.spansOfSession(session.session),
+        rows.ideasOfSession(session.session, intents),
+      ]);
       const bySpan = new Map<number, IdeaRow[]>();
       for (const i of ideas) {
         if (i.spanId === null) continue;
@@ -102,23 +110,30 @@ export function createGraphViews(stores: GraphStores) {
       return { session, topics: roots };
     },
 
-    idea(id: number): IdeaView {
-      const idea = rows.idea(id);
+    async idea(id: number): Promise<IdeaView> {
+      const idea = await rows.idea(id);
       if (!idea)
         throw new AppError('not_found', `no idea with id ${id}`, { data: { field: 'id' } });
-      const span = idea.spanId === null ? null : rows.span(idea.spanId);
-      const relations = rows.relationsOf([id]);
-      const others = new Map(
+      const [span, relations, session, named, [seen]] = await Promise.all([
+        idea.spanId === null ? null : rows.span(idea.spanId),
+        rows.relationsOf([id]),
+        sources.session(idea.session),
+        rows.entitiesOfAwaited([id]),
+        onceEach(stores, [idea]),
+      ]);
+      const [others, topic, entities] = await Promise.all([
         rows
-          .ideas(relations.map((r) => (r.fromId === id ? r.toId : r.fromId)))
-          .map((i) => [i.id, i]),
-      );
+          .ideasAwaited(relations.map((r) => (r.fromId === id ? r.toId : r.fromId)))
+          .then((list) => new Map(list.map((i) => [i.id, i]))),
+        span?.parentId ? rows.span(span.parentId) : null,
+        shownEntities(stores, named.get(id) ?? []),
+      ]);
       return {
         idea,
         span,
-        topic: span?.parentId ? rows.span(span.parentId) : null,
-        session: sources.session(idea.session),
-        entities: shownEntities(stores, rows.entitiesOf([id]).get(id) ?? []),
+        topic,
+        session,
+        entities,
         related: relations
           .map((r) => ({
             relation: r,
@@ -126,16 +141,19 @@ export function createGraphViews(stores: GraphStores) {
             other: others.get(r.fromId === id ? r.toId : r.fromId)!,
           }))
           .filter((r) => r.other !== undefined),
-        seen: onceEach(stores, [idea])[0]!.seen,
+        seen: seen!.seen,
       };
     },
 
-    entity(id: number): EntityView {
-      const entity = rows.entity(id);
+    async entity(id: number): Promise<EntityView> {
+      const [entity, ideas, aliases] = await Promise.all([
+        rows.entity(id),
+        rows.ideasOfEntity(id),
+        rows.aliasesOf(id),
+      ]);
       if (!entity)
         throw new AppError('not_found', `no entity with id ${id}`, { data: { field: 'id' } });
-      const ideas = rows.ideasOfEntity(id);
-      return { entity, aliases: rows.aliasesOf(id), ideas, seen: onceEach(stores, ideas) };
+      return { entity, aliases, ideas, seen: await onceEach(stores, ideas) };
     },
   };
 }

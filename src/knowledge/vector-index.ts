@@ -10,20 +10,32 @@
  * (when the store's watch says vectors may have been written: on a shared database, when one was
  * heard of), and a candidate whose row is gone is dropped by the store's filter.
  */
-import type { SearchStore } from '../db/index.js';
+import type { SearchStore, StoredVector } from '../db/index.js';
 import { dot, fromBlob, POPCOUNT16, signatureWords, signBits } from '../memory/index.js';
+
+/**
+ * Where the index catches up from: `vectorsSince` read at once (a search inside a transaction
+ * that wrote vectors, which only its own connection sees), `vectorsSinceAwaited` for
+ * `refreshAwaited` (a search that must not hold the event loop; committed rows only). A store
+ * may give either or both: the missing one is not asked for.
+ */
+export interface VectorSource extends Partial<Pick<SearchStore, 'vectorWatch'>> {
+  vectorsSince?(afterId: number, model: string): StoredVector[];
+  vectorsSinceAwaited?(afterId: number, model: string): Promise<StoredVector[]>;
+}
 
 export interface VectorHit {
   memoryId: number;
   cosine: number;
 }
 
-export function createVectorIndex(
-  store: Pick<SearchStore, 'vectorsSince'> & Partial<Pick<SearchStore, 'vectorWatch'>>,
-  model: string,
-  dimension: number,
-) {
-  const changed = store.vectorWatch?.() ?? (() => true);
+export function createVectorIndex(store: VectorSource, model: string, dimension: number) {
+  const watch = store.vectorWatch?.() ?? (() => true);
+  // An awaited catch-up that failed took the watch's news with it: the next one reads anyway.
+  let missed = false;
+  const changed = () => watch() || missed;
+  /** An awaited catch-up on its way: another waits for it rather than read the same rows. */
+  let pending: Promise<void> | null = null;
   const words = signatureWords(dimension);
   let capacity = 1024;
   let bits = new Uint32Array(capacity * words);
@@ -44,24 +56,52 @@ export function createVectorIndex(
     ids = ni;
   };
 
+  /** Adds rows read after `lastId` (a catch-up of the other kind may have read some meanwhile). */
+  const add = (rows: readonly StoredVector[]) => {
+    for (const row of rows) {
+      if (row.id <= lastId) continue;
+      lastId = row.id;
+      const v = fromBlob(row.vector);
+      if (v.length !== dimension) continue;
+      if (size === capacity) grow();
+      scratch.set(v);
+      signBits(scratch, bits, size * words);
+      ids[size] = row.memoryId;
+      slotOf.set(row.memoryId, size);
+      size += 1;
+    }
+  };
+
   const index = {
     model,
     dimension,
 
-    /** Reads the vectors written since the last call (by this or any other process). */
+    /** Reads the vectors written since the last call (by this or any other process), at once. */
     refresh(): void {
       if (!changed()) return;
-      for (const row of store.vectorsSince(lastId, model)) {
-        lastId = row.id;
-        const v = fromBlob(row.vector);
-        if (v.length !== dimension) continue;
-        if (size === capacity) grow();
-        scratch.set(v);
-        signBits(scratch, bits, size * words);
-        ids[size] = row.memoryId;
-        slotOf.set(row.memoryId, size);
-        size += 1;
-      }
+      missed = false;
+      add(store.vectorsSince!(lastId, model));
+    },
+
+    /** The same, awaited: on PostgreSQL the event loop goes on while the rows come. */
+    async refreshAwaited(): Promise<void> {
+      while (pending) await pending;
+      if (!changed()) return;
+      missed = false;
+      const read = store.vectorsSinceAwaited
+        ? store.vectorsSinceAwaited(lastId, model)
+        : Promise.resolve(store.vectorsSince!(lastId, model));
+      const done = read.then(add, (err: unknown) => {
+        missed = true;
+        throw err;
+      });
+      const settled: Promise<void> = done
+        .catch(() => undefined)
+        .finally(() => {
+          if (pending === settled) pending = null;
+        });
+      pending = settled;
+      await done;
     },
 
     get size(): number {
@@ -71,6 +111,17 @@ export function createVectorIndex(
     /** Memory ids of the `k` signatures nearest the query by Hamming distance. */
     candidates(query: Float32Array, k: number): number[] {
       index.refresh();
+      return index.loadedCandidates(query, k);
+    },
+
+    /** The same, caught up awaited. */
+    async candidatesAwaited(query: Float32Array, k: number): Promise<number[]> {
+      await index.refreshAwaited();
+      return index.loadedCandidates(query, k);
+    },
+
+    /** The `k` nearest of what is loaded, without catching up first. */
+    loadedCandidates(query: Float32Array, k: number): number[] {
       if (size === 0) return [];
       const q = new Uint32Array(words);
       signBits(query, q);

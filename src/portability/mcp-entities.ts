@@ -9,12 +9,12 @@ import { graphType, serviceOf } from './mcp-entity-types.js';
 import { type Entity, key } from './mcp-lines.js';
 import type { McpAction, McpRun } from './mcp-report.js';
 
-function entityOf(run: McpRun, e: Entity): number | null {
+async function entityOf(run: McpRun, e: Entity): Promise<number | null> {
   const { deps, dryRun, report, emit } = run;
   const { graph, portability } = deps;
   const type = graphType(e.entityType);
   const name = type === 'technology' ? (technologyNamed(e.name) ?? e.name) : e.name;
-  const existing = graph.entitiesNamed(name).find((x) => x.type === type);
+  const existing = (await graph.entitiesNamed([name])).find((x) => x.type === type);
   if (existing) {
     report.entities.existing += 1;
     if (!dryRun) graph.entityId(name, type, e.name);
@@ -37,7 +37,7 @@ function entityOf(run: McpRun, e: Entity): number | null {
 export async function importEntity(run: McpRun, e: Entity): Promise<void> {
   const { deps, dryRun, report, entities } = run;
   const { portability, memory } = deps;
-  const entityId = entityOf(run, e);
+  const entityId = await entityOf(run, e);
   entities.set(e.name, entityId);
   const service = serviceOf(e.name, e.entityType);
   for (const raw of e.observations) {

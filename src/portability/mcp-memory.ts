@@ -42,14 +42,15 @@ export async function importMcpMemory(
   const { entities } = run;
   const relations: Relation[] = [];
 
-  const resolve = (name: string): number | null | undefined => {
+  const resolve = async (name: string): Promise<number | null | undefined> => {
     if (entities.has(name)) return entities.get(name);
     const found =
-      graph.entitiesNamed(technologyNamed(name) ?? name)[0] ?? graph.entitiesNamed(name)[0];
+      (await graph.entitiesNamed([technologyNamed(name) ?? name]))[0] ??
+      (await graph.entitiesNamed([name]))[0];
     return found?.id;
   };
 
-  const importRelation = (r: Relation) => {
+  const importRelation = async (r: Relation) => {
     const text = `${r.from} -${r.relationType}-> ${r.to}`;
     const related = (action: 'created' | 'skipped' | 'refused', why: string) => {
       report.relations[action] += 1;
@@ -58,8 +59,8 @@ export async function importMcpMemory(
     const k = key('relation', r.from, r.to, r.relationType);
     if (portability.importedAs('mcp-memory', k) !== undefined)
       return related('skipped', 'imported before');
-    const from = resolve(r.from);
-    const to = resolve(r.to);
+    const from = await resolve(r.from);
+    const to = await resolve(r.to);
     const missing = from === undefined ? r.from : to === undefined ? r.to : null;
     if (missing !== null) return related('refused', `no entity named "${missing}"`);
     if (from !== null && to !== null && portability.hasEntityRelation(from!, to!, r.relationType))
@@ -108,6 +109,6 @@ export async function importMcpMemory(
     else relations.push(parsed);
   }
   // After every entity of the file, whatever the order of its lines.
-  for (const r of relations) importRelation(r);
+  for (const r of relations) await importRelation(r);
   return report;
 }

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
-import type { DatabaseOutage, Stores } from '../db/index.js';
+import type { DatabaseOutage, SessionRow, Stores } from '../db/index.js';
 import { AppError } from '../errors.js';
 import {
   createGraph,
@@ -95,13 +95,16 @@ export function indexQueueOf(host: GraphHost): IndexQueue {
 }
 
 /** A watchkeeper session's log file (recorded relative to the data folder), or null. */
-export function sessionLogFile(host: Pick<GraphHost, 'config' | 'stores'>, id: number) {
-  return logFilePath(host.config.dataDir, host.stores.sessions.get(id)?.logPath ?? null);
+export function sessionLogFile(
+  host: Pick<GraphHost, 'config'>,
+  session: Pick<SessionRow, 'logPath'> | null,
+) {
+  return logFilePath(host.config.dataDir, session?.logPath ?? null);
 }
 
 /** Queues an ended session's log for the graph; false when the session has no log. */
-export function queueSessionLog(host: GraphHost, id: number): boolean {
-  const file = sessionLogFile(host, id);
+export async function queueSessionLog(host: GraphHost, id: number): Promise<boolean> {
+  const file = sessionLogFile(host, await host.stores.sessions.getAwaited(id));
   if (file) indexQueueOf(host).enqueue(file);
   return file !== null;
 }

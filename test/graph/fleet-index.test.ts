@@ -63,7 +63,7 @@ it('keeps each instance’s files apart, and refuses a path another instance rea
   writeFileSync(copy.main, text);
   await expect(b.index(copy.main)).rejects.toThrow(/instance a indexed another file at this path/);
   expect(count('SELECT COUNT(*) AS n FROM ideas')).toBe(ideas);
-  expect(a.stores.sources.state(copy.main)).toMatchObject({ instance: 'a' });
+  expect(await a.stores.sources.state(copy.main)).toMatchObject({ instance: 'a' });
 
   // On a's own disk a new file at the path is a rotation: read again from the start.
   const report = await a.index(copy.main);

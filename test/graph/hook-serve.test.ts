@@ -70,10 +70,8 @@ const host = () => ({
   log: silentLogger,
 });
 const queue = () => indexQueueOf(host());
-const sessions = () =>
-  graphOf(host())
-    .stores.sources.list({ limit: 10 })
-    .map((s) => s.session);
+const sessions = async () =>
+  (await graphOf(host()).stores.sources.list({ limit: 10 })).map((s) => s.session);
 
 async function post(body: unknown, token = TOKEN) {
   const res = await h.request('/api/v1/graph/index', {
@@ -100,7 +98,7 @@ describe('POST /api/v1/graph/index', () => {
     const r = await post({ transcript_path: copy.main, last_assistant_message: 'port 80' });
     expect(r).toEqual({ status: 202, json: { status: 'queued', transcript_path: copy.main } });
     await queue().idle();
-    expect(sessions()).toEqual([SESSION]);
+    expect(await sessions()).toEqual([SESSION]);
   });
 
   it('refuses what is not a transcript on this machine, naming the field, and queues nothing', async () => {
@@ -121,7 +119,7 @@ describe('POST /api/v1/graph/index', () => {
     }
     expect(queue().waiting).toBe(0);
     await queue().idle();
-    expect(sessions()).toEqual([]);
+    expect(await sessions()).toEqual([]);
   });
 
   it('reads nothing outside the folders of transcripts, links followed, and never says whether a path exists', async () => {
@@ -138,7 +136,7 @@ describe('POST /api/v1/graph/index', () => {
     expect(new Set(answers.map((a) => JSON.stringify(a.json))).size).toBe(1);
     expect(JSON.stringify(answers[0]!.json)).not.toContain(elsewhere);
     await queue().idle();
-    expect(sessions()).toEqual([]);
+    expect(await sessions()).toEqual([]);
     const recalled = await h.request(
       `/api/v1/graph/remember?q=${encodeURIComponent('root password')}`,
       {
@@ -200,7 +198,7 @@ describe('the Stop hook with serve running', () => {
     expect({ code, printed }).toEqual({ code: 0, printed: '' });
     // Serve had it queued before the hook returned: the hook started no indexer of its own.
     await queue().idle();
-    expect(sessions()).toEqual([SESSION]);
+    expect(await sessions()).toEqual([SESSION]);
     expect(existsSync(join(h.dataDir, 'graph-hook'))).toBe(false);
     removeServeEndpoint(h.dataDir);
     expect(existsSync(join(h.dataDir, ENDPOINT_FILE))).toBe(false);

@@ -105,10 +105,10 @@ describe('incremental indexing', () => {
     app = graphApp();
     await app.graph.index(file);
     const before = snapshot(app);
-    const state = app.graph.stores.sources.state(file);
+    const state = await app.graph.stores.sources.state(file);
     expect(await app.graph.index(file)).toMatchObject({ status: 'unchanged', lines: 0, ideas: 0 });
     expect(snapshot(app)).toEqual(before);
-    expect(app.graph.stores.sources.state(file)).toEqual(state);
+    expect(await app.graph.stores.sources.state(file)).toEqual(state);
   });
 
   it('leaves an unfinished last line for the next run', async () => {

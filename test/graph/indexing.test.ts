@@ -42,7 +42,7 @@ describe('the hand-made Claude Code transcript, offline', () => {
     app = graphApp();
     const report = await app.graph.index(MAIN);
     expect(report).toMatchObject({ status: 'indexed', lines: 21, spans: 3, partialLine: false });
-    const topics = app.graph.views.session(SESSION).topics;
+    const topics = (await app.graph.views.session(SESSION)).topics;
     expect(topics.map((t) => [t.span.startLine, t.span.endLine])).toEqual([
       [2, 9],
       [10, 13],
@@ -115,7 +115,7 @@ describe('the hand-made Claude Code transcript, offline', () => {
       .prepare("SELECT id FROM entities WHERE name = 'PostgreSQL' AND type = 'technology'")
       .all() as { id: number }[];
     expect(pg).toHaveLength(1);
-    const view = app.graph.views.entity(pg[0]!.id);
+    const view = await app.graph.views.entity(pg[0]!.id);
     // Spellings are kept once whatever their case.
     expect(view.aliases).toEqual(['Postgres', 'PostgreSQL']);
     expect(new Set(view.ideas.map((i) => i.session))).toEqual(
@@ -128,7 +128,7 @@ describe('the hand-made Claude Code transcript, offline', () => {
   it('marks the subagent transcript as a subagent of its session', async () => {
     app = graphApp();
     await app.graph.index(SUBAGENT);
-    const s = app.graph.views.resolveSession(`${SESSION}/agent`);
+    const s = await app.graph.views.resolveSession(`${SESSION}/agent`);
     expect(s).toMatchObject({
       kind: 'subagent',
       parentSession: SESSION,
@@ -146,7 +146,7 @@ describe('the hand-made transcript through the simulated gateway', () => {
     gw = await simGateway(base);
     app = graphOver(base, { model: gatewayModel(gw.gateway) });
     await app.graph.index(MAIN);
-    const topics = app.graph.views.session(SESSION).topics;
+    const topics = (await app.graph.views.session(SESSION)).topics;
     // Closed topics are named and summarised by the model; the open one has provisional keywords.
     expect(topics.map((t) => [t.span.startLine, t.span.name])).toEqual([
       [2, 'Sim: We need to'],
@@ -223,7 +223,7 @@ describe('a watchkeeper session log', () => {
     });
     expect(ideas.map((i) => i.content)).toContain('Takes 60s to start after restart');
     expect(ideas.some((i) => i.content.includes('hello-from-tool'))).toBe(false);
-    expect(app.graph.stores.sources.ofWatchkeeperSession(id)).toHaveLength(1);
+    expect(await app.graph.stores.sources.ofWatchkeeperSession(id)).toHaveLength(1);
     const jellyfin = app.stores.db
       .prepare("SELECT name FROM entities WHERE type = 'technology'")
       .all();

@@ -92,7 +92,7 @@ describe('entities', () => {
       'We should ask Marguerite before the disk swap. ' +
         'The nightly report was signed by Bartholomew without comment.',
     ]);
-    const names = topEntities(graph.stores, 30).map((e) => e.name);
+    const names = (await topEntities(graph.stores, 30)).map((e) => e.name);
     expect(names).toContain('Marguerite');
     // Said by every run, but in one sentence only: one guess, repeated.
     expect(names).not.toContain('Bartholomew');

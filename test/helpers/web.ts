@@ -11,6 +11,8 @@ import type { RunTicket } from '../../src/runner/scheduler.js';
 import { type AppEnv, createApp } from '../../src/web/app.js';
 import type { NotificationsControl, RunnerControl } from '../../src/web/deps.js';
 import type { Conversations } from '../../src/conversations/index.js';
+import type { Embedder } from '../../src/embed/index.js';
+import { createKnowledge } from '../../src/knowledge/index.js';
 import type { Gateway } from '../../src/gateway/index.js';
 import { testApp, type TestApp } from './db.js';
 import { offConversations } from './gateway.js';
@@ -119,9 +121,15 @@ export function webHarness(
     notifications?: (base: TestApp) => NotificationsControl;
     /** serve's answer to the Stop hook's challenge (default: none, as without serve). */
     endpointProof?: (challenge: string) => string;
+    /** The knowledge layer embeds with this (default: none, lexical only). */
+    embedder?: Embedder;
   } = {},
 ): WebHarness {
-  const base = testApp();
+  const plain = testApp();
+  const knowledge = opts.embedder
+    ? createKnowledge({ stores: plain.stores, embedder: opts.embedder, clock: plain.clock })
+    : null;
+  const base = knowledge ? { ...plain, knowledge, keeper: knowledge.memory } : plain;
   const { gateway, conversations } = (opts.conversations ?? offConversations)(base);
   const config = loadConfig({
     WATCHKEEPER_DATA_DIR: base.dataDir,

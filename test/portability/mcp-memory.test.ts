@@ -96,14 +96,14 @@ describe('import-mcp-memory', () => {
     expect(report.relations).toEqual({ created: 2, skipped: 0, refused: 0 });
 
     const graph = createGraphStore(app.stores.db);
-    const [jellyfin] = graph.entitiesNamed('jellyfin');
-    const [postgres] = graph.entitiesNamed('postgres');
-    const [krz] = graph.entitiesNamed('Krz');
+    const [jellyfin] = await graph.entitiesNamed(['jellyfin']);
+    const [postgres] = await graph.entitiesNamed(['postgres']);
+    const [krz] = await graph.entitiesNamed(['Krz']);
     expect(jellyfin).toMatchObject({ name: 'Jellyfin', type: 'technology' });
     // A known technology is folded to its one name; the MCP spelling stays an alias.
     expect(postgres).toMatchObject({ name: 'PostgreSQL', type: 'technology' });
     expect(krz).toMatchObject({ name: 'Krz', type: 'person' });
-    expect(graph.entitiesNamed('backup plan')[0]).toMatchObject({ type: 'concept' });
+    expect((await graph.entitiesNamed(['backup plan']))[0]).toMatchObject({ type: 'concept' });
 
     const all = app.stores.memories.list({ status: 'all' });
     expect(all.map((m) => [m.service, m.observation]).sort()).toEqual(
@@ -178,6 +178,6 @@ describe('import-mcp-memory', () => {
     );
     expect(run.stdout).toContain('Malformed lines skipped: 1.');
     expect(await app.stores.memories.count({ status: 'all' })).toBe(0);
-    expect(createGraphStore(app.stores.db).entitiesNamed('caddy')).toEqual([]);
+    expect(await createGraphStore(app.stores.db).entitiesNamed(['caddy'])).toEqual([]);
   });
 });

@@ -171,7 +171,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     indexQueueOf(graphHost);
     await rt.startBackground();
     web = await startWebServer(app, config.web);
-    sessionEnded = (id) => void queueSessionLog(graphHost, id);
+    sessionEnded = (id) =>
+      void queueSessionLog(graphHost, id).catch((err: unknown) =>
+        log.warn('graph: could not queue a session log', { session: id, error: err as Error }),
+      );
     // The plugin's Stop hook finds this serve here (a credential of user and password only: it
     // cannot sign in, and starts its own indexer instead).
     if (config.web.authToken || !config.web.authUser) {

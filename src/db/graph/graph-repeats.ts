@@ -4,8 +4,9 @@
  * SQL so that one rule decides what "the same" is) and weigh entities by how many different
  * things were said about them, so a sentence repeated by seven runs counts once.
  */
+import { allAwaited } from '../engine.js';
 import type { Db } from '../open.js';
-import { chunked, placeholders } from './graph-row-sql.js';
+import { chunkedAwaited, placeholders } from './graph-row-sql.js';
 import type { EntityRow } from './graph-rows.js';
 
 /** How often an idea's text was said, in how many conversations, first and last. */
@@ -24,12 +25,12 @@ const key = (t = '') => `lower(trim(${t}content))`;
 export function createRepeatRows(db: Db) {
   return {
     /** Each idea's text key and how often that text was said in the whole graph. */
-    repeatsOf(ids: readonly number[]): Map<number, IdeaRepeat> {
-      const rows = chunked(
+    async repeatsOf(ids: readonly number[]): Promise<Map<number, IdeaRepeat>> {
+      const rows = await chunkedAwaited(
         [...new Set(ids)],
-        (chunk) =>
-          db
-            .prepare(
+        async (chunk) =>
+          (await allAwaited(
+            db.prepare(
               `SELECT i.id AS id, g.k AS k, g.n AS n, g.s AS s, g.f AS f, g.l AS l
                FROM ideas i JOIN (
                  SELECT ${key()} AS k, COUNT(*) AS n, COUNT(DISTINCT session) AS s,
@@ -39,8 +40,10 @@ export function createRepeatRows(db: Db) {
                  GROUP BY ${key()}
                ) g ON g.k = ${key('i.')}
                WHERE i.id IN (${placeholders(chunk.length)})`,
-            )
-            .all(...chunk, ...chunk) as {
+            ),
+            ...chunk,
+            ...chunk,
+          )) as {
             id: number;
             k: string;
             n: number;
@@ -64,17 +67,18 @@ export function createRepeatRows(db: Db) {
     },
 
     /** How many different texts name each of these entities (a repeated sentence counts once). */
-    entityEvidence(entityIds: readonly number[]): Map<number, number> {
-      const rows = chunked(
+    async entityEvidence(entityIds: readonly number[]): Promise<Map<number, number>> {
+      const rows = await chunkedAwaited(
         entityIds,
-        (chunk) =>
-          db
-            .prepare(
+        async (chunk) =>
+          (await allAwaited(
+            db.prepare(
               `SELECT l.entity_id AS id, COUNT(DISTINCT ${key('i.')}) AS n
                FROM idea_entities l JOIN ideas i ON i.id = l.idea_id
                WHERE l.entity_id IN (${placeholders(chunk.length)}) GROUP BY l.entity_id`,
-            )
-            .all(...chunk) as { id: number; n: number }[],
+            ),
+            ...chunk,
+          )) as { id: number; n: number }[],
       );
       return new Map(rows.map((r) => [Number(r.id), Number(r.n)]));
     },
@@ -85,14 +89,14 @@ export function createRepeatRows(db: Db) {
      * `minEvidence` (the rule of graph/not-entities.ts and entity-evidence.ts). `ideas` is that
      * evidence.
      */
-    entitiesByEvidence(o: {
+    async entitiesByEvidence(o: {
       limit: number;
       notNames: readonly string[];
       strongTypes: readonly string[];
       minEvidence: number;
-    }): (EntityRow & { ideas: number })[] {
-      const rows = db
-        .prepare(
+    }): Promise<(EntityRow & { ideas: number })[]> {
+      const rows = (await allAwaited(
+        db.prepare(
           `SELECT e.id AS id, e.name AS name, e.type AS type,
              COUNT(DISTINCT ${key('i.')}) AS ideas
            FROM entities e JOIN idea_entities l ON l.entity_id = e.id
@@ -103,16 +107,13 @@ export function createRepeatRows(db: Db) {
            HAVING e.type IN (${placeholders(o.strongTypes.length)})
              OR COUNT(DISTINCT ${key('i.')}) >= ?
            ORDER BY ideas DESC, e.name LIMIT ?`,
-        )
-        .all(
-          ...o.strongTypes,
-          ...o.notNames,
-          ...o.strongTypes,
-          o.minEvidence,
-          o.limit,
-        ) as (EntityRow & {
-        ideas: number;
-      })[];
+        ),
+        ...o.strongTypes,
+        ...o.notNames,
+        ...o.strongTypes,
+        o.minEvidence,
+        o.limit,
+      )) as (EntityRow & { ideas: number })[];
       return rows.map((r) => ({ ...r, id: Number(r.id), ideas: Number(r.ideas) }));
     },
   };

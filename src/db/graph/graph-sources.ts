@@ -4,6 +4,7 @@
  * appended and a file rewritten in place is read again. Transcript files are on each instance's
  * own disk: a file's state carries the instance that read it.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import { type Db, statementCache } from '../open.js';
 
 export const GRAPH_SESSION_KINDS = ['claude-code', 'subagent', 'watchkeeper'] as const;
@@ -122,10 +123,10 @@ export function createGraphSourceStore(db: Db, instance = 'local') {
     /** The instance whose transcript files this store's caller reads. */
     instance,
 
-    state(filePath: string): IndexState | null {
-      const row = cached(`SELECT ${STATE_COLUMNS} FROM index_state WHERE file_path = ?`).get(
-        filePath,
-      ) as StateRecord | undefined;
+    /** How far a file was read (indexing reads it before its transactions, committed rows). */
+    async state(filePath: string): Promise<IndexState | null> {
+      const stmt = cached(`SELECT ${STATE_COLUMNS} FROM index_state WHERE file_path = ?`);
+      const row = (await getAwaited(stmt, filePath)) as StateRecord | undefined;
       return row ? toState(row) : null;
     },
 
@@ -164,38 +165,45 @@ export function createGraphSourceStore(db: Db, instance = 'local') {
       upsertSession.run(s);
     },
 
-    session(session: string): GraphSessionRow | null {
-      return (
-        (cached(`SELECT ${SESSION_COLUMNS} FROM graph_sessions g WHERE g.session = ?`).get(
-          session,
-        ) as GraphSessionRow | undefined) ?? null
-      );
+    async session(session: string): Promise<GraphSessionRow | null> {
+      const stmt = cached(`SELECT ${SESSION_COLUMNS} FROM graph_sessions g WHERE g.session = ?`);
+      return ((await getAwaited(stmt, session)) as GraphSessionRow | undefined) ?? null;
+    },
+
+    /** Several sessions by label, in one statement: those that exist, by label. */
+    async sessions(labels: readonly string[]): Promise<Map<string, GraphSessionRow>> {
+      const unique = [...new Set(labels)];
+      if (unique.length === 0) return new Map();
+      const stmt = cached(`SELECT ${SESSION_COLUMNS} FROM graph_sessions g
+        WHERE g.session IN (SELECT value FROM json_each(?))`);
+      const rows = (await allAwaited(stmt, JSON.stringify(unique))) as GraphSessionRow[];
+      return new Map(rows.map((r) => [r.session, r]));
     },
 
     /** Sessions whose label starts with this prefix (a CLI session id may be given shortened). */
-    sessionsLike(prefix: string, limit = 5): GraphSessionRow[] {
+    async sessionsLike(prefix: string, limit = 5): Promise<GraphSessionRow[]> {
       const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-      return cached(
+      const stmt = cached(
         `SELECT ${SESSION_COLUMNS} FROM graph_sessions g WHERE g.session LIKE ? ESCAPE '\\' ORDER BY g.session LIMIT ?`,
-      ).all(`${escaped}%`, limit) as GraphSessionRow[];
+      );
+      return (await allAwaited(stmt, `${escaped}%`, limit)) as GraphSessionRow[];
     },
 
     /** The graph sessions of a watchkeeper session (its log, and nothing else today). */
-    ofWatchkeeperSession(id: number): GraphSessionRow[] {
-      return cached(
+    async ofWatchkeeperSession(id: number): Promise<GraphSessionRow[]> {
+      const stmt = cached(
         `SELECT ${SESSION_COLUMNS} FROM graph_sessions g WHERE g.watchkeeper_session_id = ? ORDER BY g.session`,
-      ).all(id) as GraphSessionRow[];
+      );
+      return (await allAwaited(stmt, id)) as GraphSessionRow[];
     },
 
     /** Sessions with their counts of topics and ideas, most recent first. */
-    list(opts: { limit?: number; offset?: number } = {}): GraphSessionSummary[] {
-      return cached(`SELECT ${SESSION_COLUMNS},
+    async list(opts: { limit?: number; offset?: number } = {}): Promise<GraphSessionSummary[]> {
+      const stmt = cached(`SELECT ${SESSION_COLUMNS},
           (SELECT COUNT(*) FROM spans s WHERE s.session = g.session AND s.depth = 0) AS topics,
           (SELECT COUNT(*) FROM ideas i WHERE i.session = g.session) AS ideas
-        FROM graph_sessions g ORDER BY coalesce(g.last_at, 0) DESC, g.session LIMIT ? OFFSET ?`).all(
-        opts.limit ?? 100,
-        opts.offset ?? 0,
-      ) as GraphSessionSummary[];
+        FROM graph_sessions g ORDER BY coalesce(g.last_at, 0) DESC, g.session LIMIT ? OFFSET ?`);
+      return (await allAwaited(stmt, opts.limit ?? 100, opts.offset ?? 0)) as GraphSessionSummary[];
     },
 
     count(): number {

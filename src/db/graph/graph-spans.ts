@@ -1,8 +1,9 @@
 /**
  * The memory graph's spans: a tree of topics and sub-spans per session, in the order said.
  */
+import { allAwaited, getAwaited } from '../engine.js';
 import type { Db } from '../open.js';
-import { SPAN_COLUMNS, placeholders, chunked } from './graph-row-sql.js';
+import { chunkedAwaited, placeholders, SPAN_COLUMNS } from './graph-row-sql.js';
 import { type SpanRow, type NewSpan } from './graph-rows.js';
 
 /** `cached`: the store's statement cache (open.ts statementCache), shared by its parts. */
@@ -38,30 +39,30 @@ export function createSpanRows(db: Db, cached: (sql: string) => ReturnType<Db['p
       cached(`UPDATE spans SET ${sets.join(', ')} WHERE id = ?`).run(...params, id);
     },
 
-    span(id: number): SpanRow | null {
-      return (
-        (cached(`SELECT ${SPAN_COLUMNS} FROM spans WHERE id = ?`).get(id) as SpanRow | undefined) ??
-        null
-      );
+    async span(id: number): Promise<SpanRow | null> {
+      const stmt = cached(`SELECT ${SPAN_COLUMNS} FROM spans WHERE id = ?`);
+      return ((await getAwaited(stmt, id)) as SpanRow | undefined) ?? null;
     },
 
-    spans(ids: readonly number[]): SpanRow[] {
-      return chunked(
-        ids,
-        (chunk) =>
-          db
-            .prepare(
+    spans(ids: readonly number[]): Promise<SpanRow[]> {
+      return chunkedAwaited(
+        [...new Set(ids)],
+        async (chunk) =>
+          (await allAwaited(
+            db.prepare(
               `SELECT ${SPAN_COLUMNS} FROM spans WHERE id IN (${placeholders(chunk.length)})`,
-            )
-            .all(...chunk) as SpanRow[],
+            ),
+            ...chunk,
+          )) as SpanRow[],
       );
     },
 
     /** A session's spans in the order they were said (topics and their sub-spans). */
-    spansOfSession(session: string): SpanRow[] {
-      return cached(
+    async spansOfSession(session: string): Promise<SpanRow[]> {
+      const stmt = cached(
         `SELECT ${SPAN_COLUMNS} FROM spans WHERE session = ? ORDER BY start_line, depth, id`,
-      ).all(session) as SpanRow[];
+      );
+      return (await allAwaited(stmt, session)) as SpanRow[];
     },
 
     /** Ideas of a span move to another (a topic split into sub-spans), from a line on. */

@@ -5,12 +5,14 @@
  * own copies of ideas_fts and spans_fts (postgres/local-text-index.ts), the same FTS5 tables as
  * SQLite's; the words around an idea are kept in idea_context, and the filter runs in PostgreSQL.
  */
+import { allAwaited } from '../engine.js';
 import { anyOfWords } from '../fts-query.js';
 import { type Db, engineOf } from '../open.js';
 import type { PostgresDb } from '../postgres/database.js';
-import { keepRanked } from '../postgres/keep-ranked.js';
+import { keepRanked, keepRankedAwaited } from '../postgres/keep-ranked.js';
 import { localTextIndex } from '../postgres/local-text-index.js';
 import { filterSql } from './graph-filter.js';
+import { chunkedAwaited, placeholders } from './graph-row-sql.js';
 import {
   type GraphHit,
   IDEA_COLUMN_WEIGHTS,
@@ -58,8 +60,37 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
     return w;
   };
 
+  /** The statements of an idea search: FTS5 joined with the filter, or its check on PostgreSQL. */
+  const ideaSearch = (filter: IdeaFilter, weights: readonly number[]) => {
+    const { sql, params } = filterSql(filter, 'i');
+    const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
+    const spans = new Map<number, number | null>();
+    return {
+      bm25,
+      params,
+      joined: () =>
+        cached(`SELECT f.rowid AS id, ${bm25} AS bm25, i.span_id AS spanId
+          FROM ideas_fts f JOIN ideas i ON i.id = f.rowid WHERE ideas_fts MATCH ?${sql}
+          ORDER BY bm25 LIMIT ?`),
+      check: (ids: readonly number[]) =>
+        db.prepare(`SELECT i.id, i.span_id AS spanId FROM ideas i
+          WHERE i.id IN (${placeholders(ids.length)})${sql}`),
+      /** What a check let through; its spans kept for the hits. */
+      passed: (rows: { id: number; spanId: number | null }[]) => {
+        for (const r of rows) spans.set(r.id, r.spanId);
+        return new Set(rows.map((r) => r.id));
+      },
+      withSpans: (hits: GraphHit[]): IdeaHit[] =>
+        hits.map((h) => ({ ...h, spanId: spans.get(h.id) ?? null })),
+    };
+  };
+
   const self = {
-    /** Ideas matching an FTS5 query (by their words or the words around them), best first. */
+    /**
+     * Ideas matching an FTS5 query (by their words or the words around them), best first, read
+     * at once: indexing asks within its transaction (`nearestByWords` on PostgreSQL), for the
+     * ideas it has just written too. Everything else reads `lexicalIdeasAwaited`.
+     */
     lexicalIdeas(
       match: string,
       filter: IdeaFilter,
@@ -68,28 +99,41 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
     ): IdeaHit[] {
       if (match === '') return [];
       flush();
-      const { sql, params } = filterSql(filter, 'i');
-      const bm25 = `bm25(ideas_fts, ${weights.map((w) => Number(w).toFixed(3)).join(', ')})`;
+      const q = ideaSearch(filter, weights);
       if (localText) {
-        const spans = new Map<number, number | null>();
-        const keep = (ids: number[]) => {
-          const rows = db
-            .prepare(
-              `SELECT i.id, i.span_id AS spanId FROM ideas i
-               WHERE i.id IN (${ids.map(() => '?').join(',')})${sql}`,
-            )
-            .all(...ids, ...params) as { id: number; spanId: number | null }[];
-          for (const r of rows) spans.set(r.id, r.spanId);
-          return new Set(rows.map((r) => r.id));
-        };
-        return keepRanked(ranked('ideas_fts', bm25, match), keep, limit).map((h) => ({
-          ...h,
-          spanId: spans.get(h.id) ?? null,
-        }));
+        const keep = (ids: number[]) =>
+          q.passed(
+            q.check(ids).all(...ids, ...q.params) as { id: number; spanId: number | null }[],
+          );
+        return q.withSpans(keepRanked(ranked('ideas_fts', q.bm25, match), keep, limit));
       }
-      return cached(`SELECT f.rowid AS id, ${bm25} AS bm25, i.span_id AS spanId
-        FROM ideas_fts f JOIN ideas i ON i.id = f.rowid WHERE ideas_fts MATCH ?${sql}
-        ORDER BY bm25 LIMIT ?`).all(match, ...params, limit) as IdeaHit[];
+      return q.joined().all(match, ...q.params, limit) as IdeaHit[];
+    },
+
+    /** The same, awaited (committed rows only): remember's list of ideas by their words. */
+    async lexicalIdeasAwaited(
+      match: string,
+      filter: IdeaFilter,
+      limit: number,
+      weights: readonly number[] = IDEA_COLUMN_WEIGHTS,
+    ): Promise<IdeaHit[]> {
+      if (match === '') return [];
+      flush();
+      const q = ideaSearch(filter, weights);
+      if (localText) {
+        await localText.currentAwaited('ideas_fts');
+        const keep = async (ids: number[]) =>
+          q.passed(
+            (await allAwaited(q.check(ids), ...ids, ...q.params)) as {
+              id: number;
+              spanId: number | null;
+            }[],
+          );
+        return q.withSpans(
+          await keepRankedAwaited(ranked('ideas_fts', q.bm25, match), keep, limit),
+        );
+      }
+      return (await allAwaited(q.joined(), match, ...q.params, limit)) as IdeaHit[];
     },
 
     /**
@@ -132,45 +176,50 @@ export function createGraphTextSearch(db: Db, cached: (sql: string) => ReturnTyp
     },
 
     /** Spans whose name or summary match, best first (the name weighs more). */
-    lexicalSpans(match: string, limit: number, sessions?: readonly string[]): GraphHit[] {
+    async lexicalSpans(
+      match: string,
+      limit: number,
+      sessions?: readonly string[],
+    ): Promise<GraphHit[]> {
       if (match === '') return [];
       const { sql, params } = filterSql(sessions ? { sessions } : {}, 's');
       if (localText) {
-        const keep = (ids: number[]) => {
-          const rows = db
-            .prepare(
-              `SELECT s.id FROM spans s WHERE s.id IN (${ids.map(() => '?').join(',')})${sql}`,
-            )
-            .all(...ids, ...params) as { id: number }[];
+        await localText.currentAwaited('spans_fts');
+        const keep = async (ids: number[]) => {
+          const stmt = db.prepare(
+            `SELECT s.id FROM spans s WHERE s.id IN (${placeholders(ids.length)})${sql}`,
+          );
+          const rows = (await allAwaited(stmt, ...ids, ...params)) as { id: number }[];
           return new Set(rows.map((r) => r.id));
         };
-        return keepRanked(ranked('spans_fts', 'bm25(spans_fts, 2.0, 1.0)', match), keep, limit);
+        return keepRankedAwaited(
+          ranked('spans_fts', 'bm25(spans_fts, 2.0, 1.0)', match),
+          keep,
+          limit,
+        );
       }
-      return cached(`SELECT f.rowid AS id, bm25(spans_fts, 2.0, 1.0) AS bm25 FROM spans_fts f
-        JOIN spans s ON s.id = f.rowid WHERE spans_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`).all(
-        match,
-        ...params,
-        limit,
-      ) as GraphHit[];
+      const stmt = cached(`SELECT f.rowid AS id, bm25(spans_fts, 2.0, 1.0) AS bm25 FROM spans_fts f
+        JOIN spans s ON s.id = f.rowid WHERE spans_fts MATCH ?${sql} ORDER BY bm25 LIMIT ?`);
+      return (await allAwaited(stmt, match, ...params, limit)) as GraphHit[];
     },
 
     /** The text of the turn each idea was said in (what its `turn` column holds). */
-    turnTexts(ids: readonly number[]): Map<number, string> {
+    async turnTexts(ids: readonly number[]): Promise<Map<number, string>> {
       flush();
-      const out = new Map<number, string>();
-      for (let k = 0; k < ids.length; k += 500) {
-        const chunk = ids.slice(k, k + 500);
-        const rows = db
-          .prepare(
-            localText
-              ? `SELECT idea_id AS id, turn FROM idea_context
-                 WHERE idea_id IN (${chunk.map(() => '?').join(',')})`
-              : `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${chunk.map(() => '?').join(',')})`,
-          )
-          .all(...chunk) as { id: number; turn: string }[];
-        for (const r of rows) out.set(r.id, r.turn);
-      }
-      return out;
+      const rows = await chunkedAwaited(
+        ids,
+        async (chunk) =>
+          (await allAwaited(
+            db.prepare(
+              localText
+                ? `SELECT idea_id AS id, turn FROM idea_context
+                   WHERE idea_id IN (${placeholders(chunk.length)})`
+                : `SELECT rowid AS id, turn FROM ideas_fts WHERE rowid IN (${placeholders(chunk.length)})`,
+            ),
+            ...chunk,
+          )) as { id: number; turn: string }[],
+      );
+      return new Map(rows.map((r) => [r.id, r.turn]));
     },
   };
   return self;

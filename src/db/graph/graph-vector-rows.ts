@@ -2,9 +2,11 @@
  * One vector per idea and per span summary, by embedding model: written as ideas are embedded,
  * read back for ranking and by the in-memory index (knowledge/vector-index.ts) as it catches up.
  */
+import { allAwaited } from '../engine.js';
 import type { Db } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 import { filterSql } from './graph-filter.js';
+import { chunkedAwaited, placeholders } from './graph-row-sql.js';
 import type { GraphStoredVector, IdeaFilter } from './graph-search-types.js';
 
 type VectorTable = 'idea_vectors' | 'span_vectors';
@@ -30,47 +32,74 @@ export function createGraphVectorRows(db: Db, cached: (sql: string) => ReturnTyp
   const putIdeas = put('idea_vectors');
   const putSpans = put('span_vectors');
 
+  type Vector = { ref: number; vector: Uint8Array };
+  const vectorsIn = (table: VectorTable, n: number) =>
+    cached(`SELECT ${REF[table]} AS ref, vector FROM ${table}
+      WHERE model = ? AND ${REF[table]} IN (${placeholders(n)})`);
+  const byRef = (rows: readonly Vector[]) => new Map(rows.map((r) => [r.ref, r.vector]));
   const vectorsOf = (table: VectorTable, ids: readonly number[], model: string) => {
-    const out = new Map<number, Uint8Array>();
+    const rows: Vector[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = cached(
-        `SELECT ${REF[table]} AS ref, vector FROM ${table}
-           WHERE model = ? AND ${REF[table]} IN (${chunk.map(() => '?').join(',')})`,
-      ).all(model, ...chunk) as { ref: number; vector: Uint8Array }[];
-      for (const r of rows) out.set(r.ref, r.vector);
+      rows.push(...(vectorsIn(table, chunk.length).all(model, ...chunk) as Vector[]));
     }
-    return out;
+    return byRef(rows);
   };
+  const vectorsOfAwaited = async (table: VectorTable, ids: readonly number[], model: string) =>
+    byRef(
+      await chunkedAwaited(
+        ids,
+        async (chunk) =>
+          (await allAwaited(vectorsIn(table, chunk.length), model, ...chunk)) as Vector[],
+      ),
+    );
+  const since = (table: VectorTable) =>
+    cached(`SELECT id, ${REF[table]} AS memoryId, vector FROM ${table}
+      WHERE id > ? AND model = ? ORDER BY id`);
 
   return {
     /** Vectors of the ideas within the filter (an exact scan of a narrowed search). */
-    ideaVectorsWhere(filter: IdeaFilter, model: string, limit: number): GraphStoredVector[] {
+    async ideaVectorsWhere(
+      filter: IdeaFilter,
+      model: string,
+      limit: number,
+    ): Promise<GraphStoredVector[]> {
       const { sql, params } = filterSql(filter, 'i');
-      return cached(`SELECT v.id, v.idea_id AS memoryId, v.vector FROM idea_vectors v
-        JOIN ideas i ON i.id = v.idea_id WHERE v.model = ?${sql} LIMIT ?`).all(
-        model,
-        ...params,
-        limit,
-      ) as GraphStoredVector[];
+      const stmt = cached(`SELECT v.id, v.idea_id AS memoryId, v.vector FROM idea_vectors v
+        JOIN ideas i ON i.id = v.idea_id WHERE v.model = ?${sql} LIMIT ?`);
+      return (await allAwaited(stmt, model, ...params, limit)) as GraphStoredVector[];
     },
 
+    /**
+     * Vectors of these ideas, read at once: indexing compares a new idea with those its own
+     * transaction has just written (candidates.ts). Everything else reads the awaited form.
+     */
     ideaVectorsOf: (ids: readonly number[], model: string) => vectorsOf('idea_vectors', ids, model),
-    spanVectorsOf: (ids: readonly number[], model: string) => vectorsOf('span_vectors', ids, model),
+    ideaVectorsOfAwaited: (ids: readonly number[], model: string) =>
+      vectorsOfAwaited('idea_vectors', ids, model),
+    spanVectorsOf: (ids: readonly number[], model: string) =>
+      vectorsOfAwaited('span_vectors', ids, model),
 
     /** Watches of the vectors (see SearchStore.vectorWatch). */
     ideaVectorWatch: () => tableWatch(db, 'idea_vectors'),
     spanVectorWatch: () => tableWatch(db, 'span_vectors'),
 
-    /** Idea vectors written after `afterId`, for the in-memory index to catch up. */
+    /**
+     * Idea vectors written after `afterId`, for the in-memory index to catch up: at once when
+     * indexing looks for a new idea's nearest within its transaction (which wrote some of
+     * them), awaited for a search.
+     */
     ideaVectorsSince(afterId: number, model: string): GraphStoredVector[] {
-      return cached(`SELECT id, idea_id AS memoryId, vector FROM idea_vectors
-        WHERE id > ? AND model = ? ORDER BY id`).all(afterId, model) as GraphStoredVector[];
+      return since('idea_vectors').all(afterId, model) as GraphStoredVector[];
     },
 
-    spanVectorsSince(afterId: number, model: string): GraphStoredVector[] {
-      return cached(`SELECT id, span_id AS memoryId, vector FROM span_vectors
-        WHERE id > ? AND model = ? ORDER BY id`).all(afterId, model) as GraphStoredVector[];
+    async ideaVectorsSinceAwaited(afterId: number, model: string): Promise<GraphStoredVector[]> {
+      return (await allAwaited(since('idea_vectors'), afterId, model)) as GraphStoredVector[];
+    },
+
+    /** Span vectors written after `afterId` (only a search reads the spans' index). */
+    async spanVectorsSince(afterId: number, model: string): Promise<GraphStoredVector[]> {
+      return (await allAwaited(since('span_vectors'), afterId, model)) as GraphStoredVector[];
     },
 
     putIdeaVectors(

@@ -173,7 +173,10 @@ export function graphApi(deps: WebDeps): OpenAPIHono<AppEnv> {
   app.openapi(remember, async (c) => {
     const q = (c.req.query('q') ?? '').trim();
     const graph = graphOf(deps);
-    const sessions = c.req.queries('session')?.map((s) => graph.views.resolveSession(s).session);
+    const labels = c.req.queries('session');
+    const sessions = labels
+      ? (await Promise.all(labels.map((s) => graph.views.resolveSession(s)))).map((s) => s.session)
+      : undefined;
     const answer = await graph.remember(q, {
       budget: budgetOf(c.req.query('budget')),
       ...(sessions ? { sessions } : {}),

@@ -3,11 +3,15 @@
  * intent), the evolution chains (a decision and what superseded it), the entities most named and
  * a recall box; one conversation's topic tree with its ideas; one idea with its relations; one
  * entity with every idea that names it. And, on a watchkeeper session's page, its topics and
- * ideas (its log is indexed on the first view after it ended).
+ * ideas (its log is indexed on the first view after it ended; on PostgreSQL, queued for serve's
+ * indexing, the part asking again until it is read).
  */
+import { resolve } from 'node:path';
+
 import { Hono } from 'hono';
 
 import { INTENTS, type Intent } from '../../db/graph/graph.js';
+import { engineOf } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import {
   DEFAULT_BUDGET,
@@ -20,7 +24,7 @@ import {
 } from '../../graph/index.js';
 import type { AppEnv } from '../context.js';
 import type { WebDeps } from '../deps.js';
-import { graphOf, sessionLogFile } from '../graph-instance.js';
+import { graphOf, indexQueueOf, sessionLogFile } from '../graph-instance.js';
 import { page, partial } from '../render.js';
 
 const MAX_QUERY = 1000;
@@ -50,33 +54,37 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
 
   app.get('/graph', async (c) => {
     const graph = graphOf(deps);
-    const { rows, sources } = graph.stores;
+    const { rows, sources, search } = graph.stores;
     const intent = intentOf(c.req.query('intent'));
     const q = (c.req.query('q') ?? '').trim().slice(0, MAX_QUERY);
-    const answer: RememberAnswer | null = q
-      ? await graph.remember(q, { budget: DEFAULT_BUDGET })
-      : null;
-    // More than are shown: a sentence every run repeats is shown once.
-    const latest = graph.stores.search.latestIdeas(
-      intent ? { intents: [intent] } : {},
-      LATEST * LATEST_READ,
-    );
-    const chains = rows.recentRelations('supersedes', 10);
-    const chainIdeas = new Map(
-      rows.ideas(chains.flatMap((r) => [r.fromId, r.toId])).map((i) => [i.id, i]),
-    );
+    // What the page shows, read side by side.
+    const [answer, latest, chains, counts, sessions, entities] = await Promise.all([
+      q ? graph.remember(q, { budget: DEFAULT_BUDGET }) : (null as RememberAnswer | null),
+      // More than are shown: a sentence every run repeats is shown once.
+      search.latestIdeas(intent ? { intents: [intent] } : {}, LATEST * LATEST_READ),
+      rows.recentRelations('supersedes', 10),
+      graph.stats(),
+      sources.list({ limit: 50 }),
+      topEntities(graph.stores, 30),
+    ]);
+    const [latestIdeas, chainIdeas] = await Promise.all([
+      rows.ideasAwaited(latest),
+      rows
+        .ideasAwaited(chains.flatMap((r) => [r.fromId, r.toId]))
+        .then((list) => new Map(list.map((i) => [i.id, i]))),
+    ]);
     return page(
       c,
       'pages/graph',
       { title: 'Memory graph', nav: 'graph' },
       {
-        counts: await graph.stats(),
-        sessions: sources.list({ limit: 50 }),
+        counts,
+        sessions,
         intents: INTENTS,
         intent,
-        latest: onceEach(
+        latest: await onceEach(
           graph.stores,
-          rows.ideas(latest).sort((a, b) => b.createdAt - a.createdAt || b.id - a.id),
+          latestIdeas.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id),
           LATEST,
         ),
         chains: chains
@@ -86,7 +94,7 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
             older: chainIdeas.get(r.toId),
           }))
           .filter((x) => x.newer && x.older),
-        entities: topEntities(graph.stores, 30),
+        entities,
         q,
         answer,
         label: sessionLabel,
@@ -95,10 +103,10 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
     );
   });
 
-  app.get('/graph/sessions/:session{.+}', (c) => {
+  app.get('/graph/sessions/:session{.+}', async (c) => {
     const graph = graphOf(deps);
     const intent = intentOf(c.req.query('intent'));
-    const view = graph.views.session(c.req.param('session'), intent ? [intent] : undefined);
+    const view = await graph.views.session(c.req.param('session'), intent ? [intent] : undefined);
     return page(
       c,
       'pages/graph-session',
@@ -107,8 +115,8 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
     );
   });
 
-  app.get('/graph/ideas/:id', (c) => {
-    const v = graphOf(deps).views.idea(idOf(c.req.param('id'), 'idea'));
+  app.get('/graph/ideas/:id', async (c) => {
+    const v = await graphOf(deps).views.idea(idOf(c.req.param('id'), 'idea'));
     // How each related idea stands to this one ("superseded by #12", "answers #7").
     const relationText = (r: IdeaView['related'][number]) =>
       viaText({
@@ -124,36 +132,46 @@ export function graphRoutes(deps: WebDeps): Hono<AppEnv> {
     );
   });
 
-  app.get('/graph/entities/:id', (c) => {
-    const v = graphOf(deps).views.entity(idOf(c.req.param('id'), 'entity'));
+  app.get('/graph/entities/:id', async (c) => {
+    const v = await graphOf(deps).views.entity(idOf(c.req.param('id'), 'entity'));
     return page(c, 'pages/graph-entity', { title: `Entity ${v.entity.name}`, nav: 'graph' }, { v });
   });
 
   // A watchkeeper session's topics and ideas, for its page (loaded by htmx).
   app.get('/graph/watchkeeper/:id', async (c) => {
     const id = idOf(c.req.param('id'), 'session');
-    const session = deps.stores.sessions.get(id);
+    const session = await deps.stores.sessions.getAwaited(id);
     if (!session)
       throw new AppError('not_found', `no session with id ${id}`, { data: { field: 'id' } });
     const graph = graphOf(deps);
     let error: string | null = null;
-    const log = sessionLogFile(deps, id);
+    let indexing = false;
+    const log = sessionLogFile(deps, session);
     // Serve queues every log when its session ends; this reads one that ended before that (or
-    // under `run`), and costs a stat when it is read already.
+    // under `run`), and costs a stat when it is read already. On PostgreSQL indexing would hold
+    // the event loop for each of its many statements: the log is queued instead (serve indexes
+    // it in a child process), and the part asks again until it is read.
     if (log && session.status !== 'running') {
       try {
-        await graph.index(log);
+        if (await graph.indexed(log)) {
+          // Nothing new in it.
+        } else if (engineOf(deps.stores.db) === 'postgres') {
+          indexQueueOf(deps).enqueue(resolve(log));
+          indexing = true;
+        } else await graph.index(log);
       } catch (err) {
         error = (err as Error).message;
         deps.log.warn('graph: could not index a session log', { session: id, error: err as Error });
       }
     }
-    const views = graph.stores.sources
-      .ofWatchkeeperSession(id)
-      .map((s) => graph.views.session(s.session));
+    const views = await Promise.all(
+      (await graph.stores.sources.ofWatchkeeperSession(id)).map((s) => graph.views.sessionOf(s)),
+    );
     return partial(c, 'partials/graph-topics', {
+      id,
       views,
       running: session.status === 'running',
+      indexing,
       error,
     });
   });

@@ -11,7 +11,7 @@ export async function ideaCommand(argv: string[], io: CliIo): Promise<number> {
   const id = toInt('idea id', p.positionals[0], 1, Number.MAX_SAFE_INTEGER);
   const { app, graph } = openGraph(io);
   try {
-    const v = graph.views.idea(id);
+    const v = await graph.views.idea(id);
     if (flag(p, 'json')) {
       io.stdout(json(ideaViewJson(v)));
       return 0;

@@ -46,7 +46,7 @@ export async function pendingLines(graph: Graph, files: string[]): Promise<numbe
   let total = 0;
   for (const file of files) {
     try {
-      const state = graph.stores.sources.state(file);
+      const state = await graph.stores.sources.state(file);
       const now = await fileIdentity(file, 0);
       const from = state && now.size >= state.byteOffset ? state.byteOffset : 0;
       total += await countNewLines(file, from, now.size);

@@ -24,7 +24,9 @@ export async function rememberCommand(argv: string[], io: CliIo): Promise<number
   const { app, graph } = openGraph(io, flag(p, 'hyde'));
   try {
     const labels = (p.values.session as string[] | undefined) ?? [];
-    const sessions = labels.map((l) => graph.views.resolveSession(l).session);
+    const sessions = (await Promise.all(labels.map((l) => graph.views.resolveSession(l)))).map(
+      (s) => s.session,
+    );
     const answer = await graph.remember(query, { budget, sessions });
     if (flag(p, 'json')) {
       io.stdout(json(rememberJson(answer)));

@@ -17,12 +17,12 @@ export async function topicsCommand(argv: string[], io: CliIo): Promise<number> 
   const { app, graph } = openGraph(io);
   try {
     const label = p.positionals[0];
-    const labels = label
-      ? [graph.views.resolveSession(label).session]
-      : graph.stores.sources
-          .list({ limit: toInt('--limit', str(p, 'limit') ?? '20', 1, 10_000) })
-          .map((s) => s.session);
-    const views = labels.map((l) => graph.views.session(l));
+    const sessions = label
+      ? [await graph.views.resolveSession(label)]
+      : await graph.stores.sources.list({
+          limit: toInt('--limit', str(p, 'limit') ?? '20', 1, 10_000),
+        });
+    const views = await Promise.all(sessions.map((s) => graph.views.sessionOf(s)));
     if (flag(p, 'json')) {
       io.stdout(json(label ? sessionViewJson(views[0]!) : views.map(sessionViewJson)));
       return 0;
