@@ -35,6 +35,7 @@ const POSTGRES_SUITES = [
   'test/db/surfacing.test.ts',
   'test/web/polled-pages-awaited.test.ts',
   'test/web/curation-awaited.test.ts',
+  'test/web/import-child.test.ts',
   'test/knowledge/memory-archive.test.ts',
   'test/knowledge/memory-service.test.ts',
   'test/knowledge/memory-judge.test.ts',

@@ -15,7 +15,7 @@
  * notifications) are pruned by whichever instance runs, each delete harmless when repeated.
  * On PostgreSQL, so are the full-text changes every reader has read (search_changes).
  */
-import { engineOf } from './engine.js';
+import { allAwaited, engineOf, getAwaited, runAwaited, writeAwaited } from './engine.js';
 import type { Db } from './open.js';
 import type { PostgresDb } from './postgres/database.js';
 import { pruneSearchChanges } from './postgres/search-changes.js';
@@ -72,54 +72,63 @@ export function createRetentionStore(db: Db, instance = 'local') {
   const logPaths = db.prepare('SELECT log_path AS p FROM sessions WHERE log_path IS NOT NULL');
 
   return {
-    /** What is older than `cutoff` (epoch ms): nothing is deleted. */
-    plan(cutoff: number): PrunePlan {
+    /** What is older than `cutoff` (epoch ms): nothing is deleted. Read side by side. */
+    async plan(cutoff: number): Promise<PrunePlan> {
+      const [sessions, events, memoryHistory, notifications] = await Promise.all([
+        allAwaited(oldSessions, cutoff, instance),
+        getAwaited(countEvents, cutoff, instance),
+        getAwaited(countHistory, cutoff),
+        getAwaited(countNotifications, cutoff, cutoff),
+      ]);
+      const n = (row: unknown) => (row as { n: number }).n;
       return {
         cutoff,
-        sessions: oldSessions.all(cutoff, instance) as PrunedSession[],
-        events: (countEvents.get(cutoff, instance) as { n: number }).n,
-        memoryHistory: (countHistory.get(cutoff) as { n: number }).n,
-        notifications: (countNotifications.get(cutoff, cutoff) as { n: number }).n,
+        sessions: sessions as PrunedSession[],
+        events: n(events),
+        memoryHistory: n(memoryHistory),
+        notifications: n(notifications),
       };
     },
 
     /**
      * One step of deleting what is older than `cutoff`: a batch of the given sessions, else a
      * batch of events, else of memory history, else of notifications. Returns false when nothing
-     * was left to delete; the caller yields between steps so that serving goes on.
+     * was left to delete. Awaited, a statement (or a batch's transaction) at a time: serve prunes
+     * daily on its event loop.
      */
-    step(cutoff: number, sessions: PrunedSession[]): boolean {
+    async step(cutoff: number, sessions: PrunedSession[]): Promise<boolean> {
       if (sessions.length > 0) {
         const batch = sessions.splice(0, BATCH);
-        db.transaction(() => {
-          for (const s of batch) deleteSession.run(s.id, instance);
-        })();
+        await writeAwaited(
+          db,
+          batch.map((s) => ({ stmt: deleteSession, params: [s.id, instance] })),
+        );
         return true;
       }
-      if (deleteEvents.run(cutoff, instance).changes > 0) return true;
-      if (deleteHistory.run(cutoff).changes > 0) return true;
-      return deleteNotifications.run(cutoff, cutoff).changes > 0;
+      if ((await runAwaited(deleteEvents, cutoff, instance)).changes > 0) return true;
+      if ((await runAwaited(deleteHistory, cutoff)).changes > 0) return true;
+      return (await runAwaited(deleteNotifications, cutoff, cutoff)).changes > 0;
     },
 
     /**
      * PostgreSQL: deletes the full-text changes every instance's search has read (see
      * pruneSearchChanges); how many. Nothing to do on SQLite, whose index is the file's own.
      */
-    searchChanges(now: number): number {
+    async searchChanges(now: number): Promise<number> {
       return engineOf(db) === 'postgres' ? pruneSearchChanges(db as PostgresDb, now) : 0;
     },
 
     /** Every session id there is, of any instance (to tell a log file whose session is gone). */
-    sessionIds(): Set<number> {
-      return new Set((sessionIds.all() as { id: number }[]).map((r) => r.id));
+    async sessionIds(): Promise<Set<number>> {
+      return new Set(((await allAwaited(sessionIds)) as { id: number }[]).map((r) => r.id));
     },
 
     /**
      * Every log path a session records, relative to its data folder: a log copied in under
      * another id (`migrate-store` numbers sessions anew) is still its session's.
      */
-    logPaths(): Set<string> {
-      return new Set((logPaths.all() as { p: string }[]).map((r) => r.p));
+    async logPaths(): Promise<Set<string>> {
+      return new Set(((await allAwaited(logPaths)) as { p: string }[]).map((r) => r.p));
     },
   };
 }

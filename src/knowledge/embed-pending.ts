@@ -2,6 +2,7 @@
  * Embeds what has no vector from the current model yet: memories stored while the backend was
  * down or slow, every memory after a model change, and (with `all`) everything again for
  * `watchkeeper reindex`. Batches of 32 (the local model's sweet spot), progress reported per batch.
+ * Read and written awaited: serve runs the catch-up on its event loop every few seconds.
  */
 import type { Clock } from '../clock.js';
 import type { SearchStore } from '../db/index.js';
@@ -30,7 +31,7 @@ export function createPendingEmbedder(deps: {
    * (reported once by the embedding, the rest stays pending), as an error for reindex.
    */
   const run = async (
-    next: (cursor: number, n: number) => { id: number; observation: string }[],
+    next: (cursor: number, n: number) => Promise<{ id: number; observation: string }[]>,
     o: { max: number; total: number; failLoudly: boolean; onProgress?: (p: EmbedProgress) => void },
   ): Promise<number> => {
     const model = embedding.model;
@@ -38,7 +39,7 @@ export function createPendingEmbedder(deps: {
     let done = 0;
     let cursor = 0;
     while (done < o.max) {
-      const batch = next(cursor, Math.min(BATCH, o.max - done));
+      const batch = await next(cursor, Math.min(BATCH, o.max - done));
       if (batch.length === 0) break;
       const vectors = await embedding.documents(batch.map((m) => m.observation));
       if (!vectors) {
@@ -48,7 +49,7 @@ export function createPendingEmbedder(deps: {
           `the embedding backend (${model}) failed after ${done} of ${o.total}; run reindex again when it answers`,
         );
       }
-      search.putVectors(
+      await search.putVectorsAwaited(
         batch.map((m, i) => ({ memoryId: m.id, vector: toBlob(vectors[i]!) })),
         model,
         vectors[0]!.length,
@@ -65,7 +66,7 @@ export function createPendingEmbedder(deps: {
 
   return {
     /** How many memories wait for a vector from the current model. */
-    pendingCount(): number {
+    async pendingCount(): Promise<number> {
       return embedding.model ? search.countPending(embedding.model) : 0;
     },
 
@@ -85,7 +86,7 @@ export function createPendingEmbedder(deps: {
      */
     async reindex(all: boolean, onProgress?: (p: EmbedProgress) => void): Promise<number> {
       if (!embedding.model) return 0;
-      const total = all ? search.countMemories() : search.countPending(embedding.model);
+      const total = await (all ? search.countMemories() : search.countPending(embedding.model));
       const next = all ? (c: number, n: number) => search.memoriesAfter(c, n) : pendingAfter;
       return run(next, {
         max: total,

@@ -76,7 +76,7 @@ export interface LeaseSweeperOptions {
 
 export interface LeaseSweeper {
   /** One sweep now: the sessions it marked interrupted. */
-  sweep(): ExpiredLease[];
+  sweep(): Promise<ExpiredLease[]>;
   /**
    * Sweeps every quarter of the lease (an unref'd timer) until stop(). After the database was
    * unreachable, no heartbeat could be written: the first sweep waits one lease, so that running
@@ -88,8 +88,8 @@ export interface LeaseSweeper {
 
 export function createLeaseSweeper(o: LeaseSweeperOptions): LeaseSweeper {
   let graceUntil = 0;
-  const sweep = (): ExpiredLease[] => {
-    const expired = o.sessions.expireLeases(o.clock.now(), o.leaseMs);
+  const sweep = async (): Promise<ExpiredLease[]> => {
+    const expired = await o.sessions.expireLeases(o.clock.now(), o.leaseMs);
     for (const e of expired) {
       o.log.warn('session interrupted: its instance stopped sending heartbeats', {
         session: e.sessionId,
@@ -113,11 +113,11 @@ export function createLeaseSweeper(o: LeaseSweeperOptions): LeaseSweeper {
   const loop = startBackgroundLoop({
     name: 'session lease sweep',
     everyMs: leaseTickMs(o.leaseMs),
-    run: () => {
+    run: async () => {
       // The first round after an outage: the heartbeats get a lease to resume.
       if (loop.paused) graceUntil = o.clock.now() + o.leaseMs;
       if (o.clock.now() < graceUntil) return;
-      sweep();
+      await sweep();
     },
     onError: (err) => o.log.warn('the session lease sweep failed', { error: err as Error }),
     outage: ownOutage(o),

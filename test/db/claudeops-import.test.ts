@@ -513,12 +513,12 @@ describe('import-claudeops', () => {
     });
   });
 
-  it('imports new rows of a session that retention has pruned since, without the link', () => {
+  it('imports new rows of a session that retention has pruned since, without the link', async () => {
     runImport();
     const pruned = target('session', 2);
-    const plan = app.stores.retention.plan(t('2026-06-01T10:06:00Z'));
+    const plan = await app.stores.retention.plan(t('2026-06-01T10:06:00Z'));
     expect(plan.sessions.map((s) => s.id)).toContain(pruned);
-    while (app.stores.retention.step(plan.cutoff, plan.sessions));
+    while (await app.stores.retention.step(plan.cutoff, plan.sessions));
     expect(app.stores.sessions.get(pruned)).toBeNull();
 
     const go = buildClaudeOpsDbAgain();

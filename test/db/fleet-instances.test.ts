@@ -22,7 +22,7 @@ import { decidePreToolUse } from '../../src/runner/pre-tool-use.js';
 import { recoverInterruptedSessions } from '../../src/runner/recovery.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { cooldownRow, migratedSqliteFile } from '../helpers/db.js';
-import { migratedDatabaseSync } from '../helpers/postgres.js';
+import { blockingDuring, migratedDatabaseSync } from '../helpers/postgres.js';
 
 const LEASE_MS = 60_000;
 
@@ -141,12 +141,12 @@ describe('instances on sessions, events and cooldown actions', () => {
         onAlert: (a) => alerts.push(a),
       });
     const bSweeper = sweeper(f.b);
-    expect(bSweeper.sweep()).toEqual([]); // every lease still runs
+    expect(await bSweeper.sweep()).toEqual([]); // every lease still runs
 
     // cluster-a stops beating; cluster-b keeps beating for its own session.
     f.clock.set(t0 + LEASE_MS + 1);
     expect(await f.b.sessions.heartbeat(own, f.clock.now())).toBe(true);
-    expect(bSweeper.sweep()).toEqual([
+    expect(await bSweeper.sweep()).toEqual([
       {
         sessionId: stale,
         instance: 'cluster-a',
@@ -163,8 +163,8 @@ describe('instances on sessions, events and cooldown actions', () => {
     });
     expect(f.a.sessions.get(fresh)).toMatchObject({ status: 'running' });
     // A second sweeper (cluster-a come back, or a third instance) finds nothing left to do.
-    expect(sweeper(f.a).sweep()).toEqual([]);
-    expect(bSweeper.sweep()).toEqual([]);
+    expect(await sweeper(f.a).sweep()).toEqual([]);
+    expect(await bSweeper.sweep()).toEqual([]);
     expect(alerts).toEqual([
       expect.objectContaining({ kind: 'session_ended', status: 'interrupted', sessionId: stale }),
     ]);
@@ -174,22 +174,27 @@ describe('instances on sessions, events and cooldown actions', () => {
     expect(await f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(true);
     expect(await f.b.sessions.heartbeat(own, f.clock.now() + LEASE_MS)).toBe(true);
     f.clock.advance(LEASE_MS - 1);
-    expect(bSweeper.sweep()).toEqual([]);
+    expect(await bSweeper.sweep()).toEqual([]);
     f.clock.advance(2);
-    expect(bSweeper.sweep().map((e) => e.sessionId)).toEqual([fresh]);
+    // Swept on serve's event loop every quarter lease: it holds it for no statement.
+    let swept: number[] = [];
+    const blocked = await blockingDuring(f.b.db, async () => {
+      swept = (await bSweeper.sweep()).map((e) => e.sessionId);
+    });
+    expect({ swept, blocked }).toEqual({ swept: [fresh], blocked: 0 });
     // The late heartbeat of an ended session changes nothing.
     expect(await f.a.sessions.heartbeat(fresh, f.clock.now())).toBe(false);
     expect(f.b.sessions.get(own)).toMatchObject({ status: 'running' });
   });
 
-  it('runs the lease of a session that never beat from its start', () => {
+  it('runs the lease of a session that never beat from its start', async () => {
     const id = start(f.a, f.clock.now());
     // As a row written before heartbeats existed.
     f.a.db.prepare('UPDATE sessions SET heartbeat_at = NULL WHERE id = ?').run(id);
     f.clock.advance(LEASE_MS);
-    expect(f.b.sessions.expireLeases(f.clock.now(), LEASE_MS)).toEqual([]);
+    expect(await f.b.sessions.expireLeases(f.clock.now(), LEASE_MS)).toEqual([]);
     f.clock.advance(1);
-    expect(f.b.sessions.expireLeases(f.clock.now(), LEASE_MS)).toMatchObject([
+    expect(await f.b.sessions.expireLeases(f.clock.now(), LEASE_MS)).toMatchObject([
       { sessionId: id, instance: 'cluster-a' },
     ]);
   });

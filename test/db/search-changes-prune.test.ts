@@ -59,7 +59,7 @@ describe('pruning the full-text changes on PostgreSQL', () => {
     expect(before).toBe(2);
 
     // a never searched: only b's cursor counts, and it has passed the first change.
-    expect(a.stores.retention.searchChanges(Date.now())).toBe(1);
+    expect(await a.stores.retention.searchChanges(Date.now())).toBe(1);
     expect(changeRows(a)).toBe(1);
     expect(await foundOnceHeard(b, 'scrub')).toEqual(['the nas scrub runs on sundays']);
     const [fan] = a.stores.memories
@@ -85,7 +85,7 @@ describe('pruning the full-text changes on PostgreSQL', () => {
     await a.knowledge.memory.remove([fan!.id]);
     expect(changeRows(a)).toBe(2);
     // ...and a day later retention no longer waits for b: every change goes.
-    expect(a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(2);
+    expect(await a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(2);
     expect(changeRows(a)).toBe(0);
 
     // b's cursor is older than what was deleted: once it hears of a change it reads the table
@@ -94,10 +94,10 @@ describe('pruning the full-text changes on PostgreSQL', () => {
     expect(await found(b, 'fan')).toEqual([]);
   });
 
-  it('does nothing on SQLite, whose full-text index is the file’s own', () => {
+  it('does nothing on SQLite, whose full-text index is the file’s own', async () => {
     const dir = openStores(':memory:');
     try {
-      expect(dir.retention.searchChanges(Date.now())).toBe(0);
+      expect(await dir.retention.searchChanges(Date.now())).toBe(0);
     } finally {
       dir.close();
     }
@@ -116,9 +116,9 @@ describe('pruning the full-text changes on PostgreSQL', () => {
       expect(await found(b, 'fan')).toEqual(['the nas fan is loud under load']);
       await add(a, 'the nas scrub runs on sundays');
       // b's cursor passed the first change although the other transaction began before it.
-      expect(a.stores.retention.searchChanges(Date.now())).toBe(1);
+      expect(await a.stores.retention.searchChanges(Date.now())).toBe(1);
       expect(await foundOnceHeard(b, 'scrub')).toEqual(['the nas scrub runs on sundays']);
-      expect(a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(1);
+      expect(await a.stores.retention.searchChanges(Date.now() + DAY_MS + 1)).toBe(1);
       expect(changeRows(a)).toBe(0);
     } finally {
       await client.end();

@@ -1,7 +1,8 @@
 /**
  * The memory graph in a running `serve` on PostgreSQL (the demo: the real CLI against the
  * simulated model): each ended session's log is indexed by a child process
- * (`watchkeeper graph index FILE --json`), whose round trips do not stop serve's event loop.
+ * (`watchkeeper graph index FILE --json`), whose round trips do not stop serve's event loop; so
+ * is a file uploaded to the import API (`watchkeeper import FILE --json`).
  * A file of its own, so that it runs beside the SQLite one. Needs dist/.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { type DemoServe, startDemoServe } from '../helpers/demo-serve.js';
 import { freshDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
 
 skipWithoutPostgres();
+
+const TOKEN = 'e2e-token-0123456789abcdef';
 
 let serve: DemoServe | undefined;
 const drops: (() => Promise<void>)[] = [];
@@ -28,6 +31,7 @@ describe('the memory graph in serve on PostgreSQL', () => {
       WATCHKEEPER_EMBEDDINGS: 'off',
       WATCHKEEPER_LOG_LEVEL: 'debug',
       WATCHKEEPER_DATABASE_URL: database.url,
+      WATCHKEEPER_AUTH_TOKEN: TOKEN,
     }));
     // Read beside serve once it has migrated the database (its first session has a row).
     await demo.until(() => demo.log().includes('graph: indexed'));
@@ -54,6 +58,27 @@ describe('the memory graph in serve on PostgreSQL', () => {
     } finally {
       stores.close();
     }
+
+    // An upload's import, by a child process of serve's.
+    const url = /"dashboard":"(http:\/\/[^"]+?)\/?"/.exec(demo.log())![1]!;
+    const headers = { Authorization: `Bearer ${TOKEN}` };
+    const imported = await fetch(`${url}/api/v1/memories/import`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'text/plain' },
+      body: JSON.stringify({
+        type: 'entity',
+        name: 'caddy',
+        entityType: 'service',
+        observations: ['Renews certificates on its own'],
+      }),
+    });
+    expect(imported.status).toBe(200);
+    expect(await imported.json()).toMatchObject({
+      format: 'mcp-memory',
+      observations: { created: 1 },
+    });
+    const listed = await fetch(`${url}/api/v1/memories?service=caddy`, { headers });
+    expect(await listed.text()).toContain('Renews certificates on its own');
     expect(await demo.stop()).toBe(0);
   }, 180_000);
 });

@@ -9,7 +9,7 @@ import type { ChainRequest } from '../../src/runner/chain.js';
 import { SessionFeed } from '../../src/runner/live-feed.js';
 import type { RunTicket } from '../../src/runner/scheduler.js';
 import { type AppEnv, createApp } from '../../src/web/app.js';
-import type { NotificationsControl, RunnerControl } from '../../src/web/deps.js';
+import type { NotificationsControl, RunnerControl, WebDeps } from '../../src/web/deps.js';
 import type { Conversations } from '../../src/conversations/index.js';
 import type { Embedder } from '../../src/embed/index.js';
 import { createKnowledge } from '../../src/knowledge/index.js';
@@ -123,6 +123,8 @@ export function webHarness(
     endpointProof?: (challenge: string) => string;
     /** The knowledge layer embeds with this (default: none, lexical only). */
     embedder?: Embedder;
+    /** How an upload is imported, given the app's data folder (default: in this process). */
+    importFile?: (dataDir: string) => NonNullable<WebDeps['importFile']>;
   } = {},
 ): WebHarness {
   const plain = testApp();
@@ -154,6 +156,7 @@ export function webHarness(
     secret: randomBytes(32),
     ...(opts.notifications ? { notifications: opts.notifications(base) } : {}),
     ...(opts.endpointProof ? { endpointProof: opts.endpointProof } : {}),
+    ...(opts.importFile ? { importFile: opts.importFile(base.dataDir) } : {}),
   });
   const request = (path: string, init: RequestInit = {}) =>
     Promise.resolve(

@@ -131,16 +131,16 @@ describe('two instances changing one memory at once', () => {
     );
     clock.advance(60 * 86_400_000);
     let interleaved = false;
-    // Between the decay's look at what is due and its transaction, the other instance writes.
-    const decayDue = a.stores.memories.decayDueAwaited.bind(a.stores.memories);
-    a.stores.memories.decayDueAwaited = async (now: number) => {
-      const due = await decayDue(now);
-      if (!interleaved) {
-        interleaved = true;
-        b.knowledge.memory.reinforce(m.id, { sessionId: null });
-      }
-      return due;
-    };
+    // Between the decay's read of what is due and its write, the other instance writes.
+    const decayAwaited = a.stores.memories.decayAwaited.bind(a.stores.memories);
+    a.stores.memories.decayAwaited = (now, plan) =>
+      decayAwaited(now, (due) => {
+        if (!interleaved) {
+          interleaved = true;
+          b.knowledge.memory.reinforce(m.id, { sessionId: null });
+        }
+        return plan(due);
+      });
     await a.knowledge.memory.decay();
     const after = b.stores.memories.get(m.id)!;
     // Reinforced today: nothing was due any more when the decay ran again.

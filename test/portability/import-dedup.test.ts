@@ -53,7 +53,7 @@ describe('import with the local model', () => {
     ]);
     expect(report.items[0]!.why).toMatch(/^says what memory #\d+ says \(cosine 0\.\d\d\)$/);
     expect(app.stores.memories.get(existing.memory.id)!.confidence).toBe(0.8);
-    expect(app.stores.search.pending(app.knowledge.embedding.model!, 0, 10)).toEqual([]);
+    expect(await app.stores.search.pending(app.knowledge.embedding.model!, 0, 10)).toEqual([]);
     const again = await portability.importMemories(textLines(text));
     expect(again.counts).toEqual({ created: 0, reinforced: 0, skipped: 2, refused: 0 });
   }, 120_000);

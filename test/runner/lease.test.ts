@@ -74,7 +74,7 @@ describe('lease sweeper', () => {
     const asked: number[] = [];
     const sweeper = createLeaseSweeper({
       sessions: {
-        expireLeases: (now: number, leaseMs: number): ExpiredLease[] => {
+        expireLeases: async (now: number, leaseMs: number): Promise<ExpiredLease[]> => {
           expect(leaseMs).toBe(LEASE_MS);
           asked.push(now);
           return [];
@@ -101,7 +101,7 @@ describe('lease sweeper', () => {
     const warnings: string[] = [];
     const sweeper = createLeaseSweeper({
       sessions: {
-        expireLeases: (now: number): ExpiredLease[] => {
+        expireLeases: async (now: number): Promise<ExpiredLease[]> => {
           if (!reachable) throw new AppError('db_unavailable', 'PostgreSQL is unreachable');
           swept.push(now);
           return [];

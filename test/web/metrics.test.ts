@@ -133,8 +133,8 @@ describe('GET /metrics', () => {
     expect(ran.value('watchkeeper_memory_changes_total', { action: 'created' })).toBe(1);
 
     // A prune of everything deletes the rows: the gauges drop, the counters hold.
-    const plan = h.stores.retention.plan(Date.now() + 1);
-    while (h.stores.retention.step(plan.cutoff, plan.sessions));
+    const plan = await h.stores.retention.plan(Date.now() + 1);
+    while (await h.stores.retention.step(plan.cutoff, plan.sessions));
     const pruned = await scrape();
     expect(pruned.value('watchkeeper_sessions', { status: 'completed', tier: 1 })).toBe(0);
     expect(pruned.value('watchkeeper_events', { level: 'info' })).toBe(0);

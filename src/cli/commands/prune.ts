@@ -52,7 +52,11 @@ function sizeIfFile(path: string): number | null {
 }
 
 /** The log files to delete with these sessions, and those left by sessions already gone. */
-function logFiles(deps: PruneDeps, sessions: PrunedSession[], cutoff: number): Map<string, number> {
+async function logFiles(
+  deps: PruneDeps,
+  sessions: PrunedSession[],
+  cutoff: number,
+): Promise<Map<string, number>> {
   const files = new Map<string, number>();
   const root = resolve(deps.sessionsDir) + sep;
   const add = (path: string) => {
@@ -75,9 +79,12 @@ function logFiles(deps: PruneDeps, sessions: PrunedSession[], cutoff: number): M
   } catch {
     return files; // no sessions folder yet
   }
-  const remaining = deps.stores.retention.sessionIds();
+  const [remaining, paths] = await Promise.all([
+    deps.stores.retention.sessionIds(),
+    deps.stores.retention.logPaths(),
+  ]);
   const named = new Set<string>();
-  for (const p of deps.stores.retention.logPaths()) {
+  for (const p of paths) {
     const path = resolve(deps.dataDir, p);
     named.add(path);
     named.add(path.replace(/\.ndjson$/, '.stderr.log'));
@@ -113,9 +120,9 @@ export async function pruneData(
   dryRun: boolean,
 ): Promise<PruneReport> {
   const cutoff = deps.now - olderThanMs;
-  const plan = deps.stores.retention.plan(cutoff);
+  const plan = await deps.stores.retention.plan(cutoff);
   const files = new Map([
-    ...logFiles(deps, plan.sessions, cutoff),
+    ...(await logFiles(deps, plan.sessions, cutoff)),
     ...oldClaudeTranscripts(deps.dataDir, cutoff),
   ]);
   const report: PruneReport = {
@@ -131,10 +138,10 @@ export async function pruneData(
   };
   if (dryRun) return report;
   const pending = [...plan.sessions];
-  while (deps.stores.retention.step(cutoff, pending)) {
+  while (await deps.stores.retention.step(cutoff, pending)) {
     await new Promise((r) => setImmediate(r));
   }
-  deps.stores.retention.searchChanges(deps.now);
+  await deps.stores.retention.searchChanges(deps.now);
   // The rows go first: a log without its row is removed by the next prune, a row without its log
   // would show a session whose activity log is missing.
   for (const path of files.keys()) rmSync(path, { force: true });

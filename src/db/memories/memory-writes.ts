@@ -39,7 +39,10 @@ const AWAITED_ATTEMPTS = 3;
 /** `reads`: the store's reads (memory-reads.ts), for the rows a change starts from. */
 export function memoryWrites(
   db: Db,
-  reads: Pick<ReturnType<typeof memoryReads>, 'get' | 'getMany' | 'getAwaited' | 'getManyAwaited'>,
+  reads: Pick<
+    ReturnType<typeof memoryReads>,
+    'get' | 'getMany' | 'getAwaited' | 'getManyAwaited' | 'decayDue' | 'decayDueAwaited'
+  >,
 ) {
   const insertMemory = db.prepare(`INSERT INTO memories (service, category, observation, confidence,
     base_confidence, active, pinned, created_at, updated_at, last_reinforced_at, session_id, tier,
@@ -184,14 +187,6 @@ export function memoryWrites(
       ]);
     },
 
-    /**
-     * Runs reads and the changes computed from them in one transaction, so that another
-     * instance's change in between is not overwritten (PostgreSQL runs it again; SQLite waits).
-     */
-    atomically<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
-
     /** Applies changes computed by the caller, each with its history row, in one transaction. */
     change: (list: readonly MemoryChange[]): number => (list.length === 0 ? 0 : applyChanges(list)),
 
@@ -265,13 +260,50 @@ export function memoryWrites(
       return rows.length;
     },
 
-    /** Records when each memory's next decay step falls due (no history: nothing changed). */
-    scheduleDecay(updates: readonly { id: number; nextDecayAt: number }[]): void {
-      if (updates.length === 0) return;
-      setNextDecay.run(JSON.stringify(updates.map((u) => ({ id: u.id, next: u.nextDecayAt }))));
+    /**
+     * A decay step, awaited: the memories due at `now` are read, `plan` says what changes and
+     * when the unchanged ones fall due next, and both are written in one transaction guarded on
+     * the rows as read; all again when another instance changed one of them meanwhile (its
+     * reinforcement is kept), and after a few such times in one synchronous transaction. Nothing
+     * due (the usual case before a session's block): one read, no transaction, null.
+     */
+    async decayAwaited<R>(now: number, plan: (due: readonly MemoryRow[]) => DecayPlan<R>) {
+      const steps = (due: readonly MemoryRow[], p: DecayPlan<R>): WriteStep[] => [
+        ...planChanges(changes, new Map(due.map((m) => [m.id, m])), p.changes).steps,
+        ...(p.unchanged.length === 0
+          ? []
+          : [{ stmt: setNextDecay, params: [nextDecayJson(p.unchanged)] }]),
+      ];
+      try {
+        return await retryWhileMoved(async () => {
+          const due = await reads.decayDueAwaited(now);
+          if (due.length === 0) return null;
+          const p = plan(due);
+          await writeAwaited(db, steps(due, p));
+          return p.report;
+        }, AWAITED_ATTEMPTS);
+      } catch (err) {
+        if (!movedMeanwhile(err)) throw err;
+        return db.transaction(() => {
+          const due = reads.decayDue(now);
+          const p = plan(due);
+          runSteps(steps(due, p));
+          return p.report;
+        })();
+      }
     },
   };
 }
+
+/** What a decay step changes, and when the memories it leaves as they are fall due next. */
+export interface DecayPlan<R> {
+  changes: MemoryChange[];
+  unchanged: { id: number; nextDecayAt: number }[];
+  report: R;
+}
+
+const nextDecayJson = (updates: readonly { id: number; nextDecayAt: number }[]) =>
+  JSON.stringify(updates.map((u) => ({ id: u.id, next: u.nextDecayAt })));
 
 /** A deleted memory's history entry: its last wording and confidence. */
 const deletedEntry = (r: MemoryRow, at: number): HistoryEntry => ({

@@ -3,7 +3,7 @@
  * index reads and catches up with, what a search reads for its candidates, and what the
  * embedding catch-up and `reindex` write. Part of the search store (search.ts).
  */
-import { allAwaited, writeAwaited, writeNow, type WriteStep } from '../engine.js';
+import { allAwaited, getAwaited, writeAwaited, writeNow, type WriteStep } from '../engine.js';
 import { type Db, fileBeside } from '../open.js';
 import { tableWatch } from '../postgres/change-watch.js';
 
@@ -128,21 +128,27 @@ export function memoryVectors(db: Db) {
     },
 
     /** Memories with no vector from this model, oldest first, after `afterId`. */
-    pending(model: string, afterId: number, limit: number): PendingMemory[] {
-      return pending.all(afterId, model, limit) as PendingMemory[];
+    async pending(model: string, afterId: number, limit: number): Promise<PendingMemory[]> {
+      return (await allAwaited(pending, afterId, model, limit)) as PendingMemory[];
     },
 
-    countPending(model: string): number {
-      return (pendingCount.get(model) as { n: number }).n;
+    async countPending(model: string): Promise<number> {
+      return ((await getAwaited(pendingCount, model)) as { n: number }).n;
     },
 
     /** Every memory's text in id order, a page at a time (reindex). */
-    memoriesAfter(afterId: number, limit: number): { id: number; observation: string }[] {
-      return memoriesAfter.all(afterId, limit) as { id: number; observation: string }[];
+    async memoriesAfter(
+      afterId: number,
+      limit: number,
+    ): Promise<{ id: number; observation: string }[]> {
+      return (await allAwaited(memoriesAfter, afterId, limit)) as {
+        id: number;
+        observation: string;
+      }[];
     },
 
-    countMemories(): number {
-      return (countMemories.get() as { n: number }).n;
+    async countMemories(): Promise<number> {
+      return ((await getAwaited(countMemories)) as { n: number }).n;
     },
 
     /** Vectors made by another model than this one (a model change), per model. */

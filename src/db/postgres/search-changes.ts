@@ -52,9 +52,14 @@ export const REPORT = `INSERT INTO search_readers (reader, cursor, seen_at) VALU
  * READER_GONE_MS before `now` are forgotten; the horizon moves to the oldest cursor of the others
  * (never past a transaction still running); the rows stamped before it go. Returns how many.
  */
-export function pruneSearchChanges(db: PostgresDb, now: number): number {
-  const [row] = db.call({ op: 'query', text: PRUNE, params: [now - READER_GONE_MS], mode: 'plain' })
-    .rows as { n: number }[];
+export async function pruneSearchChanges(db: PostgresDb, now: number): Promise<number> {
+  const answer = await db.callAsync({
+    op: 'query',
+    text: PRUNE,
+    params: [now - READER_GONE_MS],
+    mode: 'plain',
+  });
+  const [row] = answer.rows as { n: number }[];
   return Number(row!.n);
 }
 

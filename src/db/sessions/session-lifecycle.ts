@@ -111,14 +111,18 @@ export function sessionLifecycle(db: Db, instance: string) {
      * when it never beat) is older than `now - leaseMs`. Returns the sessions this call ended:
      * one a concurrent sweep or a late heartbeat got to first is not among them.
      */
-    expireLeases(now: number, leaseMs: number): ExpiredLease[] {
+    async expireLeases(now: number, leaseMs: number): Promise<ExpiredLease[]> {
       const cutoff = now - leaseMs;
-      const found = stale.all(cutoff) as { id: number; instance: string; lastBeatAt: number }[];
+      const found = (await allAwaited(stale, cutoff)) as {
+        id: number;
+        instance: string;
+        lastBeatAt: number;
+      }[];
       const out: ExpiredLease[] = [];
       for (const row of found) {
         const expiredAt = row.lastBeatAt + leaseMs;
         const error = leaseExpiredError(row.instance, expiredAt);
-        if (expire.run(now, error, row.id, cutoff).changes !== 1) continue;
+        if ((await runAwaited(expire, now, error, row.id, cutoff)).changes !== 1) continue;
         out.push({
           sessionId: row.id,
           instance: row.instance,

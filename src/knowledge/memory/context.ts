@@ -97,17 +97,7 @@ export function createMemoryContext(deps: MemoryDeps) {
 
     restart: (now: number) => restartAt(now, policy),
 
-    storeVector(id: number, vector: Float32Array | null): void {
-      if (!vector || !embedding.model) return;
-      search.putVectors(
-        [{ memoryId: id, vector: toBlob(vector) }],
-        embedding.model,
-        vector.length,
-        clock.now(),
-      );
-    },
-
-    /** The same, awaited. */
+    /** Stores a memory's vector (none without one, or without a model), awaited. */
     async storeVectorAwaited(id: number, vector: Float32Array | null): Promise<void> {
       if (!vector || !embedding.model) return;
       await search.putVectorsAwaited(

@@ -16,18 +16,15 @@ export function createDecay(ctx: MemoryContext) {
     /**
      * Brings every memory's confidence up to date. Idempotent for a given `now`, and atomic: a
      * reinforcement by another instance meanwhile is kept (the decay is computed again after it).
+     * Awaited: a session's block asks for it on serve's event loop.
      */
     async decay(): Promise<DecayReport> {
-      // Nothing due, the usual case before a session's block: one read (awaited), no transaction.
-      if ((await memories.decayDueAwaited(clock.now())).length === 0) {
-        return { decayed: 0, deactivated: 0 };
-      }
-      return memories.atomically(() => {
-        const now = clock.now();
+      const now = clock.now();
+      const report = await memories.decayAwaited(now, (due) => {
         const changes = [];
         const unchanged = [];
         let deactivated = 0;
-        for (const m of memories.decayDue(now)) {
+        for (const m of due) {
           const outcome = applyDecay(m, now, policy);
           const next = nextDecayAt(m.lastReinforcedAt, now, policy);
           if (!outcome.changed) {
@@ -44,10 +41,13 @@ export function createDecay(ctx: MemoryContext) {
             at: now,
           });
         }
-        memories.change(changes);
-        memories.scheduleDecay(unchanged);
-        return { decayed: changes.length - deactivated, deactivated };
+        return {
+          changes,
+          unchanged,
+          report: { decayed: changes.length - deactivated, deactivated },
+        };
       });
+      return report ?? { decayed: 0, deactivated: 0 };
     },
   };
 }
