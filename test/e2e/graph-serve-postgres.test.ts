@@ -79,6 +79,7 @@ describe('the memory graph in serve on PostgreSQL', () => {
     });
     const listed = await fetch(`${url}/api/v1/memories?service=caddy`, { headers });
     expect(await listed.text()).toContain('Renews certificates on its own');
-    expect(await demo.stop()).toBe(0);
+    const code = await demo.stop();
+    expect(code, demo.log().split('\n').slice(-15).join('\n')).toBe(0);
   }, 180_000);
 });
