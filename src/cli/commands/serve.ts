@@ -10,6 +10,7 @@ import { acquireRunnerLock } from '../../runner/lock.js';
 import type { Config } from '../../config/index.js';
 import { engineOf } from '../../db/index.js';
 import type { Conversations } from '../../conversations/index.js';
+import type { Logger } from '../../log.js';
 import { DEMO_CONVERSATION_ID, DEMO_ROUNDS } from '../../sim/demo-conversation.js';
 import { demoScript } from '../../sim/demo-scenario.js';
 import { withGatewayJobs } from '../../sim/gateway-jobs.js';
@@ -71,11 +72,18 @@ const DEMO_FIRST_ROUNDS = 3;
 
 /**
  * Posts the demo chat: the first rounds at once, then one round at a time (from where an
- * earlier demo run stopped), so the window can be seen sliding.
+ * earlier demo run stopped), so the window can be seen sliding. The rounds are posted one after
+ * another; the returned stop waits for the one being posted, so that none is cut short by the
+ * database closing.
  */
-function postDemoRounds(conversations: Conversations, stores: { lastSeq(): Promise<number> }) {
+function postDemoRounds(
+  conversations: Conversations,
+  stores: { lastSeq(): Promise<number> },
+  log: Logger,
+): () => Promise<void> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let posting: Promise<void> = Promise.resolve();
   const next = async (): Promise<boolean> => {
     const round = DEMO_ROUNDS[Math.floor(((await stores.lastSeq()) + 1) / 2)];
     if (!round || stopped) return false;
@@ -83,19 +91,27 @@ function postDemoRounds(conversations: Conversations, stores: { lastSeq(): Promi
     await conversations.post(DEMO_CONVERSATION_ID, { role: 'assistant', content: round[1] });
     return true;
   };
-  void (async () => {
+  const then = (work: () => Promise<void>) => {
+    posting = posting.then(work).catch((err: unknown) => {
+      log.warn('demo chat: a round could not be posted', { error: err as Error });
+    });
+  };
+  then(async () => {
     if ((await stores.lastSeq()) < 0) for (let i = 0; i < DEMO_FIRST_ROUNDS; i += 1) await next();
     if (stopped) return;
-    timer = setInterval(() => {
-      void next().then((more) => {
-        if (!more) clearInterval(timer);
-      });
-    }, DEMO_ROUND_MS);
+    timer = setInterval(
+      () =>
+        then(async () => {
+          if (!(await next())) clearInterval(timer);
+        }),
+      DEMO_ROUND_MS,
+    );
     timer.unref();
-  })();
-  return () => {
+  });
+  return async () => {
     stopped = true;
     clearInterval(timer);
+    await posting;
   };
 }
 
@@ -216,11 +232,15 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     // As the Claude Ops loop did: the first scheduled run now, not at the first cron tick.
     else if (config.runner.runAtStart) rt.scheduler.tick();
     const stopDemoChat = demo
-      ? postDemoRounds(rt.conversations, {
-          lastSeq: async () =>
-            (await rt.stores.conversations.get(DEMO_CONVERSATION_ID))?.lastSeq ?? -1,
-        })
-      : () => {};
+      ? postDemoRounds(
+          rt.conversations,
+          {
+            lastSeq: async () =>
+              (await rt.stores.conversations.get(DEMO_CONVERSATION_ID))?.lastSeq ?? -1,
+          },
+          log,
+        )
+      : async () => {};
 
     await new Promise<void>((resolve) => {
       const offs: (() => void)[] = [];
@@ -241,7 +261,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         }),
       );
     });
-    stopDemoChat();
+    await stopDemoChat();
     retention.stop();
     removeServeEndpoint(config.dataDir);
     await web.close();
