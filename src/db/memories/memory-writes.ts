@@ -264,8 +264,9 @@ export function memoryWrites(
      * A decay step, awaited: the memories due at `now` are read, `plan` says what changes and
      * when the unchanged ones fall due next, and both are written in one transaction guarded on
      * the rows as read; all again when another instance changed one of them meanwhile (its
-     * reinforcement is kept), and after a few such times in one synchronous transaction. Nothing
-     * due (the usual case before a session's block): one read, no transaction, null.
+     * reinforcement is kept), and after a few such times in one synchronous transaction (and if
+     * even that finds one changed, not now: null). Nothing due (the usual case before a session's
+     * block): one read, no transaction, null.
      */
     async decayAwaited<R>(now: number, plan: (due: readonly MemoryRow[]) => DecayPlan<R>) {
       const steps = (due: readonly MemoryRow[], p: DecayPlan<R>): WriteStep[] => [
@@ -284,12 +285,18 @@ export function memoryWrites(
         }, AWAITED_ATTEMPTS);
       } catch (err) {
         if (!movedMeanwhile(err)) throw err;
-        return db.transaction(() => {
-          const due = reads.decayDue(now);
-          const p = plan(due);
-          runSteps(steps(due, p));
-          return p.report;
-        })();
+        try {
+          return db.transaction(() => {
+            const due = reads.decayDue(now);
+            const p = plan(due);
+            runSteps(steps(due, p));
+            return p.report;
+          })();
+        } catch (again) {
+          // Still changing under it: the step is left to the next call (it is idempotent).
+          if (movedMeanwhile(again)) return null;
+          throw again;
+        }
       }
     },
   };
