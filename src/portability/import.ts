@@ -31,7 +31,8 @@ export async function importMemories(
   lines: LineSource,
   opts: ImportOptions = {},
 ): Promise<ImportReport> {
-  if ((lines[Symbol.asyncIterator]() as unknown) === lines)
+  // Asked without opening anything: starting an iterator of a file would open it, unread.
+  if ((lines as Partial<LineSource>).rereadable !== true)
     throw new Error('importMemories reads its lines twice: give fileLines() or textLines()');
   const dryRun = opts.dryRun ?? false;
   const batchSize = opts.batchSize ?? 500;

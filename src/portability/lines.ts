@@ -13,8 +13,13 @@ export interface NumberedLine {
   tooLong?: { bytes: number; limit: number };
 }
 
-/** Lines that can be read again from the start: each `for await` reads them anew. */
-export type LineSource = AsyncIterable<NumberedLine>;
+/**
+ * Lines that can be read again from the start: each `for await` reads them anew (fileLines,
+ * textLines; a generator, read once, is not one).
+ */
+export interface LineSource extends AsyncIterable<NumberedLine> {
+  readonly rereadable: true;
+}
 
 /** The longest line read (the web import's whole file is at most as large). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -70,8 +75,9 @@ async function* byteLines(
   if (size > 0 || over) yield finish();
 }
 
+/** A file is opened only when its lines are read, never to look at the source. */
 function reusable(open: () => AsyncGenerator<NumberedLine>): LineSource {
-  return { [Symbol.asyncIterator]: open };
+  return { rereadable: true, [Symbol.asyncIterator]: open };
 }
 
 export function fileLines(path: string, maxBytes = MAX_LINE_BYTES): LineSource {

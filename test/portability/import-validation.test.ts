@@ -3,9 +3,11 @@
  * file's ids and links make sense: a bad line is refused with its number and the field named,
  * and nothing of it is written; the good lines come in. On real stores (SQLite and PostgreSQL).
  */
+import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createPortability, textLines } from '../../src/portability/index.js';
+import { createPortability, fileLines, textLines } from '../../src/portability/index.js';
 import { type TestApp, testApp } from '../helpers/db.js';
 
 let a: TestApp | null = null;
@@ -110,5 +112,17 @@ describe('import validation', () => {
       'line 2: the line is 3.1 KiB, over the limit of 1000 bytes for one line (not read)',
     ]);
     expect(report.counts.created).toBe(1);
+  });
+
+  it('opens a file only to read it: one gone meanwhile is the import’s error, nothing else’s', async () => {
+    a = testApp();
+    const portability = createPortability({ ...a, clock: a.clock });
+    // Looking at the source opened a stream of its own, never read: its error came later,
+    // uncaught, from wherever the process was by then.
+    const gone = join(a.dataDir, 'gone.jsonl');
+    await expect(portability.importMemories(fileLines(gone))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+    expect(await a.stores.memories.count({ status: 'all' })).toBe(0);
   });
 });
