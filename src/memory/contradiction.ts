@@ -26,7 +26,7 @@ import {
   words,
 } from './negation.js';
 import { porterStem } from './porter.js';
-import { countedThing, differentSubjects, subjectOf, wordBefore } from './subject.js';
+import { countedThing, differentSubjects, numberLabel, subjectOf, wordBefore } from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -130,7 +130,9 @@ function valueChange(
       otherSubject:
         (!sameThing &&
           differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at))) ||
-        (kind === 'number' && differentCounts(oldText, a, bv, newText, b, av)),
+        (kind === 'number' &&
+          (differentCounts(oldText, a, bv, newText, b, av) ||
+            differentLabels(oldText, a, bv, newText, b, av))),
     };
   }
   return null;
@@ -159,6 +161,29 @@ function differentCounts(
   const ta = things(oldText, a, bv);
   const tb = things(newText, b, av);
   return ta.size > 0 && tb.size > 0 && ![...ta].some((t) => tb.has(t));
+}
+
+/**
+ * Whether the numbers that differ are named by different words before them ("uid 999" against
+ * "pgbouncer on 6432", "max_connections is 100" against "restore; a 16 image"): an id, a port or
+ * a count of something else, not the same value changed. Verbs and words that name nothing are
+ * passed over ("sonarr keeps 5" names sonarr).
+ */
+function differentLabels(
+  oldText: string,
+  a: Fact[],
+  bv: ReadonlySet<string>,
+  newText: string,
+  b: Fact[],
+  av: ReadonlySet<string>,
+): boolean {
+  const labels = (text: string, facts: Fact[], other: ReadonlySet<string>) => {
+    const named = facts.filter((f) => !other.has(f.value)).map((f) => numberLabel(text, f.at));
+    return named.every((l) => l !== null) ? new Set(named) : null;
+  };
+  const la = labels(oldText, a, bv);
+  const lb = labels(newText, b, av);
+  return la !== null && lb !== null && ![...la].some((l) => lb.has(l));
 }
 
 /**

@@ -120,6 +120,24 @@ export function wordBefore(text: string, at: number): string {
 }
 
 /**
+ * What a bare number that counts nothing is named by: the nearest word before it that names
+ * something ("uid 999", "pgbouncer on 6432"), stemmed; null when none does.
+ */
+export function numberLabel(text: string, at: number): string | null {
+  const words =
+    text
+      .slice(0, at)
+      .toLowerCase()
+      .match(/[a-z][a-z0-9_-]*/g) ?? [];
+  for (let i = words.length - 1; i >= 0; i -= 1) {
+    const word = words[i]!;
+    if (NAMES_NOTHING.has(word) || ENDS_SUBJECT.has(word)) continue;
+    return porterStem(word);
+  }
+  return null;
+}
+
+/**
  * What a bare number counts: the word right after it ("5 downloads", "lists 0 torrents"),
  * stemmed; null when none does ("is 300", "on 6432 in ...", "2-4 minutes").
  */

@@ -205,6 +205,13 @@ describe('the memory tools over stdio', () => {
     const fresh = await mcp.call('memory_verify', { claim: 'postgres vacuum runs weekly' });
     expect(data(fresh)).toMatchObject({ status: 'new', matches: [] });
     expect(fresh.text).toBe('NEW: nothing in memory is close to this claim (all below 0.3).');
+
+    // Nothing close, but about a service memory knows: it knows the topic, not this.
+    const topic = await mcp.call('memory_verify', { claim: 'jellyfin listens on 8920 for https' });
+    expect(data(topic)).toMatchObject({ status: 'related', service: 'jellyfin', matches: [] });
+    expect(topic.text).toBe(
+      'RELATED: memory knows jellyfin but nothing it says is close to this claim (all below 0.3).',
+    );
   });
 
   it('memory_reinforce adds the evidence and the session to the history, raises confidence and importance, and suggests core at 0.8', async () => {

@@ -151,6 +151,15 @@ describe('values of different things are facts of their own', () => {
       'qbittorrent runs at most 5 downloads at once',
     ],
     ['the pool has 6 disks', 'the pool serves 40 clients'],
+    // Numbers named by different words: an id and a port, a setting and an image's version.
+    [
+      'apps reach postgresql through pgbouncer on 6432',
+      'postgresql runs as user postgres with uid 999',
+    ],
+    [
+      'postgresql max_connections is 100; nextcloud and gitea share it',
+      'major upgrades need a dump and restore; a 16 image on a 15 data directory exits',
+    ],
   ])('"%s" and "%s" count different things', (a, b) => {
     expect(findContradiction(a, b)).toBeNull();
   });
@@ -159,6 +168,8 @@ describe('values of different things are facts of their own', () => {
     ['restic keeps 7 daily snapshots', 'restic keeps 14 daily snapshots'],
     ['the pool has 6 disks', 'the pool now has 8 disks'],
     ['max_connections is 100', 'max_connections is 300 now'],
+    ['sonarr keeps 5 episodes', 'sonarr keeps 10'],
+    ['jellyfin listens on 8096', 'jellyfin listens on 8920'],
   ])('"%s" and "%s" count the same thing', (a, b) => {
     expect(findContradiction(a, b)?.kind).toBe('number');
   });

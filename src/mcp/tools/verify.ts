@@ -3,8 +3,10 @@
  * when a memory on the same topic states a different value (the supersession rule: numbers,
  * durations, versions, ports, negation); `confirmed` at or above the model's dedup threshold
  * (or from the related one, stating the same values); `related` between the related and dedup
- * thresholds (or sharing the words a lexical comparison calls related); `new` below. When the claim names a
- * known service, only that service's memories (and general ones) are compared.
+ * thresholds (or sharing the words a lexical comparison calls related), or when nothing is that
+ * close but the claim names a service memory knows (it knows the topic, not this); `new` below.
+ * When the claim names a known service, only that service's memories (and general ones) are
+ * compared.
  */
 import { z } from 'zod';
 
@@ -48,7 +50,7 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
       { data: { field: 'claim' } },
     );
   }
-  const { service } = await serviceFor(ctx, undefined, claim);
+  const { service, remembered } = await serviceFor(ctx, undefined, claim);
   // Close by the model's measure, or by words: a small model can put a restatement of the same
   // topic under "related" (on the bench's development claims, 2 of 24 were read as new so).
   const close = (await closestMemories(ctx, claim, service)).filter(
@@ -76,7 +78,13 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
   // The closest memory that says it (the closest of all may be another fact of the service).
   const confirming = close.find(confirms);
   const verdict: Verdict =
-    conflicts.length > 0 ? 'conflict' : confirming ? 'confirmed' : best ? 'related' : 'new';
+    conflicts.length > 0
+      ? 'conflict'
+      : confirming
+        ? 'confirmed'
+        : best || remembered
+          ? 'related'
+          : 'new';
   const now = ctx.clock.now();
   const conflictOf = new Map(conflicts.map((c) => [c.match.memory.id, c.contradiction]));
   // Conflicting memories first: they are what the caller must look at; then the one that
@@ -100,10 +108,10 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
       case 'confirmed':
         return `CONFIRMED: memory already says this (${similarityText(confirming!)}).`;
       case 'related':
-        return (
-          `RELATED: memory knows the topic but does not say this (closest ${similarityText(best!)}, ` +
-          `from ${t.related} up to ${t.duplicate}).`
-        );
+        return best
+          ? `RELATED: memory knows the topic but does not say this (closest ${similarityText(best)}, ` +
+              `from ${t.related} up to ${t.duplicate}).`
+          : `RELATED: memory knows ${service} but nothing it says is close to this claim (all below ${t.related}).`;
       case 'new':
         return `NEW: nothing in memory is close to this claim (all below ${t.related}).`;
     }
