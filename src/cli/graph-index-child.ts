@@ -8,12 +8,10 @@
  * keeps it apart from any other indexer of the same file, and what it read is recorded per batch,
  * so a child cut short resumes where it stopped. On SQLite serve indexes in its own process.
  */
-import { execa } from 'execa';
-
 import { saysUnreachable } from '../db/index.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { IndexOptions, QueuedIndex } from '../graph/index.js';
-import { WATCHKEEPER_BIN } from '../runner/cli-args.js';
+import { runWatchkeeperChild } from './cli-child.js';
 
 /** What `graph index --json` prints (cli/commands/graph/index-command.ts), the part read here. */
 interface IndexJson {
@@ -29,15 +27,9 @@ export function indexInChildProcess(
   env: Record<string, string | undefined>,
 ): (file: string, opts: IndexOptions) => Promise<QueuedIndex> {
   return async (file, opts) => {
-    const args = [WATCHKEEPER_BIN, 'graph', 'index', file, '--json'];
+    const args = ['graph', 'index', file, '--json'];
     if (opts.untilText) args.push('--until-text', opts.untilText);
-    const child = await execa(process.execPath, args, {
-      env,
-      extendEnv: false,
-      stdin: 'ignore',
-      reject: false,
-      maxBuffer: MAX_OUTPUT,
-    });
+    const child = await runWatchkeeperChild(env, args, MAX_OUTPUT);
     let report: IndexJson | null = null;
     try {
       report = JSON.parse(child.stdout) as IndexJson;
@@ -47,19 +39,14 @@ export function indexInChildProcess(
     const failure = report?.errors[0];
     if (failure) throw new AppError(failure.code, failure.message);
     const indexed = report?.files.find((f) => f.file === file) ?? report?.files[0];
-    if (child.exitCode === 0 && indexed) return indexed;
-    const said =
-      child.stderr
-        .trim()
-        .split('\n')
-        .pop()
-        ?.replace(/^watchkeeper: /, '') ?? '';
+    if (child.ended === 0 && indexed) return indexed;
+    const { said } = child;
     // A database out of reach before any file was read (the child could not open the store):
     // the queue holds the file until the database answers, as it does in process.
     if (!report && saysUnreachable(said)) throw new AppError('db_unavailable', said);
     throw new AppError(
       'io_failed',
-      `indexing ${file} in a child process failed (${child.exitCode ?? child.signal}): ${said || 'no message'}`,
+      `indexing ${file} in a child process failed (${child.ended}): ${said || 'no message'}`,
     );
   };
 }

@@ -8,12 +8,10 @@
  * of what it wrote from the database's change feed, as of any other instance's writes. On SQLite
  * serve imports in its own process.
  */
-import { execa } from 'execa';
-
 import { saysUnreachable } from '../db/index.js';
 import { AppError } from '../errors.js';
 import type { ImportJson, ImportKind } from '../portability/index.js';
-import { WATCHKEEPER_BIN } from '../runner/cli-args.js';
+import { runWatchkeeperChild } from './cli-child.js';
 import { EXIT_BAD_INPUT } from './exit-codes.js';
 
 /** The report of a 16 MiB upload lists its first items only: this is ample. */
@@ -25,32 +23,21 @@ export function importInChildProcess(
 ): (file: string, kind: ImportKind, dryRun: boolean) => Promise<ImportJson> {
   return async (file, kind, dryRun) => {
     const command = kind === 'watchkeeper' ? 'import' : 'import-mcp-memory';
-    const args = [WATCHKEEPER_BIN, command, file, '--json', ...(dryRun ? ['--dry-run'] : [])];
-    const child = await execa(process.execPath, args, {
-      env,
-      extendEnv: false,
-      stdin: 'ignore',
-      reject: false,
-      maxBuffer: MAX_OUTPUT,
-    });
-    if (child.exitCode === 0) {
+    const args = [command, file, '--json', ...(dryRun ? ['--dry-run'] : [])];
+    const child = await runWatchkeeperChild(env, args, MAX_OUTPUT);
+    if (child.ended === 0) {
       try {
         return JSON.parse(child.stdout) as ImportJson;
       } catch {
         // no report: said below
       }
     }
-    const said =
-      child.stderr
-        .trim()
-        .split('\n')
-        .pop()
-        ?.replace(/^watchkeeper: /, '') ?? '';
-    if (child.exitCode === EXIT_BAD_INPUT) throw new AppError('invalid_input', said);
+    const { said } = child;
+    if (child.ended === EXIT_BAD_INPUT) throw new AppError('invalid_input', said);
     if (saysUnreachable(said)) throw new AppError('db_unavailable', said);
     throw new AppError(
       'io_failed',
-      `the import in a child process failed (${child.exitCode ?? child.signal}): ${said || 'no report'}`,
+      `the import in a child process failed (${child.ended}): ${said || 'no report'}`,
     );
   };
 }

@@ -130,60 +130,45 @@ function valueChange(
       otherSubject:
         (!sameThing &&
           differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at))) ||
-        (kind === 'number' &&
-          (differentCounts(oldText, a, bv, newText, b, av) ||
-            differentLabels(oldText, a, bv, newText, b, av))),
+        (kind === 'number' && numbersApart(differing(oldText, a, bv), differing(newText, b, av))),
     };
   }
   return null;
 }
 
-/**
- * Whether the numbers that differ count different things ("lists 0 torrents" against "runs at
- * most 5 downloads"): each side's differing numbers name what they count, and none is the
- * other's. A number that names nothing after it says nothing either way.
- */
-function differentCounts(
-  oldText: string,
-  a: Fact[],
-  bv: ReadonlySet<string>,
-  newText: string,
-  b: Fact[],
-  av: ReadonlySet<string>,
-): boolean {
-  const things = (text: string, facts: Fact[], other: ReadonlySet<string>) =>
-    new Set(
-      facts
-        .filter((f) => !other.has(f.value))
-        .map((f) => countedThing(text, f.at, f.text.length))
-        .filter((t): t is string => t !== null),
-    );
-  const ta = things(oldText, a, bv);
-  const tb = things(newText, b, av);
-  return ta.size > 0 && tb.size > 0 && ![...ta].some((t) => tb.has(t));
+/** A side's numbers that the other side does not state, with the text they are read in. */
+interface Differing {
+  text: string;
+  facts: Fact[];
 }
 
+const differing = (text: string, facts: Fact[], other: ReadonlySet<string>): Differing => ({
+  text,
+  facts: facts.filter((f) => !other.has(f.value)),
+});
+
 /**
- * Whether the numbers that differ are named by different words before them ("uid 999" against
- * "pgbouncer on 6432", "max_connections is 100" against "restore; a 16 image"): an id, a port or
- * a count of something else, not the same value changed. Verbs and words that name nothing are
- * passed over ("sonarr keeps 5" names sonarr).
+ * Whether the numbers that differ are of different things: they count different things ("lists
+ * 0 torrents" against "runs at most 5 downloads"; a number that counts nothing says nothing
+ * either way), or they are named by different words before them ("uid 999" against "pgbouncer
+ * on 6432", "max_connections is 100" against "restore; a 16 image": verbs and words that name
+ * nothing are passed over, so "sonarr keeps 5" is named by sonarr; every number must be named).
  */
-function differentLabels(
-  oldText: string,
-  a: Fact[],
-  bv: ReadonlySet<string>,
-  newText: string,
-  b: Fact[],
-  av: ReadonlySet<string>,
-): boolean {
-  const labels = (text: string, facts: Fact[], other: ReadonlySet<string>) => {
-    const named = facts.filter((f) => !other.has(f.value)).map((f) => numberLabel(text, f.at));
-    return named.every((l) => l !== null) ? new Set(named) : null;
+function numbersApart(a: Differing, b: Differing): boolean {
+  const apart = (name: (d: Differing, f: Fact) => string | null, everyNamed: boolean) => {
+    const names = (d: Differing) => {
+      const named = d.facts.map((f) => name(d, f));
+      if (everyNamed && named.includes(null)) return new Set<string>();
+      return new Set(named.filter((n): n is string => n !== null));
+    };
+    const na = names(a);
+    const nb = names(b);
+    return na.size > 0 && nb.size > 0 && ![...na].some((n) => nb.has(n));
   };
-  const la = labels(oldText, a, bv);
-  const lb = labels(newText, b, av);
-  return la !== null && lb !== null && ![...la].some((l) => lb.has(l));
+  return (
+    apart((d, f) => countedThing(d.text, f.at, f.text.length), false) ||
+    apart((d, f) => numberLabel(d.text, f.at), true)
+  );
 }
 
 /**

@@ -7,9 +7,7 @@
  * The embedding model is on, so recall reads vectors too (and the in-memory index loads them).
  * Each is asked twice with more indexed between, so that what is kept in memory is read again.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -17,14 +15,10 @@ import { loadConfig } from '../../src/config/index.js';
 import { createGraph, type Graph } from '../../src/graph/index.js';
 import { silentLogger } from '../../src/log.js';
 import { indexQueueOf } from '../../src/web/graph-instance.js';
-import { MAIN, SESSION, SUBAGENT } from '../helpers/graph.js';
+import { endedSessionWithLog, MAIN, SESSION, SUBAGENT } from '../helpers/graph.js';
 import { localEmbedder } from '../helpers/knowledge.js';
 import { blockingDuring } from '../helpers/postgres.js';
 import { type SignedIn, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
-
-const REAL_LOG = fileURLToPath(
-  new URL('../fixtures/transcripts/real-cli-2.1.197.ndjson', import.meta.url),
-);
 
 let h: WebHarness;
 let auth: SignedIn;
@@ -46,17 +40,7 @@ afterEach(() => h.close());
 
 /** An ended watchkeeper session with its log, indexed unless told. */
 async function endedSession(indexed = true): Promise<number> {
-  const id = h.stores.sessions.start({
-    trigger: 'manual',
-    tier: 1,
-    prompt: 'Why is jellyfin slow?',
-    startedAt: Date.UTC(2026, 2, 10),
-  });
-  mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
-  const log = join(h.dataDir, 'sessions', `${id}.ndjson`);
-  copyFileSync(REAL_LOG, log);
-  await h.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
-  h.stores.sessions.finish(id, { status: 'completed', endedAt: Date.UTC(2026, 2, 10, 0, 5) });
+  const { id, log } = await endedSessionWithLog(h);
   if (indexed) await graph.index(log);
   return id;
 }

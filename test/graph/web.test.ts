@@ -3,20 +3,15 @@
  * transcript: the conversations, the latest ideas by intent, the evolution chains, entity and
  * idea pages, a watchkeeper session's topics on its page, and /api/v1/graph.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createGraph } from '../../src/graph/index.js';
-import { MAIN, SESSION, SUBAGENT, writeRuns } from '../helpers/graph.js';
+import { endedSessionWithLog, MAIN, SESSION, SUBAGENT, writeRuns } from '../helpers/graph.js';
 import { type SignedIn, TOKEN, webHarness, type WebHarness } from '../helpers/web.js';
 import { unsafeMarkup, XSS_CORPUS } from '../helpers/xss.js';
-
-const REAL_LOG = fileURLToPath(
-  new URL('../fixtures/transcripts/real-cli-2.1.197.ndjson', import.meta.url),
-);
 
 let h: WebHarness;
 let auth: SignedIn;
@@ -169,18 +164,7 @@ describe('an idea every run repeats, and words that are no names', () => {
 
 describe("a watchkeeper session's topics and ideas", () => {
   it('indexes the ended session log on the first view and shows its topic tree', async () => {
-    const id = h.stores.sessions.start({
-      trigger: 'manual',
-      tier: 1,
-      prompt: 'Why is jellyfin slow?',
-      startedAt: Date.UTC(2026, 2, 10),
-    });
-    mkdirSync(join(h.dataDir, 'sessions'), { recursive: true });
-    const log = join(h.dataDir, 'sessions', `${id}.ndjson`);
-    copyFileSync(REAL_LOG, log);
-    // As the runner records it: relative to the data folder.
-    await h.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
-    h.stores.sessions.finish(id, { status: 'completed', endedAt: Date.UTC(2026, 2, 10, 0, 5) });
+    const { id } = await endedSessionWithLog(h);
     const page = await get(`/sessions/${id}`);
     expect(page.body).toContain(`hx-get="/graph/watchkeeper/${id}"`);
     const part = await h.request(`/graph/watchkeeper/${id}`, {

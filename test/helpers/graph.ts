@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,32 @@ import type { Embedder } from '../../src/embed/index.js';
 import { createGraph, type Graph, type GraphModel } from '../../src/graph/index.js';
 import { createEmbedding } from '../../src/knowledge/embedding.js';
 import { type TestApp, testApp } from './db.js';
+
+/** A real Claude CLI session's stream-json log (see test/fixtures/transcripts). */
+const REAL_LOG = fileURLToPath(
+  new URL('../fixtures/transcripts/real-cli-2.1.197.ndjson', import.meta.url),
+);
+
+/**
+ * A watchkeeper session that ended, its log (a real CLI's) in the data folder's sessions/ and
+ * recorded as the runner records it: relative to the data folder. Its id and the log's path.
+ */
+export async function endedSessionWithLog(
+  app: Pick<TestApp, 'stores' | 'dataDir'>,
+): Promise<{ id: number; log: string }> {
+  const id = app.stores.sessions.start({
+    trigger: 'manual',
+    tier: 1,
+    prompt: 'Why is jellyfin slow?',
+    startedAt: Date.UTC(2026, 2, 10),
+  });
+  mkdirSync(join(app.dataDir, 'sessions'), { recursive: true });
+  const log = join(app.dataDir, 'sessions', `${id}.ndjson`);
+  copyFileSync(REAL_LOG, log);
+  await app.stores.sessions.setLogPath(id, join('sessions', `${id}.ndjson`));
+  app.stores.sessions.finish(id, { status: 'completed', endedAt: Date.UTC(2026, 2, 10, 0, 5) });
+  return { id, log };
+}
 
 /** The hand-made Claude Code projects folder (see test/fixtures/graph/README.md). */
 export const PROJECTS = fileURLToPath(new URL('../fixtures/graph/projects/', import.meta.url));

@@ -205,3 +205,17 @@ export function eachTestSignedIn(use: (web: { h: WebHarness; auth: SignedIn }) =
 export function htmxHeaders(auth: SignedIn, extra: Record<string, string> = {}) {
   return { Cookie: auth.cookie, 'X-CSRF-Token': auth.csrf, 'HX-Request': 'true', ...extra };
 }
+
+/** A watchkeeper export of one memory and a line that is not JSON (line 3), as uploaded. */
+export const EXPORT_WITH_A_BAD_LINE = [
+  JSON.stringify({ format: 'watchkeeper-memory/1', memories: 2 }),
+  JSON.stringify({
+    type: 'memory',
+    text: 'vacuum runs nightly at 02:00',
+    service: 'postgresql',
+    category: 'maintenance',
+    confidence: 0.7,
+    created_at: '2026-01-01T00:00:00.000Z',
+  }),
+  '{oops',
+].join('\n');

@@ -10,7 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importInChildProcess } from '../../src/cli/import-child.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 import { blockingDuring } from '../helpers/postgres.js';
-import { htmxHeaders, type SignedIn, TOKEN, type WebHarness, webHarness } from '../helpers/web.js';
+import {
+  EXPORT_WITH_A_BAD_LINE,
+  htmxHeaders,
+  type SignedIn,
+  TOKEN,
+  type WebHarness,
+  webHarness,
+} from '../helpers/web.js';
 
 let h: WebHarness;
 let auth: SignedIn;
@@ -33,19 +40,6 @@ afterEach(() => h.close());
 
 const bearer = { Authorization: `Bearer ${TOKEN}` };
 
-const exportFile = [
-  JSON.stringify({ format: 'watchkeeper-memory/1', memories: 2 }),
-  JSON.stringify({
-    type: 'memory',
-    text: 'vacuum runs nightly at 02:00',
-    service: 'postgresql',
-    category: 'maintenance',
-    confidence: 0.7,
-    created_at: '2026-01-01T00:00:00.000Z',
-  }),
-  '{oops',
-].join('\n');
-
 /** The request's answer, and how many statements held the event loop while it was answered. */
 async function asked(path: string, init: RequestInit) {
   let status = 0;
@@ -61,7 +55,7 @@ async function asked(path: string, init: RequestInit) {
 describe('an upload imported by a child process', () => {
   it('previews and imports on the dashboard without holding the event loop', async () => {
     const form = new FormData();
-    form.append('file', new File([exportFile], 'memories.jsonl'));
+    form.append('file', new File([EXPORT_WITH_A_BAD_LINE], 'memories.jsonl'));
     const preview = await asked('/memories/import', {
       method: 'POST',
       body: form,
@@ -88,7 +82,7 @@ describe('an upload imported by a child process', () => {
   it('answers the API with the report, for an export and an MCP memory file alike', async () => {
     const dry = await asked('/api/v1/memories/import?dry_run=true', {
       method: 'POST',
-      body: exportFile,
+      body: EXPORT_WITH_A_BAD_LINE,
       headers: { ...bearer, 'Content-Type': 'application/x-ndjson' },
     });
     expect(dry).toMatchObject({ status: 200, blocked: 0 });

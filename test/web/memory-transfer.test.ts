@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { seedMemory } from '../helpers/db.js';
 import {
   eachTestSignedIn,
+  EXPORT_WITH_A_BAD_LINE,
   htmxHeaders,
   type SignedIn,
   TOKEN,
@@ -88,18 +89,7 @@ describe('export', () => {
 });
 
 describe('import', () => {
-  const file = [
-    JSON.stringify({ format: 'watchkeeper-memory/1', memories: 2 }),
-    JSON.stringify({
-      type: 'memory',
-      text: 'vacuum runs nightly at 02:00',
-      service: 'postgresql',
-      category: 'maintenance',
-      confidence: 0.7,
-      created_at: '2026-01-01T00:00:00.000Z',
-    }),
-    '{oops',
-  ].join('\n');
+  const file = EXPORT_WITH_A_BAD_LINE;
 
   it('previews a dry run on the dashboard, then imports on confirmation', async () => {
     const formPage = await h.request('/memories/import', { headers: { Cookie: auth.cookie } });

@@ -12,6 +12,7 @@ import {
   toIdea,
 } from './graph-row-sql.js';
 import { type IdeaRow } from './graph-rows.js';
+
 export function createEntityIdeaRows(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
   return {
     /** Every idea that names an entity, newest first. */

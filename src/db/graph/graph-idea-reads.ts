@@ -1,5 +1,6 @@
 /**
- * The memory graph's ideas read in the order they were said: of spans, of a session, the latest, the turn after.
+ * The memory graph's ideas read in the order they were said: of spans, of a session, the
+ * latest, the turn after.
  */
 import { allAwaited } from '../engine.js';
 import type { Db } from '../open.js';
@@ -10,7 +11,8 @@ import {
   placeholders,
   toIdea,
 } from './graph-row-sql.js';
-import { type Intent, type IdeaRow } from './graph-rows.js';
+import { type IdeaRow, type Intent } from './graph-rows.js';
+
 export function createIdeaReads(db: Db, cached: (sql: string) => ReturnType<Db['prepare']>) {
   return {
     /** Ideas of these spans in the order they were said, optionally of some intents only. */

@@ -108,18 +108,6 @@ export function memoryReads(db: Db) {
      * Active memories of a service (any category): the pool a new observation is compared with.
      * `visibleTo`: only that instance's memories and the fleet's.
      */
-    activeOfService(
-      service: string | null,
-      scope = 'ops',
-      limit = 2000,
-      maxId = Number.MAX_SAFE_INTEGER,
-      visibleTo?: string,
-    ): MemoryRow[] {
-      const q = activeOfServiceQuery(service, scope, limit, maxId, visibleTo);
-      return (q.stmt.all(...q.params) as RawMemory[]).map(fromRaw);
-    },
-
-    /** The same, awaited. */
     async activeOfServiceAwaited(
       service: string | null,
       scope = 'ops',
@@ -189,12 +177,6 @@ export function memoryReads(db: Db) {
     },
 
     /** The history of each of these memories (oldest first), in one statement. */
-    historyOfMany(memoryIds: readonly number[]): Map<number, HistoryRow[]> {
-      if (memoryIds.length === 0) return new Map();
-      return byMemory(historyOfMany.all(JSON.stringify([...new Set(memoryIds)])) as HistoryRow[]);
-    },
-
-    /** The same, awaited. */
     async historyOfManyAwaited(memoryIds: readonly number[]): Promise<Map<number, HistoryRow[]>> {
       if (memoryIds.length === 0) return new Map();
       const ids = JSON.stringify([...new Set(memoryIds)]);
