@@ -65,7 +65,7 @@ async function opsMode(ctx, t, dir, path, embeddings, sets) {
 /**
  * The slice: the memories of the set's first SLICE_SERVICES services, the development queries
  * all of whose targets are among them, the development claims about them (or about nothing), and
- * the development halves of the new dedup pairs.
+ * the development halves of the new and the blind dedup pairs.
  */
 const SLICE_SERVICES = 20;
 
@@ -81,7 +81,7 @@ function sliceOf(sets) {
         (q) => q.split === 'dev' && q.targets.every((id) => ids.has(id)),
       ),
     },
-    pairs: sets.pairs.filter((p) => p.split === 'dev' && p.fresh),
+    pairs: sets.pairs.filter((p) => p.split === 'dev' && (p.fresh || p.blind)),
     claims: sets.claims.filter((c) => c.split === 'dev' && (c.about === null || ids.has(c.about))),
   };
 }

@@ -6,13 +6,17 @@
  *
  * Sets: the older paraphrases (should reinforce) and distinct pairs (must not be merged) of
  * ops-retrieval.json, development only; the pairs of dedup-pairs.json by kind, dev and held out;
- * the blind pairs of dedup-pairs-blind.json by kind, held out.
+ * the blind pairs by kind: dedup-pairs-blind-dev.json to tune on, dedup-pairs-blind.json held
+ * out. Every pair of a kind is also counted by what it expects (`expect-reinforce`,
+ * `expect-supersede`, `expect-apart`): the issue's targets.
  */
 import { readFileSync } from 'node:fs';
 
 const PAIRS = new URL('../data/dedup-pairs.json', import.meta.url);
 /** Pairs written without sight of the rule that judges them: held out, reported on their own. */
 const BLIND = new URL('../data/dedup-pairs-blind.json', import.meta.url);
+/** More pairs written so, later and apart from the held-out ones: the development split. */
+const BLIND_DEV = new URL('../data/dedup-pairs-blind-dev.json', import.meta.url);
 
 export const OUTCOMES = ['reinforce', 'apart', 'supersede'];
 
@@ -38,12 +42,14 @@ export function loadDedupSets(ops) {
       fresh: true,
       right: right(p.expect),
     })),
-    ...JSON.parse(readFileSync(BLIND, 'utf8')).pairs.map((p) => ({
-      ...p,
-      set: `${p.kind} (blind)`,
-      blind: true,
-      right: right(p.expect),
-    })),
+    ...[BLIND_DEV, BLIND].flatMap((file) =>
+      JSON.parse(readFileSync(file, 'utf8')).pairs.map((p) => ({
+        ...p,
+        set: `${p.kind} (blind)`,
+        blind: true,
+        right: right(p.expect),
+      })),
+    ),
   ];
 }
 
@@ -66,5 +72,6 @@ export async function judgePairs(t, path, serve, pairs) {
     t.add(path, p.split, p.set, values);
     if (p.fresh) t.add(path, p.split, 'new-pairs', values);
     if (p.blind) t.add(path, p.split, 'blind-pairs', values);
+    if (p.fresh || p.blind) t.add(path, p.split, `expect-${p.expect}`, values);
   }
 }

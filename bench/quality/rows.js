@@ -70,13 +70,16 @@ function unrelatedRows(t, sets) {
 }
 
 function dedupRows(t, sets) {
-  const names = [...new Set(sets.pairs.map((p) => p.set)), 'new-pairs', 'blind-pairs'];
+  const expects = ['expect-reinforce', 'expect-supersede', 'expect-apart'];
+  const names = [...new Set(sets.pairs.map((p) => p.set)), 'new-pairs', 'blind-pairs', ...expects];
   const expectOf = (set) =>
     set === 'new-pairs' || set === 'blind-pairs'
       ? 'as each pair expects'
-      : set === 'distinct'
-        ? 'not reinforced'
-        : (sets.pairs.find((p) => p.set === set).expect ?? 'reinforce');
+      : expects.includes(set)
+        ? `${set.slice('expect-'.length)}, every new and blind pair that expects it`
+        : set === 'distinct'
+          ? 'not reinforced'
+          : (sets.pairs.find((p) => p.set === set).expect ?? 'reinforce');
   const mix = (path, split, set) =>
     t.count(path, split, set) === 0
       ? null

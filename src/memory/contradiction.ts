@@ -26,7 +26,15 @@ import {
   words,
 } from './negation.js';
 import { porterStem } from './porter.js';
-import { countedThing, differentSubjects, numberLabel, subjectOf, wordBefore } from './subject.js';
+import {
+  countedThing,
+  differentJobs,
+  differentSubjects,
+  numberLabel,
+  objectOf,
+  subjectOf,
+  versionName,
+} from './subject.js';
 
 export interface Contradiction {
   kind: FactKind;
@@ -95,6 +103,7 @@ function oppositeSetting(oldText: string, newText: string): Contradiction | null
 
 const VALUE_KINDS: FactKind[] = [
   'frequency',
+  'time',
   'duration',
   'size',
   'percent',
@@ -122,14 +131,22 @@ function valueChange(
     const bv = new Set(b.map((f) => f.value));
     if (![...av].some((v) => !bv.has(v)) || ![...bv].some((v) => !av.has(v))) continue;
     // A version is of the word it follows ("mongodb 6.0"); another value, of the sentence's
-    // subject before its verb, read where the value that differs is.
-    const sameThing =
-      kind === 'version' && wordBefore(oldText, a[0]!.at) === wordBefore(newText, b[0]!.at);
+    // subject before its verb, read where the value that differs is, or of what the verb is
+    // said of ("keeps the audit logs for 365 days" against "application logs for 30 days"); how
+    // often, of a job however it is named.
+    const [ta, tb] = [a[0]!.at, b[0]!.at];
+    const named = kind === 'version' ? versionName(oldText, ta) : null;
+    const sameThing = named !== null && named === versionName(newText, tb);
+    const [sa, sb] = [subjectOf(oldText, ta), subjectOf(newText, tb)];
+    const otherThing =
+      kind === 'frequency'
+        ? differentJobs(sa, sb)
+        : differentSubjects(sa, sb) ||
+          differentSubjects(objectOf(oldText, ta), objectOf(newText, tb));
     return {
       change: { kind, old: a.map((f) => f.text).join(', '), new: b.map((f) => f.text).join(', ') },
       otherSubject:
-        (!sameThing &&
-          differentSubjects(subjectOf(oldText, a[0]!.at), subjectOf(newText, b[0]!.at))) ||
+        (!sameThing && otherThing) ||
         (kind === 'number' && numbersApart(differing(oldText, a, bv), differing(newText, b, av))),
     };
   }

@@ -5,31 +5,7 @@
  * rare word of a question counts for more than matching the name said in every turn.
  */
 import { porterStem } from './porter.js';
-import { STOP_WORDS } from './similarity.js';
-
-const WORD = /[a-z0-9]+/g;
-/** Words whose stem is kept: a search stems a few hundred candidates' texts. */
-const KEPT_STEMS = 65_536;
-const stemOf = new Map<string, string>();
-
-function stem(word: string): string {
-  let s = stemOf.get(word);
-  if (s === undefined) {
-    s = porterStem(word);
-    if (stemOf.size >= KEPT_STEMS) stemOf.clear();
-    stemOf.set(word, s);
-  }
-  return s;
-}
-
-/** The stems of a text's content words. */
-export function contentStems(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
-    if (!STOP_WORDS.has(word)) out.add(stem(word));
-  }
-  return out;
-}
+import { contentWords, STOP_WORDS } from './similarity.js';
 
 /**
  * When, not what: month and weekday names and years. A question says when something happened
@@ -63,7 +39,7 @@ export function queryWeights(
     if (STOP_WORDS.has(word) || WHEN.test(word)) continue;
     const n = Math.min(found.counts.get(word) ?? 0, rows);
     const idf = Math.log(1 + (rows - n + 0.5) / (n + 0.5));
-    const s = stem(word);
+    const s = porterStem(word);
     weights.set(s, Math.max(weights.get(s) ?? 0, idf));
     if (n > 0) held.add(s);
   }
@@ -85,7 +61,7 @@ export function weightedCoverage(weights: ReadonlyMap<string, number>, text: str
   let total = 0;
   let have = 0;
   let words = 0;
-  const stems = contentStems(text);
+  const stems = contentWords(text);
   for (const [s, w] of weights) {
     total += w;
     if (stems.has(s)) {

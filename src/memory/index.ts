@@ -42,7 +42,7 @@ export {
   sayingWordCount,
   textSimilarity,
 } from './similarity.js';
-export { contentStems, type QueryWeights, queryWeights, weightedCoverage } from './evidence.js';
+export { type QueryWeights, queryWeights, weightedCoverage } from './evidence.js';
 export { porterStem } from './porter.js';
 export { estimateTokens } from './tokens.js';
 export { memoryKey, type MemoryIdentity, wordingsOf } from './identity.js';
@@ -63,14 +63,9 @@ export {
   validateTime,
 } from './validate.js';
 export { type Contradiction, findContradiction, valueOfOtherSubject } from './contradiction.js';
-export {
-  extractFacts,
-  type Fact,
-  type FactKind,
-  NUMBER_WORDS,
-  sameValues,
-  valuesCovered,
-} from './facts.js';
+export { readReobservation, type Reobservation, type ReobservationBars } from './reobservation.js';
+export { extractFacts, type Fact, type FactKind, sameValues, valuesCovered } from './facts.js';
+export { NUMBER_WORDS } from './fact-words.js';
 export {
   bestFusedScore,
   type Candidate,

@@ -85,11 +85,30 @@ const BEFORE_PREDICATE = new Set([
  * with "anymore" later in its clause. What follows is the verb of the fact that stopped.
  */
 const STOPPED =
-  /\bno longer\b|\bstopped\b(?=\s+\w+ing\b)|\b(?:not|never)\b(?=[^;:.]*\bany\s?more\b)|n't\b(?=[^;:.]*\bany\s?more\b)/;
+  /\bno longer\b|\bstopped\b(?=\s+(?:\w+\s+)?\w+ing\b)|\b(?:not|never)\b(?=[^;:.]*\bany\s?more\b)|n't\b(?=[^;:.]*\bany\s?more\b)/;
+/**
+ * A fact said to have been replaced: "moved off nas01", "switched from http-01", "replaced zha",
+ * "instead of redis". What follows is what was there before.
+ */
+const REPLACED =
+  /\b(?:moved|switched|migrated)\s+(?:away\s+)?(?:off|from|out\s+of)\b|\breplaced\b(?!\s+by\b)|\b(?:instead|in\s+place)\s+of\b/;
+/**
+ * A fact said to have been ended, in the passive: "the forward zone was removed", "anonymous
+ * access was turned off", "zha was replaced by zigbee2mqtt". What ended is said before it.
+ */
+const ENDED =
+  /\b(?:was|were|got|has\s+been|have\s+been)\s+(?:disabled|removed|dropped|turned\s+off|switched\s+off|decommissioned|retired|replaced|uninstalled)\b/;
 
-/** Whether the sentence says a fact stopped holding (STOPPED). */
+/**
+ * A thing said to have moved: "the cert sync script was moved to a systemd timer", "frigate's
+ * detector moved to the coral tpu". What moved is said before it, where it went after.
+ */
+const MOVED = /\b(?:moved|migrated|switched)\s+(?:over\s+)?to\b|\b(?:is|are|was|were)\s+gone\b/;
+
+/** Whether the sentence says a fact stopped holding (stopped, replaced, ended or moved). */
 export function saysStopped(text: string): boolean {
-  return STOPPED.test(text.toLowerCase());
+  const lower = text.toLowerCase();
+  return [STOPPED, REPLACED, ENDED, MOVED].some((r) => r.test(lower));
 }
 
 /** Stems of the words of a text, in order. */
@@ -128,21 +147,40 @@ export function negatesSharedPredicate(negated: string, other: string): boolean 
 }
 
 /**
- * Whether the fact `stopped` says stopped holding (STOPPED) is one `other` states: a word of its
- * clause after the verb ("no longer depends on prowlarr; ..." against "gets its indexers from
- * prowlarr", "stopped using redis for locking" against "uses redis for file locking"). Such a
- * sentence is a change of that fact however differently the rest is worded.
+ * Whether the fact `stopped` says stopped holding (saysStopped) is one `other` states: a word
+ * of its clause after the verb ("no longer depends on prowlarr; ..." against "gets its indexers
+ * from prowlarr", "stopped using redis for locking" against "uses redis for file locking"),
+ * after the replacing verb ("moved off nas01" against "runs on nas01"), before the passive
+ * ("the quad9 forward zone was removed" against "forwards all queries to quad9") or before a
+ * move the other does not already state ("the sync script was moved to a systemd timer"
+ * against "the sync script runs from root's crontab"). Such a sentence is a change of that fact
+ * however differently the rest is worded.
  */
 export function stoppedOfShared(stopped: string, other: string): boolean {
   const lower = stopped.toLowerCase();
-  const m = STOPPED.exec(lower);
-  if (!m) return false;
-  const clause = lower.slice(m.index + m[0].length).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
-  const said = words(clause)
-    .slice(1)
-    .filter(
+  const clauseAfter = (at: number) => lower.slice(at).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
+  const said = (ws: string[]) =>
+    ws.filter(
       (w) => !BEFORE_PREDICATE.has(w) && !NAMES_NOTHING.has(w) && !['anymore', 'more'].includes(w),
     );
   const stems = new Set(stemsOf(other));
-  return said.some((w) => stems.has(porterStem(w)));
+  const shared = (ws: string[]) => said(ws).some((w) => stems.has(porterStem(w)));
+  const stop = STOPPED.exec(lower);
+  // The verb right after "no longer" is the fact's own ("depends"): what it is of follows.
+  if (stop && shared(words(clauseAfter(stop.index + stop[0].length)).slice(1))) return true;
+  const replaced = REPLACED.exec(lower);
+  if (replaced && shared(words(clauseAfter(replaced.index + replaced[0].length)))) return true;
+  const clauseBefore = (at: number) => {
+    const clauses = lower.slice(0, at).split(/[;:,.]\s|\b(?:and|but|so)\b/);
+    return words(clauses[clauses.length - 1]!);
+  };
+  const ended = ENDED.exec(lower);
+  if (ended && shared(clauseBefore(ended.index))) return true;
+  // Moved, unless the other sentence already says where to ("lives on db1" beside "moved to db1").
+  const moved = MOVED.exec(lower);
+  return (
+    moved !== null &&
+    shared(clauseBefore(moved.index)) &&
+    !shared(words(clauseAfter(moved.index + moved[0].length)))
+  );
 }

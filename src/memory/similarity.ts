@@ -1,8 +1,10 @@
 /**
  * When are two observations "the same memory"? Lexically for now: the Dice coefficient over
- * content words (lower-cased, stop words dropped, plural/tense endings folded). Kept behind
- * `textSimilarity` so that embeddings can replace it without touching the callers.
+ * content words (lower-cased, stop words dropped, folded by the Porter stemmer FTS5 uses, so that
+ * a word matched by the search is one word here too). Kept behind `textSimilarity` so that
+ * embeddings can replace it without touching the callers.
  */
+import { porterStem } from './porter.js';
 
 /** Question words ask; they are not what is asked about (but a sentence with one asks). */
 const QUESTION_WORDS: ReadonlySet<string> = new Set(
@@ -64,7 +66,21 @@ export function queryCoverage(query: string, text: string): number {
 const KEPT_WORDS = 4096;
 const keptWords = new Map<string, ReadonlySet<string>>();
 
-/** Content words of a text, folded to a crude stem. */
+/** Words whose stem is kept: a search stems a few hundred candidates' texts. */
+const KEPT_STEMS = 65_536;
+const stemOf = new Map<string, string>();
+
+function stem(word: string): string {
+  let s = stemOf.get(word);
+  if (s === undefined) {
+    s = porterStem(word);
+    if (stemOf.size >= KEPT_STEMS) stemOf.clear();
+    stemOf.set(word, s);
+  }
+  return s;
+}
+
+/** Content words of a text, folded to their Porter stems (as FTS5 folds them). */
 export function contentWords(text: string): ReadonlySet<string> {
   const kept = keptWords.get(text);
   if (kept) return kept;
@@ -76,14 +92,6 @@ export function contentWords(text: string): ReadonlySet<string> {
   if (keptWords.size >= KEPT_WORDS) keptWords.clear();
   keptWords.set(text, out);
   return out;
-}
-
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
-  if (word.length > 4 && word.endsWith('es')) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
 }
 
 /** Similarity in 0..1; 1 for the same content words, 0 for none shared. */

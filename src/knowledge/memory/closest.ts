@@ -4,17 +4,21 @@
  * lexically otherwise (each measure with its own thresholds).
  */
 import type { MemoryRow } from '../../db/index.js';
-import { dot, fromBlob, textSimilarity } from '../../memory/index.js';
+import { dot, fromBlob, type ReobservationBars, textSimilarity } from '../../memory/index.js';
 import type { MemoryContext } from './context.js';
 
 /** What decides between reinforce, supersede and create, for one candidate memory. */
-export interface Closest {
+export interface Closest extends ReobservationBars {
   memory: MemoryRow;
   similarity: number;
   measure: 'cosine' | 'lexical';
-  duplicate: number;
-  related: number;
 }
+
+/** Lexically (Dice over content words), only the policy's threshold and its "related" share. */
+const lexicalBars = (duplicate: number): ReobservationBars => {
+  const related = duplicate * 0.6;
+  return { duplicate, related, agreeing: related, changing: related };
+};
 
 export async function closest(
   ctx: MemoryContext,
@@ -62,13 +66,14 @@ export async function nearest(
           measure: 'cosine',
           duplicate: t.duplicate,
           related: t.related,
+          agreeing: t.agreeing,
+          changing: t.changing,
         }
       : {
           memory,
           similarity: textSimilarity(memory.observation, text),
           measure: 'lexical',
-          duplicate: policy.similarityThreshold,
-          related: policy.similarityThreshold * 0.6,
+          ...lexicalBars(policy.similarityThreshold),
         };
     const score = c.similarity - c.related;
     if (!(score > -Infinity)) continue;

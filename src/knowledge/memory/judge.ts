@@ -3,12 +3,7 @@
  * observe would do with a text, then the reinforce or supersede branch of observe on its own.
  */
 import type { MemoryRow, MemorySource } from '../../db/index.js';
-import {
-  type Contradiction,
-  findContradiction,
-  validateObservation,
-  valueOfOtherSubject,
-} from '../../memory/index.js';
+import { type Contradiction, readReobservation, validateObservation } from '../../memory/index.js';
 import { reinforcedChange, supersededChange } from './changes.js';
 import { closest } from './closest.js';
 import type { MemoryContext } from './context.js';
@@ -48,14 +43,19 @@ export function createJudging(ctx: MemoryContext) {
           : (((await embedding.documents([observation])) ?? [null])[0] ?? null);
       const scope = input.scope ?? 'ops';
       const match = await closest(ctx, input.service, scope, observation, vector, input.maxId);
-      if (!match || match.similarity < match.related) return { kind: 'new' };
-      // A value of another thing is a fact of its own (as in observe).
-      if (valueOfOtherSubject(match.memory.observation, observation)) return { kind: 'new' };
+      if (!match) return { kind: 'new' };
       const found = { memory: match.memory, similarity: match.similarity, measure: match.measure };
-      const contradiction = findContradiction(match.memory.observation, observation);
-      if (contradiction) return { kind: 'contradicts', ...found, contradiction };
-      if (match.similarity >= match.duplicate) return { kind: 'duplicate', ...found };
-      return { kind: 'new' };
+      // The rule observe decides by; what is unsure is new here (an import asks no model).
+      const read = readReobservation(
+        match.memory.observation,
+        observation,
+        match.similarity,
+        match,
+      );
+      if (read.kind === 'changes') {
+        return { kind: 'contradicts', ...found, contradiction: read.contradiction };
+      }
+      return read.kind === 'same' ? { kind: 'duplicate', ...found } : { kind: 'new' };
     },
 
     /**

@@ -1,25 +1,22 @@
 /**
  * Observing: every write of a memory (a marker, the operator, a memory tool, an extraction)
- * comes here. An observation close in meaning to an active memory of the same service
- * reinforces it whatever its category (so does one close in topic stating the same values);
- * one close in topic that states a different fact (another number, duration, version, port, or
- * a negation) supersedes it; anything else is new. Where the rules cannot tell (close, short of
- * a duplicate, no contradiction they read) and a model is configured, the model's verdict
- * decides (memory/judge.ts), recorded in the history.
+ * comes here. Beside the active memory of the same service closest to it, whatever its category,
+ * the rules of memory/reobservation.ts read an observation as the same fact (it reinforces the
+ * memory), a change of it (it supersedes the memory) or a fact of its own (a new memory). Where
+ * the rules cannot tell (close, short of a duplicate, nothing they read) and a model is
+ * configured, the model's verdict decides (memory/judge.ts), recorded in the history.
  */
 import type { MemoryRow } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import {
   type Category,
   type Contradiction,
-  findContradiction,
   judgedEvidence,
   type JudgeVerdict,
+  readReobservation,
   roundConfidence,
-  sameValues,
   validateConfidence,
   validateObservation,
-  valueOfOtherSubject,
 } from '../../memory/index.js';
 import { reinforcedChange, supersededChange } from './changes.js';
 import { type Closest, nearest } from './closest.js';
@@ -130,29 +127,21 @@ export function createObserving(ctx: MemoryContext) {
 
     let judged: JudgeVerdict | undefined;
     let createInput = input;
-    // A value of another thing ("a resilver takes two days" beside "a scrub takes nine hours")
-    // is a fact of its own, however close the words: neither the same fact nor its change.
-    if (
-      match &&
-      match.similarity >= match.related &&
-      !valueOfOtherSubject(match.memory.observation, observation)
-    ) {
-      const contradiction = findContradiction(match.memory.observation, observation);
-      if (contradiction) return supersede(match, { contradiction }, null);
-      if (match.similarity >= match.duplicate) return reinforce(match, {}, null);
-      // Close, short of a duplicate, and stating the same values ("60 s", "a minute"): the same
-      // fact in other words. Chosen on the bench's development pairs, where it reinforces 89%
-      // of the paraphrases (74% without) and merges no distinct fact that was kept apart.
-      if (sameValues(match.memory.observation, observation)) return reinforce(match, {}, null);
-      // Close, short of a duplicate, no contradiction the rules read: the model's turn.
+    const read = match
+      ? readReobservation(match.memory.observation, observation, match.similarity, match)
+      : ({ kind: 'apart' } as const);
+    if (read.kind === 'changes') {
+      return supersede(match!, { contradiction: read.contradiction }, null);
+    }
+    if (read.kind === 'same') return reinforce(match!, {}, null);
+    if (read.kind === 'unsure' && ctx.judge) {
+      // Close, short of a duplicate, no value or change the rules read: the model's turn.
       const shown = near.filter((c) => c.similarity >= c.related);
-      const verdict = ctx.judge
-        ? await ctx.judge({
-            service: input.service,
-            observation,
-            candidates: shown.map((c) => ({ id: c.memory.id, observation: c.memory.observation })),
-          })
-        : null;
+      const verdict = await ctx.judge({
+        service: input.service,
+        observation,
+        candidates: shown.map((c) => ({ id: c.memory.id, observation: c.memory.observation })),
+      });
       if (verdict) {
         judged = verdict;
         // Read again: the memory may have changed (or gone) while the model thought.
