@@ -82,6 +82,16 @@ export const SIZE_UNITS: Readonly<Record<string, number>> = {
   k: 1024,
   m: 1024 ** 2,
   g: 1024 ** 3,
+  byte: 1,
+  bytes: 1,
+  kilobyte: 1024,
+  kilobytes: 1024,
+  megabyte: 1024 ** 2,
+  megabytes: 1024 ** 2,
+  gigabyte: 1024 ** 3,
+  gigabytes: 1024 ** 3,
+  terabyte: 1024 ** 4,
+  terabytes: 1024 ** 4,
 };
 
 /** Counts written as words, as models and people write them ("twenty minutes"). */

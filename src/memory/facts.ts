@@ -188,6 +188,7 @@ export function extractFacts(text: string): Fact[] {
     const n = NUMBER_WORDS[m[1]!]!;
     const unit = m[2]!;
     if (unit in DURATION_UNITS) timed(m, n * DURATION_UNITS[unit]!);
+    else if (unit in SIZE_UNITS) take(m, 'size', String(Math.round(n * SIZE_UNITS[unit]!)));
     else if (n > 1 || m[1] === 'one') take(m, 'number', String(n));
   }
   for (const m of lower.matchAll(NUMBER)) take(m, 'number', String(numberOf(m[0])));

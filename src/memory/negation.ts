@@ -6,7 +6,7 @@
  */
 import { NEGATION } from './facts.js';
 import { porterStem } from './porter.js';
-import { NAMES_NOTHING } from './subject.js';
+import { clauseBefore, NAMES_NOTHING } from './subject.js';
 
 /** Words of a sentence, lower-cased, for comparing what surrounds a negation or opposite. */
 export function words(text: string): string[] {
@@ -164,23 +164,20 @@ export function stoppedOfShared(stopped: string, other: string): boolean {
       (w) => !BEFORE_PREDICATE.has(w) && !NAMES_NOTHING.has(w) && !['anymore', 'more'].includes(w),
     );
   const stems = new Set(stemsOf(other));
-  const shared = (ws: string[]) => said(ws).some((w) => stems.has(porterStem(w)));
+  const shared = (ws: string[]) =>
+    said(ws).some((w) => stems.has(porterStem(w.replace(/'s$/, ''))));
   const stop = STOPPED.exec(lower);
   // The verb right after "no longer" is the fact's own ("depends"): what it is of follows.
   if (stop && shared(words(clauseAfter(stop.index + stop[0].length)).slice(1))) return true;
   const replaced = REPLACED.exec(lower);
   if (replaced && shared(words(clauseAfter(replaced.index + replaced[0].length)))) return true;
-  const clauseBefore = (at: number) => {
-    const clauses = lower.slice(0, at).split(/[;:,.]\s|\b(?:and|but|so)\b/);
-    return words(clauses[clauses.length - 1]!);
-  };
   const ended = ENDED.exec(lower);
-  if (ended && shared(clauseBefore(ended.index))) return true;
+  if (ended && shared(clauseBefore(lower, ended.index))) return true;
   // Moved, unless the other sentence already says where to ("lives on db1" beside "moved to db1").
   const moved = MOVED.exec(lower);
   return (
     moved !== null &&
-    shared(clauseBefore(moved.index)) &&
+    shared(clauseBefore(lower, moved.index)) &&
     !shared(words(clauseAfter(moved.index + moved[0].length)))
   );
 }

@@ -91,8 +91,8 @@ export const NAMES_NOTHING: ReadonlySet<string> = new Set([
 const CLAUSE_START =
   /[;,:.]\s|\b(?:so|but|and|because|while|when|whereas|after|before|until|once)\s/gi;
 
-/** The words of the clause that states the value at `valueAt`, before it, lower-cased. */
-function clauseBefore(text: string, valueAt: number): string[] {
+/** The words of the clause that states what is at `valueAt`, before it, lower-cased. */
+export function clauseBefore(text: string, valueAt: number): string[] {
   const before = text.slice(0, valueAt);
   let start = 0;
   // A joining word right before the value joins nothing: "bans after 3 failures".

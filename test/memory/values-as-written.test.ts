@@ -23,6 +23,8 @@ describe('values read as people write them', () => {
     ['the ups gives about half an hour of runtime', 'battery runtime is roughly 30 min'],
     ['syncthing rescans the photos folder every hour', 'the photos rescan interval is 3600 s'],
     ['the backup runs at 11 pm', 'the backup starts at 23:00'],
+    ['the minecraft jvm is started with -Xmx6G', 'minecraft gets six gigabytes of heap'],
+    ['postfix message_size_limit is 50 MB', 'postfix rejects messages over 52428800 bytes'],
   ])('"%s" and "%s" state the same values', (a, b) => {
     expect(sameValues(a, b)).toBe(true);
   });
