@@ -182,7 +182,7 @@ export function extractFacts(text: string): Fact[] {
     else if (unit in SIZE_UNITS) take(m, 'size', String(Math.round(n * SIZE_UNITS[unit]!)));
   }
   for (const m of lower.matchAll(WORD_QUANTITY)) {
-    // "a minute and a half", "three quarters of a minute": fractions are not read.
+    // Fractions are FRACTION's ("a minute and a half"); "three quarters of a minute" is not read.
     if (/^\s+and\s+a\s+half/.test(lower.slice(m.index + m[0].length))) continue;
     if (/\bof\s+$/.test(lower.slice(Math.max(0, m.index - 4), m.index))) continue;
     const n = NUMBER_WORDS[m[1]!]!;
