@@ -28,6 +28,10 @@ export const DURATION_UNITS: Readonly<Record<string, number>> = {
   days: 86_400,
   week: 604_800,
   weeks: 604_800,
+  month: 2_592_000,
+  months: 2_592_000,
+  year: 31_536_000,
+  years: 31_536_000,
 };
 
 /** Periods of the words that say how often, in seconds. */
@@ -50,11 +54,7 @@ export const PERIOD_UNITS: Readonly<Record<string, number>> = {
   night: 86_400,
   morning: 86_400,
   evening: 86_400,
-  month: 2_592_000,
-  months: 2_592_000,
   quarter: 7_776_000,
-  year: 31_536_000,
-  years: 31_536_000,
   // "every Sunday", "every Sunday night"
   monday: 604_800,
   tuesday: 604_800,

@@ -89,6 +89,16 @@ describe('values read as people write them', () => {
 });
 
 describe('values of one thing and of another', () => {
+  it('reads months and years as durations: retention of another bucket is another fact', () => {
+    expect(facts('influxdb keeps 2 years')).toEqual(['duration:63072000']);
+    expect(
+      valueOfOtherSubject(
+        'the raw home assistant bucket in influxdb keeps 30 days',
+        'the downsampled home assistant bucket in influxdb keeps 2 years',
+      ),
+    ).not.toBeNull();
+  });
+
   it('reads "after 3 failures" in the clause of its subject', () => {
     expect(
       valueOfOtherSubject(
