@@ -5,7 +5,7 @@
  * rare word of a question counts for more than matching the name said in every turn.
  */
 import { porterStem } from './porter.js';
-import { contentWords, STOP_WORDS } from './similarity.js';
+import { STOP_WORDS, stemsOf } from './similarity.js';
 
 /**
  * When, not what: month and weekday names and years. A question says when something happened
@@ -61,7 +61,7 @@ export function weightedCoverage(weights: ReadonlyMap<string, number>, text: str
   let total = 0;
   let have = 0;
   let words = 0;
-  const stems = contentWords(text);
+  const stems = stemsOf(text);
   for (const [s, w] of weights) {
     total += w;
     if (stems.has(s)) {

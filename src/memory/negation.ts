@@ -94,10 +94,10 @@ const REPLACED =
   /\b(?:moved|switched|migrated)\s+(?:away\s+)?(?:off|from|out\s+of)\b|\breplaced\b(?!\s+by\b)|\b(?:instead|in\s+place)\s+of\b/;
 /**
  * A fact said to have been ended, in the passive: "the forward zone was removed", "anonymous
- * access was turned off", "zha was replaced by zigbee2mqtt". What ended is said before it.
+ * access was turned off", "the openvpn server was shut down". What ended is said before it.
  */
 const ENDED =
-  /\b(?:was|were|got|has\s+been|have\s+been)\s+(?:disabled|removed|dropped|turned\s+off|switched\s+off|decommissioned|retired|replaced|uninstalled)\b/;
+  /\b(?:was|were|got|has\s+been|have\s+been)\s+(?:disabled|removed|dropped|turned\s+off|switched\s+off|shut\s+down|decommissioned|retired|replaced|uninstalled)\b/;
 
 /**
  * A thing said to have moved: "the cert sync script was moved to a systemd timer", "frigate's

@@ -80,15 +80,23 @@ function stem(word: string): string {
   return s;
 }
 
-/** Content words of a text, folded to their Porter stems (as FTS5 folds them). */
+/**
+ * Content words of a text, folded to their Porter stems (as FTS5 folds them), read afresh: for a
+ * text read once (a search's candidates, hundreds of them among many thousands).
+ */
+export function stemsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    if (!STOP_WORDS.has(word)) out.add(stem(word));
+  }
+  return out;
+}
+
+/** Content words of a text as stemsOf reads them, kept for a text compared again and again. */
 export function contentWords(text: string): ReadonlySet<string> {
   const kept = keptWords.get(text);
   if (kept) return kept;
-  const out = new Set<string>();
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
-    if (STOP_WORDS.has(word)) continue;
-    out.add(stem(word));
-  }
+  const out = stemsOf(text);
   if (keptWords.size >= KEPT_WORDS) keptWords.clear();
   keptWords.set(text, out);
   return out;
