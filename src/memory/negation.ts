@@ -6,6 +6,7 @@
  */
 import { NEGATION } from './facts.js';
 import { porterStem } from './porter.js';
+import { STOP_WORDS } from './similarity.js';
 import { clauseBefore, NAMES_NOTHING } from './subject.js';
 
 /** Words of a sentence, lower-cased, for comparing what surrounds a negation or opposite. */
@@ -159,9 +160,14 @@ export function negatesSharedPredicate(negated: string, other: string): boolean 
 export function stoppedOfShared(stopped: string, other: string): boolean {
   const lower = stopped.toLowerCase();
   const clauseAfter = (at: number) => lower.slice(at).split(/[;:,.]\s|\b(?:since|because)\b/)[0]!;
+  // What is said of, in words that name something ("i", "we" and the like name no fact).
   const said = (ws: string[]) =>
     ws.filter(
-      (w) => !BEFORE_PREDICATE.has(w) && !NAMES_NOTHING.has(w) && !['anymore', 'more'].includes(w),
+      (w) =>
+        !BEFORE_PREDICATE.has(w) &&
+        !NAMES_NOTHING.has(w) &&
+        !STOP_WORDS.has(w) &&
+        !['anymore', 'more'].includes(w),
     );
   const stems = new Set(stemsOf(other));
   const shared = (ws: string[]) =>

@@ -189,6 +189,8 @@ describe('a fact said to have been replaced or ended', () => {
     expect(
       findContradiction('grafana reads dashboards from git', 'the old loki datasource was removed'),
     ).toBeNull();
+    // A pronoun names no fact: "i" shared is no evidence of the same one.
+    expect(findContradiction('i run the backups by hand', 'i moved to the new team')).toBeNull();
     expect(
       findContradiction(
         'key expiry is now disabled for servers',
