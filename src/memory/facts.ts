@@ -61,7 +61,7 @@ const FRACTION = new RegExp(
 const DAY_OF_MONTH =
   /\b(?:(?:first|second|third|fourth|last|1st|2nd|3rd|4th|\d{1,2}(?:st|nd|rd|th))\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|weekday|weekend)?\s*of\s+(?:the|each|every)\s+month)\b/gi;
 /** A duration that is how often: "a scrape interval of 30 s", "on a 15 minute schedule". */
-const INTERVAL_BEFORE = /\b(?:interval|frequency|schedule|cadence)\b(?:\s+[a-z]+){0,4}\s*$/;
+const INTERVAL_BEFORE = /\b(?:interval|frequency|schedule|cadence)\b(?:\s+[a-z]+){0,6}\s*$/;
 const INTERVAL_AFTER = /^\s+(?:schedule|interval|cycle|cadence|timer)\b/;
 const PORT = /(?:\bports?\s*:?\s*|:)(\d{2,5})\b/gi;
 const PERCENT = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/gi;

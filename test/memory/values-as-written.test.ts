@@ -79,6 +79,9 @@ describe('values read as people write them', () => {
   it('reads a duration called an interval or a schedule as how often', () => {
     expect(facts('the watchtower poll interval is 86400 seconds')).toEqual(['frequency:86400']);
     expect(facts('nextcloud cron.php runs on a 15 minute schedule')).toEqual(['frequency:900']);
+    expect(facts('the heartbeat interval for the vpn endpoint monitor is 5 minutes')).toEqual([
+      'frequency:300',
+    ]);
     expect(
       findContradiction(
         'syncthing rescans the documents folder every 60 seconds',
