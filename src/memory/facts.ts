@@ -43,6 +43,8 @@ export interface Fact {
 // `KEY=value` settings: the same key with another value is another fact.
 const SETTING = /\b([a-z_][a-z0-9_.]*)\s*=\s*([^\s;,]+)/gi;
 const SHORT_VERSION = /\bv(\d+)\b/gi;
+/** The words of NUMBER_WORDS as a regular expression's alternatives. */
+const COUNT_WORDS = Object.keys(NUMBER_WORDS).join('|');
 /** Units after a number that make it a quantity, not a version ("1.2 TB", "2.5 s"). */
 const UNIT_AFTER = String.raw`(?!\s*(?:[kmgt]i?b|[kmg]|b|%|percent|x|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?|months?|years?)\b)`;
 const VERSION = new RegExp(
@@ -54,7 +56,7 @@ const CLOCK = /(?<![\w.:])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s*([ap])\.?
 const HOUR_OF_DAY = /\b(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?|\b(noon|midday|midnight)\b/gi;
 /** "a minute and a half", "two and a half hours", "half an hour", "a quarter of an hour". */
 const FRACTION = new RegExp(
-  String.raw`\b(?:(a|an|one)\s+([a-z]+)\s+and\s+a\s+half|(\d+|${Object.keys(NUMBER_WORDS).join('|')})\s+and\s+a\s+half\s+([a-z]+)|(half|(?:a\s+)?quarter)\s+(?:of\s+)?(?:an?\s+)?([a-z]+))\b`,
+  String.raw`\b(?:(a|an|one)\s+([a-z]+)\s+and\s+a\s+half|(\d+|${COUNT_WORDS})\s+and\s+a\s+half\s+([a-z]+)|(half|(?:a\s+)?quarter)\s+(?:of\s+)?(?:an?\s+)?([a-z]+))\b`,
   'gi',
 );
 /** "the first Sunday of the month", "the 1st of every month", "the last day of each month". */
@@ -68,8 +70,6 @@ const PERCENT = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/gi;
 /** A number, with thousands separated by commas or not ("1,000" is 1000, not 1 and 0). */
 const DIGITS = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 const QUANTITY = new RegExp(`(${DIGITS})(?:\\s*|-)([a-z]+)\\b`, 'gi');
-/** The words of NUMBER_WORDS as a regular expression's alternatives. */
-const COUNT_WORDS = Object.keys(NUMBER_WORDS).join('|');
 const WORD_QUANTITY = new RegExp(`\\b(${COUNT_WORDS})(?:\\s+|-)([a-z]+)\\b`, 'gi');
 const NUMBER = new RegExp(`\\b(?:${DIGITS})\\b`, 'g');
 /** "1,000" as 1000. */
