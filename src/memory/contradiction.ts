@@ -205,6 +205,40 @@ export function valueOfOtherSubject(oldText: string, newText: string): Contradic
 export function findContradiction(oldText: string, newText: string): Contradiction | null {
   const oldFacts = extractFacts(oldText);
   const newFacts = extractFacts(newText);
+  const values = valueChange(oldText, oldFacts, newText, newFacts);
+  return contradictionOf(oldText, oldFacts, newText, newFacts, values);
+}
+
+/** What comparing two observations reads, each fact read once. */
+export interface FactComparison {
+  /** A value of another thing (valueOfOtherSubject): then no contradiction is read. */
+  otherSubject: Contradiction | null;
+  /** The first fact stated differently (findContradiction). */
+  contradiction: Contradiction | null;
+}
+
+/**
+ * valueOfOtherSubject and, unless it finds one, findContradiction, reading each text's facts
+ * once: what a re-observation (reobservation.ts) and memory_verify ask of every close memory.
+ */
+export function compareFacts(oldText: string, newText: string): FactComparison {
+  const oldFacts = extractFacts(oldText);
+  const newFacts = extractFacts(newText);
+  const values = valueChange(oldText, oldFacts, newText, newFacts);
+  if (values?.otherSubject) return { otherSubject: values.change, contradiction: null };
+  return {
+    otherSubject: null,
+    contradiction: contradictionOf(oldText, oldFacts, newText, newFacts, values),
+  };
+}
+
+function contradictionOf(
+  oldText: string,
+  oldFacts: Fact[],
+  newText: string,
+  newFacts: Fact[],
+  values: ReturnType<typeof valueChange>,
+): Contradiction | null {
   // The same setting key with another value contradicts, whatever else the sentences say.
   const settings = (facts: Fact[]) =>
     new Map(
@@ -217,7 +251,6 @@ export function findContradiction(oldText: string, newText: string): Contradicti
       return { kind: 'setting', old: `${key}=${before}`, new: `${key}=${value}` };
     }
   }
-  const values = valueChange(oldText, oldFacts, newText, newFacts);
   if (values && !values.otherSubject) return values.change;
   const opposite = oppositeSetting(oldText, newText);
   if (opposite) return opposite;

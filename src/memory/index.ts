@@ -62,7 +62,13 @@ export {
   validateService,
   validateTime,
 } from './validate.js';
-export { type Contradiction, findContradiction, valueOfOtherSubject } from './contradiction.js';
+export {
+  compareFacts,
+  type Contradiction,
+  type FactComparison,
+  findContradiction,
+  valueOfOtherSubject,
+} from './contradiction.js';
 export { readReobservation, type Reobservation, type ReobservationBars } from './reobservation.js';
 export { extractFacts, type Fact, type FactKind, sameValues, valuesCovered } from './facts.js';
 export { NUMBER_WORDS } from './fact-words.js';

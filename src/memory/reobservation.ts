@@ -6,7 +6,7 @@
  * stays apart). Observing (knowledge/memory/observe.ts) and an import's judgement (judge.ts)
  * both decide by this one rule.
  */
-import { type Contradiction, findContradiction, valueOfOtherSubject } from './contradiction.js';
+import { compareFacts, type Contradiction } from './contradiction.js';
 import { sameValues } from './facts.js';
 
 /** How close the texts must be for each reading (cosine or lexical, per measure). */
@@ -36,11 +36,9 @@ export function readReobservation(
   if (similarity < Math.min(bars.related, bars.agreeing, bars.changing)) return { kind: 'apart' };
   // A value of another thing ("a resilver takes two days" beside "a scrub takes nine hours")
   // is a fact of its own, however close the words: neither the same fact nor its change.
-  if (valueOfOtherSubject(old, text)) return { kind: 'apart' };
-  if (similarity >= bars.changing) {
-    const contradiction = findContradiction(old, text);
-    if (contradiction) return { kind: 'changes', contradiction };
-  }
+  const { otherSubject, contradiction } = compareFacts(old, text);
+  if (otherSubject) return { kind: 'apart' };
+  if (contradiction && similarity >= bars.changing) return { kind: 'changes', contradiction };
   if (similarity >= bars.duplicate) return { kind: 'same' };
   // Close, short of a duplicate, and stating the same values ("60 s", "a minute"): the same
   // fact in other words.

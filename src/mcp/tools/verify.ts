@@ -12,12 +12,11 @@ import { z } from 'zod';
 
 import { AppError } from '../../errors.js';
 import {
+  compareFacts,
   type Contradiction,
-  findContradiction,
   LEXICAL,
   sameValues,
   textSimilarity,
-  valueOfOtherSubject,
   valuesCovered,
 } from '../../memory/index.js';
 import type { ToolContext } from '../context.js';
@@ -59,11 +58,13 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
       textSimilarity(m.memory.observation, claim) >= LEXICAL.related,
   );
   const conflicts: { match: Match; contradiction: Contradiction }[] = [];
+  /** The close memories that state a value of another thing than the claim does. */
+  const otherThing = new Set<Match>();
   for (const match of close) {
+    const { otherSubject, contradiction } = compareFacts(match.memory.observation, claim);
     // A value of another thing is no conflict (as it supersedes nothing when observed).
-    if (valueOfOtherSubject(match.memory.observation, claim)) continue;
-    const contradiction = findContradiction(match.memory.observation, claim);
-    if (contradiction) conflicts.push({ match, contradiction });
+    if (otherSubject) otherThing.add(match);
+    else if (contradiction) conflicts.push({ match, contradiction });
   }
   const best = close[0];
   // Confirmed only when the memory holds every value the claim states, and states it of the
@@ -73,8 +74,7 @@ export async function memoryVerify(ctx: ToolContext, args: { claim: string }) {
   const confirms = (m: Match) =>
     (m.similarity >= m.thresholds.duplicate
       ? valuesCovered(claim, m.memory.observation)
-      : sameValues(claim, m.memory.observation)) &&
-    !valueOfOtherSubject(m.memory.observation, claim);
+      : sameValues(claim, m.memory.observation)) && !otherThing.has(m);
   // The closest memory that says it (the closest of all may be another fact of the service).
   const confirming = close.find(confirms);
   const verdict: Verdict =
